@@ -1,0 +1,1 @@
+"""Subcommands of `bfcl-action`; see `bfcl_action.cli`."""

@@ -1,0 +1,168 @@
+"""The vocabulary both pipelines share (evaluation and Live curation).
+
+Stages are pure functions over these models; only the edges (CLI, files, HTTP, GitHub, git)
+parse raw dicts into them. Field names follow BFCL's JSON formats where BFCL has one, so a
+BFCL entry validates into `TestCase` with nothing renamed but `function` -> `functions`.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+"""Version of the run-report JSON layout; bump on any incompatible change."""
+
+ExpectedCall = dict[str, dict[str, list[Any]]]
+"""One call of a BFCL possible answer: `{"func": {"param": [option, ...]}}`.
+
+`""` among the options means the parameter may be omitted; `None` means `null` is accepted.
+"""
+
+
+class Language(StrEnum):
+    PYTHON = "python"
+    JAVA = "java"
+    JAVASCRIPT = "javascript"
+
+
+class Mode(StrEnum):
+    """How the model is asked: native function calling, or a prompt that asks for call text."""
+
+    FC = "fc"
+    PROMPT = "prompt"
+
+
+class SourceLocation(BaseModel):
+    """Where a definition came from, so errors and annotations can point at it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    file: str
+    line: int | None = None
+    column: int | None = None
+
+
+class Message(BaseModel):
+    """One chat message of a question turn."""
+
+    model_config = ConfigDict(extra="allow")
+
+    role: str
+    content: str | None = ""
+
+
+class FunctionDoc(BaseModel):
+    """A function (tool) definition in BFCL's form.
+
+    `parameters` is BFCL's JSON-Schema dialect (`"type": "dict"` at the top, Python-ish type
+    names inside); loaders of other formats normalise into it. Unknown keys are kept so a
+    round trip through the model loses nothing.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = Field(
+        default_factory=lambda: {"type": "dict", "properties": {}, "required": []}
+    )
+    source: SourceLocation | None = Field(default=None, exclude=True)
+
+
+class TestCase(BaseModel):
+    """One evaluation entry: question turns, offered functions and BFCL possible answers.
+
+    `category` is a key of `bfcl_action.categories.CATEGORIES` and alone decides how the case
+    is checked. `suite` is the label results are reported under: the category for official
+    BFCL data, a dataset-qualified label for other sources (so official `live_simple` and a
+    Live release's `live_simple` never share a row).
+    """
+
+    __test__ = False  # not a pytest test class
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    category: str
+    question: list[list[Message]]
+    functions: list[FunctionDoc] = Field(default_factory=list)
+    possible_answer: list[ExpectedCall] = Field(default_factory=list)
+    language: Language = Language.PYTHON
+    dataset: str = ""
+    suite: str = ""
+    source: SourceLocation | None = None
+
+    def label(self) -> str:
+        return self.suite or self.category
+
+
+class Call(BaseModel):
+    """One decoded function call: a name and keyword arguments (already parsed values)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class CaseResult(BaseModel):
+    """The verdict on one case.
+
+    `infra_error` marks a case the runner could not get an answer for (timeouts, 5xx after
+    retries): such a case is neither correct nor a model failure and is left out of accuracy.
+    `error_type` uses BFCL's names (e.g. `value_error:string`) so verdicts can be compared
+    with the official checker's one to one.
+    """
+
+    id: str
+    category: str
+    suite: str = ""
+    valid: bool
+    error_type: str | None = None
+    error: list[str] = Field(default_factory=list)
+    model_output: Any = None
+    decoded: list[Call] | None = None
+    infra_error: str | None = None
+    samples: list[bool] | None = None
+    latency_s: float | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+    def label(self) -> str:
+        return self.suite or self.category
+
+
+class CategoryScore(BaseModel):
+    """Accuracy of one reported suite; `total` excludes infrastructure errors."""
+
+    suite: str
+    category: str
+    correct: int
+    total: int
+    infra_errors: int = 0
+    accuracy: float
+
+
+class RunReport(BaseModel):
+    """Everything one evaluation run produced; the unit that is stored, merged and compared.
+
+    `fingerprint` hashes what makes two runs comparable (model, mode, sampling settings,
+    datasets); `case_set` hashes the sorted case ids. Scores are derived from `results` by
+    `bfcl_action.scoring` and stored for readers that do not recompute them.
+    """
+
+    schema_version: int = SCHEMA_VERSION
+    tool_version: str = ""
+    created_at: str = ""
+    model: str = ""
+    mode: Mode = Mode.FC
+    datasets: list[str] = Field(default_factory=list)
+    settings: dict[str, Any] = Field(default_factory=dict)
+    fingerprint: str = ""
+    case_set: str = ""
+    results: list[CaseResult] = Field(default_factory=list)
+    categories: dict[str, CategoryScore] = Field(default_factory=dict)
+    summary: dict[str, float | None] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list)

@@ -1,0 +1,1 @@
+"""The Live curation pipeline: contributed function definitions -> versioned Live releases."""

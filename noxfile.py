@@ -1,0 +1,70 @@
+"""The one way to lint, test, check conformance, benchmark and demo bfcl-action."""
+
+from __future__ import annotations
+
+import os
+
+import nox
+
+nox.options.default_venv_backend = "uv|virtualenv"
+nox.options.reuse_existing_virtualenvs = True
+nox.options.sessions = ["lint", "tests", "conformance"]
+
+
+# The official checker, installed light: its runtime dependencies would pull many GB, and it
+# is a test-only reference that we read, never import at runtime (see docs/conformance.md).
+OFFICIAL_LIGHT = [
+    "bfcl-eval==2026.3.23",
+    "tree_sitter==0.21.3",
+    "tree-sitter-java==0.21.0",
+    "tree-sitter-javascript==0.21.4",
+    "filelock==3.20.0",
+    "tenacity",
+    "mpmath==1.3.0",
+]
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Unit and end-to-end tests (local HTTP servers, local git remotes; no network)."""
+    session.install("-e", ".[test,curate]")
+    args = session.posargs or ["-n", "2", "-q"]
+    session.run("pytest", *args)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff and mypy --strict on the packages."""
+    session.install("-e", ".[lint,curate]")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", "bfcl_action", "curation")
+    session.run("mypy")
+
+
+def _install_official(session: nox.Session) -> None:
+    session.install("-e", ".[test]")
+    session.install("--no-deps", *OFFICIAL_LIGHT)
+    session.env["BFCL_PROJECT_ROOT"] = session.create_tmp()
+
+
+@nox.session
+def conformance(session: nox.Session) -> None:
+    """Our verdicts against the official bfcl-eval checker's, per category and mutation."""
+    _install_official(session)
+    session.run("python", "-m", "tests.conformance.run", *session.posargs)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Throughput and scaling figures; written to bench-results/ and printed."""
+    _install_official(session)
+    session.install("-e", ".[test,curate]")
+    os.makedirs("bench-results", exist_ok=True)
+    session.run("python", "-m", "benchmarks", *session.posargs)
+
+
+@nox.session
+def demo(session: nox.Session) -> None:
+    """The main job on the bundled example, with the replay model (no API key, no network)."""
+    session.install(".")
+    session.run("bash", "examples/demo.sh", external=True)
