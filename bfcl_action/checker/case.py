@@ -23,6 +23,8 @@ from bfcl_action.checker.verdict import (
 from bfcl_action.decode import DecodeError, decode_output
 from bfcl_action.models import Call, CaseResult, Language, Mode, TestCase
 
+_AST = Checker.AST
+
 
 def _category(case: TestCase) -> Category | Verdict:
     category = CATEGORIES.get(case.category)
@@ -67,7 +69,7 @@ def check_calls(
     """
     try:
         category = CATEGORIES.get(case.category)
-        if category is not None and category.checker is Checker.AST:
+        if category is not None and category.checker is _AST:
             return check_ast(
                 case.functions,
                 calls,
