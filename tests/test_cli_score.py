@@ -166,3 +166,33 @@ def test_underscore_to_dot_accepts_underscored_names(tmp_path: Path) -> None:
     out = tmp_path / "report.json"
     assert _score(root, "--underscore-to-dot", "--mode", "fc", "--output", str(out)) == 0
     assert RunReport.model_validate_json(out.read_text()).results[0].valid
+
+
+def test_live_release_results_are_reported_under_the_release_label(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(
+        "BFCL_ACTION_LIVE_DIR", str(Path(__file__).parent / "fixtures" / "dataset" / "live")
+    )
+    root = tmp_path / "result"
+    call = [{"weather.get_forecast": json.dumps({"city": "city 1", "days": 2})}]
+    _write_results(root, "live_simple", "live", [{"id": "live_simple_1-0-1", "result": call}])
+    out = tmp_path / "report.json"
+    code = main(
+        [
+            "score",
+            "--dataset",
+            "live@latest",
+            "--results",
+            str(root),
+            "--model-name",
+            "m-FC",
+            "--output",
+            str(out),
+        ]
+    )
+    assert code == 0
+    report = RunReport.model_validate_json(out.read_text())
+    assert report.datasets == ["live@2026-W48"]  # resolved, so the fingerprint pins it
+    assert list(report.categories) == ["live@2026-W48/live_simple"]
+    assert report.summary["live@2026-W48/live_ast"] == 1.0

@@ -87,12 +87,9 @@ def infer_mode(model_name: str) -> Mode:
 
 def default_underscore_to_dot(model_name: str, mode: Mode) -> bool:
     """Whether BFCL would turn `a.b` into `a_b` for this model (FC models only)."""
-    if mode is not Mode.FC:
-        return False
-    from bfcl_action import checker
+    from bfcl_action.checker import needs_underscore_to_dot
 
-    lookup = getattr(checker, "needs_underscore_to_dot", None)
-    return bool(lookup(model_name)) if callable(lookup) else False
+    return needs_underscore_to_dot(model_name, mode)
 
 
 def score_entries(
@@ -170,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
         results,
         model=args.model_name,
         mode=mode,
-        datasets=[args.dataset],
+        datasets=sorted({c.dataset for c in cases.values()}) or [args.dataset],
         settings={"underscore_to_dot": u2d},
         notes=notes,
     )
