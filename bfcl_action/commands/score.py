@@ -63,7 +63,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--underscore-to-dot",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
         default=None,
         help="accept `a_b` for an expected `a.b` (FC models whose API forbids dots); "
         "default: from the table of known FC models",
