@@ -196,3 +196,23 @@ def test_live_release_results_are_reported_under_the_release_label(
     assert report.datasets == ["live@2026-W48"]  # resolved, so the fingerprint pins it
     assert list(report.categories) == ["live@2026-W48/live_simple"]
     assert report.summary["live@2026-W48/live_ast"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("name", "results", "mode"),
+    [
+        ("gpt-4o-2024-11-20-FC", ["text"], "fc"),
+        ("nova-pro-v1.0", ["text"], "fc"),  # an FC model of BFCL's registry without -FC
+        ("gpt-4o-2024-11-20", ["[f(a=1)]"], "prompt"),
+        ("my-model", [[{"f": "{}"}], "text"], "fc"),  # call lists only come from FC runs
+        ("my-model", ["[f(a=1)]"], "prompt"),
+    ],
+)
+def test_mode_is_inferred_from_the_model_name_then_the_results(
+    name: str, results: list[Any], mode: str
+) -> None:
+    from bfcl_action.commands.score import infer_mode
+    from bfcl_action.results_io import ResultEntry
+
+    entries = [ResultEntry(id=f"x_{i}", category="x", result=r) for i, r in enumerate(results)]
+    assert infer_mode(name, entries).value == mode

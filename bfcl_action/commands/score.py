@@ -59,7 +59,8 @@ def register(subparsers: Any) -> None:
         "--mode",
         choices=[m.value for m in Mode],
         default=None,
-        help="how outputs are decoded; default: fc if the model name ends in -FC, else prompt",
+        help="how outputs are decoded; default: fc for BFCL FC model names (-FC) or when "
+        "results hold call lists, else prompt",
     )
     parser.add_argument(
         "--underscore-to-dot",
@@ -80,9 +81,19 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def infer_mode(model_name: str) -> Mode:
-    """BFCL names FC variants `<model>-FC`; everything else is a prompt model."""
-    return Mode.FC if model_name.upper().endswith("-FC") else Mode.PROMPT
+def infer_mode(model_name: str, entries: Sequence[ResultEntry] = ()) -> Mode:
+    """FC for BFCL's FC names (`<model>-FC` and the registry's FC models without the
+    suffix); for other names, FC if any result is a call list (prompt results are always
+    text), else prompt."""
+    from bfcl_action.checker.models_table import DOT_KEEPING_FC_MODELS, UNDERSCORE_TO_DOT_MODELS
+
+    name = model_name.strip()
+    if name.upper().endswith("-FC"):
+        return Mode.FC
+    known_fc = UNDERSCORE_TO_DOT_MODELS | DOT_KEEPING_FC_MODELS
+    if name in known_fc or name.replace("_", "/") in known_fc:
+        return Mode.FC
+    return Mode.FC if any(isinstance(e.result, list) for e in entries) else Mode.PROMPT
 
 
 def default_underscore_to_dot(model_name: str, mode: Mode) -> bool:
@@ -156,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
                 "cases have no result; accuracy is over the cases present (BFCL's partial eval)"
             )
 
-    mode = Mode(args.mode) if args.mode else infer_mode(args.model_name)
+    mode = Mode(args.mode) if args.mode else infer_mode(args.model_name, selected)
     u2d = (
         args.underscore_to_dot
         if args.underscore_to_dot is not None
