@@ -20,6 +20,7 @@ from bfcl_action.checker.verdict import (
     Verdict,
     fail,
 )
+from bfcl_action.decode import DecodeError, decode_output
 from bfcl_action.models import Call, CaseResult, Language, Mode, TestCase
 
 
@@ -77,14 +78,12 @@ def decode_for(category: Category, model_output: Any, mode: Mode) -> list[Call] 
     """Decode as BFCL does for this category: relevance outputs are always read as Python."""
     if isinstance(model_output, list) and all(isinstance(item, Call) for item in model_output):
         return list(model_output)
-    from bfcl_action.decode import DecodeError, decode_output  # type: ignore[import-untyped,import-not-found,unused-ignore]
-
     language = category.language if category.checker is Checker.AST else Language.PYTHON
     try:
         calls: list[Call] = decode_output(model_output, mode=mode, language=language)
         return calls
     except DecodeError as exc:
-        return fail(exc.error_type, str(exc))
+        return fail(exc.error_type, exc.message)
     except Exception as exc:  # upstream counts any decoder exception as "did not decode"
         return fail(DECODER_FAILED, f"decoder error: {type(exc).__name__}: {exc}")
 
