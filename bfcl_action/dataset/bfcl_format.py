@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from bfcl_action.categories import get_category
 from bfcl_action.errors import DatasetError
-from bfcl_action.models import SourceLocation, TestCase
+from bfcl_action.models import TestCase
 
 VERSION_PREFIX = "BFCL_v4"
 """File-name prefix of BFCL v4 data, result and score files."""
@@ -106,7 +106,7 @@ def parse_entries(
             language=language,
             dataset=dataset,
             suite=suite,
-            source=SourceLocation(file=file, line=number),
+            source={"file": file, "line": number},
         )
         try:
             cases.append(TestCase.model_validate(fields))
