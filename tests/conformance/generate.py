@@ -598,6 +598,42 @@ def python_source_variants(calls: Calls) -> dict[str, str]:
     return out
 
 
+def source_string_variants(decoded: Calls) -> dict[str, Calls]:
+    """Java/JS decoded values (source text) as models vary them: spacing, suffixes, quotes,
+    junk around a collection. Upstream converts them with regexes; some of these pass."""
+    if not decoded:
+        return {}
+    name, args = next(iter(decoded[0].items()))
+    out: dict[str, Calls] = {}
+
+    def put(kind: str, param: str, value: str) -> None:
+        if kind not in out and value != args[param]:
+            new = copy.deepcopy(decoded)
+            new[0][name][param] = value
+            out[kind] = new
+
+    for p, v in args.items():
+        if not isinstance(v, str):
+            continue
+        put("src_edge_spaces", p, f" {v} ")
+        put("src_double_quoted", p, f'"{v}"')
+        put("src_single_quoted", p, f"'{v}'")
+        if v[-1:] in ("L", "f", "n") and v[:-1].lstrip("-").replace(".", "", 1).isdigit():
+            put("src_no_suffix", p, v[:-1])
+        if re.fullmatch(r"-?\d+", v):
+            put("src_int_as_decimal", p, v + ".0")
+            put("src_int_with_suffix", p, v + "L")
+        if v in ("true", "false"):
+            put("src_bool_capitalised", p, v.capitalize())
+        if v.startswith(("new ", "[", "{")):
+            put("src_trailing_junk", p, v + " // note")
+            put("src_leading_junk", p, "x = " + v)
+            put("src_spaced", p, v.replace("{", "{ ").replace("}", " }").replace(",", " ,"))
+        if v.startswith("[") and v.endswith("]"):
+            put("src_new_array", p, f"new Array({v[1:-1]})")
+    return out
+
+
 def _positional(call: dict[str, dict[str, Any]], ctx: _Ctx) -> str | None:
     name, args = next(iter(call.items()))
     if not args:
@@ -664,6 +700,11 @@ def case_samples(case: TestCase, seed: int = 0) -> list[Sample]:
             pos = _positional(base[0], ctx)
             if pos:
                 samples.append(Sample(case.id, "text_positional", "prompt", pos))
+        if case.language.value != "python":
+            for kind, variant in source_string_variants(encode_calls(base, ctx)).items():
+                samples.append(Sample(case.id, kind, "decoded", variant))
+                if rng.random() < FC_SHARE:
+                    samples.append(Sample(case.id, kind, "fc", fc_json(variant)))
         if case.language.value != "python" and base and base[0][next(iter(base[0]))]:
             # Decoded Java/JS values must be strings of source text; typed values are not.
             samples.append(Sample(case.id, "value_not_source_text", "decoded", base))
