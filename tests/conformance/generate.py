@@ -547,6 +547,93 @@ def text_variants(text: str, first_call: str, rng: random.Random) -> dict[str, s
     }
 
 
+def _py_text_with(calls: Calls, param: str, raw: str) -> str:
+    """Python call text where `param` of the first call is written as `raw` source."""
+    parts = []
+    for i, call in enumerate(calls):
+        name, args = next(iter(call.items()))
+        rendered = [f"{k}={raw if i == 0 and k == param else repr(v)}" for k, v in args.items()]
+        parts.append(f"{name}(" + ", ".join(rendered) + ")")
+    return "[" + ", ".join(parts) + "]"
+
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def python_source_variants(calls: Calls) -> dict[str, str]:
+    """Python text a model writes that is not a plain literal: identifiers, expressions,
+    JSON literals, nested calls. Upstream resolves some of these (it evaluates arithmetic);
+    each is a kind so any difference is visible."""
+    if not calls:
+        return {}
+    args = next(iter(calls[0].values()))
+    out: dict[str, str] = {}
+    for k, v in args.items():
+        if isinstance(v, int) and not isinstance(v, bool) and "text_arith_expression" not in out:
+            out["text_arith_expression"] = _py_text_with(calls, k, f"{v - 1} + 1")
+            out["text_negated_literal"] = _py_text_with(calls, k, f"-({-v})")
+        if (
+            isinstance(v, str)
+            and "text_bare_identifier" not in out
+            and _IDENT.fullmatch(v)
+            and v not in {"True", "False", "None"}
+        ):
+            out["text_bare_identifier"] = _py_text_with(calls, k, v)
+        if isinstance(v, str) and "text_call_value" not in out:
+            out["text_call_value"] = _py_text_with(calls, k, "lookup()")
+            out["text_keyword_call_value"] = _py_text_with(calls, k, "lookup(key='x')")
+            out["text_attribute_value"] = _py_text_with(calls, k, "Units.metric")
+            out["text_fstring_value"] = _py_text_with(calls, k, f"f{v!r}")
+        if (
+            isinstance(v, list)
+            and "text_set_value" not in out
+            and v
+            and all(isinstance(x, (str, int)) and not isinstance(x, bool) for x in v)
+        ):
+            out["text_set_value"] = _py_text_with(calls, k, "{" + ", ".join(map(repr, v)) + "}")
+        if isinstance(v, bool) and "text_json_literals" not in out:
+            out["text_json_literals"] = _py_text_with(calls, k, "true" if v else "false")
+        if v is None and "text_json_null" not in out:
+            out["text_json_null"] = _py_text_with(calls, k, "null")
+    return out
+
+
+def source_string_variants(decoded: Calls) -> dict[str, Calls]:
+    """Java/JS decoded values (source text) as models vary them: spacing, suffixes, quotes,
+    junk around a collection. Upstream converts them with regexes; some of these pass."""
+    if not decoded:
+        return {}
+    name, args = next(iter(decoded[0].items()))
+    out: dict[str, Calls] = {}
+
+    def put(kind: str, param: str, value: str) -> None:
+        if kind not in out and value != args[param]:
+            new = copy.deepcopy(decoded)
+            new[0][name][param] = value
+            out[kind] = new
+
+    for p, v in args.items():
+        if not isinstance(v, str):
+            continue
+        put("src_edge_spaces", p, f" {v} ")
+        put("src_double_quoted", p, f'"{v}"')
+        put("src_single_quoted", p, f"'{v}'")
+        if v[-1:] in ("L", "f", "n") and v[:-1].lstrip("-").replace(".", "", 1).isdigit():
+            put("src_no_suffix", p, v[:-1])
+        if re.fullmatch(r"-?\d+", v):
+            put("src_int_as_decimal", p, v + ".0")
+            put("src_int_with_suffix", p, v + "L")
+        if v in ("true", "false"):
+            put("src_bool_capitalised", p, v.capitalize())
+        if v.startswith(("new ", "[", "{")):
+            put("src_trailing_junk", p, v + " // note")
+            put("src_leading_junk", p, "x = " + v)
+            put("src_spaced", p, v.replace("{", "{ ").replace("}", " }").replace(",", " ,"))
+        if v.startswith("[") and v.endswith("]"):
+            put("src_new_array", p, f"new Array({v[1:-1]})")
+    return out
+
+
 def _positional(call: dict[str, dict[str, Any]], ctx: _Ctx) -> str | None:
     name, args = next(iter(call.items()))
     if not args:
@@ -606,10 +693,18 @@ def case_samples(case: TestCase, seed: int = 0) -> list[Sample]:
         first = source_text(base[:1], ctx)[1:-1] if base else ""
         for kind, variant in text_variants(text, first, rng).items():
             samples.append(Sample(case.id, kind, "prompt", variant))
+        if case.language.value == "python":
+            for kind, variant in python_source_variants(base).items():
+                samples.append(Sample(case.id, kind, "prompt", variant))
         if base:
             pos = _positional(base[0], ctx)
             if pos:
                 samples.append(Sample(case.id, "text_positional", "prompt", pos))
+        if case.language.value != "python":
+            for kind, variant in source_string_variants(encode_calls(base, ctx)).items():
+                samples.append(Sample(case.id, kind, "decoded", variant))
+                if rng.random() < FC_SHARE:
+                    samples.append(Sample(case.id, kind, "fc", fc_json(variant)))
         if case.language.value != "python" and base and base[0][next(iter(base[0]))]:
             # Decoded Java/JS values must be strings of source text; typed values are not.
             samples.append(Sample(case.id, "value_not_source_text", "decoded", base))

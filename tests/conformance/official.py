@@ -115,6 +115,9 @@ class OfficialChecker:
         from bfcl_eval.model_handler.utils import default_decode_ast_prompting
 
         self._runner = eval_runner
+        from bfcl_eval.eval_checker.ast_eval.ast_checker import ast_checker
+
+        self._ast_checker = ast_checker
         self._lang = {
             "python": (Language.PYTHON, ReturnFormat.PYTHON),
             "java": (Language.JAVA, ReturnFormat.JAVA),
@@ -133,6 +136,21 @@ class OfficialChecker:
             "fc": fc_decode,
             "prompt": default_decode_ast_prompting,
         }
+
+    def ast_checker(
+        self,
+        functions: list[dict[str, Any]],
+        decoded: list[dict[str, Any]],
+        possible_answer: list[dict[str, Any]],
+        language: str,
+        category: str,
+        model: str,
+    ) -> dict[str, Any]:
+        """The bare official AST checker on an already-decoded call list (no decoding)."""
+        result: dict[str, Any] = self._ast_checker(
+            functions, decoded, possible_answer, self._lang[language][0], category, model
+        )
+        return result
 
     def verdict(
         self,

@@ -193,9 +193,11 @@ class Tally:
     valid_agree: int = 0
     error_type_agree: int = 0
     deviations: int = 0
+    official_valid: int = 0
 
-    def add(self, valid_ok: bool, et_ok: bool, deviation: bool) -> None:
+    def add(self, valid_ok: bool, et_ok: bool, deviation: bool, official_valid: bool) -> None:
         self.samples += 1
+        self.official_valid += official_valid
         self.valid_agree += valid_ok
         self.error_type_agree += et_ok
         self.deviations += deviation and not valid_ok
@@ -209,6 +211,7 @@ class Tally:
             "error_type_agree": self.error_type_agree,
             "error_type_agreement": round(self.error_type_agree / n, 6),
             "deviations": self.deviations,
+            "official_valid": self.official_valid,
         }
 
 
@@ -283,7 +286,7 @@ def compare(
             if not valid_ok and dev_index is not None:
                 used_deviations.add(dev_index)
             for tally in (by_cat[case.category], by_kind[kind], by_rep[s.rep], total):
-                tally.add(valid_ok, et_ok, dev_index is not None)
+                tally.add(valid_ok, et_ok, dev_index is not None, off["valid"])
             if not et_ok:
                 disagreements.append(
                     {
@@ -328,10 +331,14 @@ def _pct(part: int, whole: int) -> str:
 
 def format_table(title: str, rows: dict[str, dict[str, Any]]) -> str:
     width = max([len(title), *map(len, rows)])
-    lines = [f"{title:<{width}}  {'samples':>8}  {'valid':>8}  {'error_type':>10}  deviations"]
+    lines = [
+        f"{title:<{width}}  {'samples':>8}  {'passing':>8}  {'valid':>8}  {'error_type':>10}"
+        "  deviations"
+    ]
     for name, r in rows.items():
         lines.append(
-            f"{name:<{width}}  {r['samples']:>8}  {_pct(r['valid_agree'], r['samples'])}"
+            f"{name:<{width}}  {r['samples']:>8}  {r['official_valid']:>8}"
+            f"  {_pct(r['valid_agree'], r['samples'])}"
             f"  {_pct(r['error_type_agree'], r['samples']):>10}  {r['deviations']:>10}"
         )
     return "\n".join(lines)
