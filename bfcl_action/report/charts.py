@@ -93,8 +93,9 @@ def _legend(series: list[_Series], plot: _Plot) -> list[dict[str, object]]:
     return items
 
 
-def _draw(title: str, x_title: str, plot: _Plot, x_ticks: list[dict[str, object]],
-          series: list[_Series]) -> str:  # fmt: skip
+def _draw(
+    title: str, x_title: str, plot: _Plot, x_ticks: list[dict[str, object]], series: list[_Series]
+) -> str:
     return _ENV.get_template("chart.svg.j2").render(
         width=WIDTH,
         height=HEIGHT,
@@ -134,12 +135,16 @@ def render_history_svg(
     """
     plot = _Plot()
     n = len(reports)
-    labels = list(labels) if labels is not None else [
-        (r.created_at[:10] or str(i + 1)) for i, r in enumerate(reports)
-    ]  # fmt: skip
+    labels = (
+        list(labels)
+        if labels is not None
+        else [(r.created_at[:10] or str(i + 1)) for i, r in enumerate(reports)]
+    )
     step = (plot.right - plot.left) / max(1, n - 1)
-    xs = [round(plot.left + (step * i if n > 1 else (plot.right - plot.left) / 2), 1)
-          for i in range(n)]  # fmt: skip
+    xs = [
+        round(plot.left + (step * i if n > 1 else (plot.right - plot.left) / 2), 1)
+        for i in range(n)
+    ]
     every = max(1, n // 8)
     x_ticks: list[dict[str, object]] = [
         {"x": xs[i], "label": labels[i]} for i in range(n) if i % every == 0 or i == n - 1
