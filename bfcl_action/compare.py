@@ -368,6 +368,12 @@ def _pct(value: float) -> str:
     return f"{value * 100:.1f}"
 
 
+def _p_text(p: float | None) -> str:
+    if p is None:
+        return "n/a"
+    return "< 0.001" if p < 0.001 else f"= {p:.3g}"
+
+
 def _judge(row: SuiteComparison, thresholds: Thresholds, *, comparable: bool) -> None:
     """Set `significant`, `verdict` and `reasons` of a row whose numbers are filled in."""
     if row.base is None or row.head is None:
@@ -382,8 +388,8 @@ def _judge(row: SuiteComparison, thresholds: Thresholds, *, comparable: bool) ->
             row.verdict = Verdict.REGRESSION if row.delta_points < 0 else Verdict.IMPROVEMENT
             word = "dropped" if row.delta_points < 0 else "rose"
             row.reasons.append(
-                f"{word} {abs(row.delta_points):.1f} points (allowed {allowed:g}), "
-                f"McNemar p={p:.3g} < alpha {thresholds.alpha:g}"
+                f"{word} {abs(row.delta_points):.1f} points (allowed {allowed:g}), significant "
+                f"(McNemar p {_p_text(p)}, alpha {thresholds.alpha:g})"
             )
     minimum = thresholds.min_score_for(row.suite, row.category)
     head_accuracy = row.head.accuracy if row.head is not None else None
