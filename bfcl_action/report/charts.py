@@ -7,6 +7,7 @@ or a committed file). Geometry is computed here; `chart.svg.j2` only draws it, a
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -31,6 +32,10 @@ PALETTE = [
 """Okabe-Ito (colour-blind safe), extended."""
 
 WIDTH, HEIGHT = 760, 380
+PAD = 16
+"""Horizontal inset of the first and last point from the axes."""
+CHAR_WIDTH = 7
+"""Approximate width of a 12px label character, to keep tick labels from overlapping."""
 MAX_LEGEND = 16
 
 _ENV = jinja2.Environment(
@@ -140,15 +145,17 @@ def render_history_svg(
         if labels is not None
         else [(r.created_at[:10] or str(i + 1)) for i, r in enumerate(reports)]
     )
-    step = (plot.right - plot.left) / max(1, n - 1)
+    inner_left, inner_right = plot.left + PAD, plot.right - PAD
+    step = (inner_right - inner_left) / max(1, n - 1)
     xs = [
-        round(plot.left + (step * i if n > 1 else (plot.right - plot.left) / 2), 1)
-        for i in range(n)
+        round(inner_left + step * i if n > 1 else (plot.left + plot.right) / 2, 1) for i in range(n)
     ]
-    every = max(1, n // 8)
-    x_ticks: list[dict[str, object]] = [
-        {"x": xs[i], "label": labels[i]} for i in range(n) if i % every == 0 or i == n - 1
-    ]
+    widest = max((len(label) for label in labels), default=1) * CHAR_WIDTH + 10
+    every = max(1, math.ceil(widest / step)) if n > 1 else 1
+    shown = list(range(0, n, every))
+    if shown and shown[-1] != n - 1:  # always label the latest run, dropping a crowded one
+        shown[-1 if n - 1 - shown[-1] < every else len(shown) :] = [n - 1]
+    x_ticks: list[dict[str, object]] = [{"x": xs[i], "label": labels[i]} for i in shown]
     per_report = [_suite_counts(r) for r in reports]
     names = sorted({name for counts in per_report for name in counts})
     table: dict[str, list[tuple[int, int] | None]] = {
@@ -211,12 +218,14 @@ def render_tools_svg(
     x_ticks: list[dict[str, object]] = []
     if curve:
         lo, hi = curve[0][0], curve[-1][0]
-        span = max(1, hi - lo)
+        # Tool counts usually double (1, 2, 4, ... 64): a log scale spaces them evenly.
+        scale = math.log2 if lo >= 1 and hi / lo >= 8 else float
 
         def x_of(k: int) -> float:
             if hi == lo:
                 return round((plot.left + plot.right) / 2, 1)
-            return round(plot.left + (k - lo) / span * (plot.right - plot.left), 1)
+            share = (scale(k) - scale(lo)) / (scale(hi) - scale(lo))
+            return round(plot.left + PAD + share * (plot.right - plot.left - 2 * PAD), 1)
 
         s = _Series(label=suite, color=PALETTE[0])
         for k, correct, total in curve:
@@ -232,10 +241,9 @@ def render_tools_svg(
             )
         s.segments.append(s.points)
         series.append(s)
-        every = max(1, len(curve) // 10)
-        x_ticks = [
-            {"x": x_of(k), "label": str(k)}
-            for i, (k, _, _) in enumerate(curve)
-            if i % every == 0 or i == len(curve) - 1
-        ]
+        last = -math.inf
+        for k, _, _ in curve:  # label ticks that do not collide with the previous label
+            if x_of(k) - last >= len(str(k)) * CHAR_WIDTH + 8:
+                x_ticks.append({"x": x_of(k), "label": str(k)})
+                last = x_of(k)
     return _draw(title, "tools offered", plot, x_ticks, series)

@@ -193,7 +193,10 @@ def _render(
 ) -> str:
     groups, shown = _flip_groups(comparison, flip_limit)
     flips = comparison.flipped
-    rows = comparison.suites if row_limit is None else comparison.suites[:row_limit]
+    rows = comparison.suites
+    if row_limit is not None:  # keep the suites that moved, then the others, in table order
+        keep = sorted(rows, key=lambda s: not s.moved)[:row_limit]
+        rows = [s for s in rows if any(s is k for k in keep)]
     return _ENV.get_template("comment.md.j2").render(
         comparison=comparison,
         title=title,
