@@ -154,3 +154,38 @@ def test_case_context_is_copied_onto_results() -> None:
     assert result.question == "Weather in Paris?"
     assert result.functions == ["weather", "time"]
     assert format_expected(result.expected or []) == 'weather(city="Paris", unit=omitted | "c")'
+
+
+def test_thresholds_are_found_by_suite_then_category_then_group() -> None:
+    t = Thresholds(category_max_drop_points={"live": 9, "live_simple": 5, "mine": 1})
+    assert t.max_drop_for("mine", "live_simple") == 1
+    assert t.max_drop_for("live@2026-W48/live_simple", "live_simple") == 5
+    assert t.max_drop_for("x", "live_multiple") == 9
+    assert t.max_drop_for("x", "simple_python") == t.max_drop_points
+
+
+def test_global_minimum_is_also_every_suites_floor() -> None:
+    report = make_report({"simple_python": "1111", "live_simple": "1100"})
+    comparison = compare_runs(report, report, Thresholds(min_score=60))
+    assert _suite(comparison, "live_simple").verdict is Verdict.REGRESSION
+    assert _suite(comparison, "simple_python").verdict is Verdict.UNCHANGED
+
+
+def test_per_suite_alpha_decides_significance() -> None:
+    base = make_report({"simple_python": "1" * 40})
+    head = make_report({"simple_python": "1" * 30 + "0" * 10})
+    strict = Thresholds(category_alpha={"simple_python": 0.001})
+    assert _suite(compare_runs(base, head, strict), "simple_python").verdict is Verdict.UNCHANGED
+
+
+def test_thresholds_from_bfcl_yml_shape() -> None:
+    section = {
+        "max_drop": 3,
+        "alpha": 0.01,
+        "min_score": 50,
+        "categories": {"own_irrelevance": {"min_score": 90}, "live": {"max_drop": 5}},
+    }
+    t = Thresholds.from_config(section)
+    assert (t.max_drop_points, t.alpha, t.min_score) == (3, 0.01, 50)
+    assert t.min_score_for("own_irrelevance", "own_irrelevance") == 90
+    assert t.max_drop_for("live_simple", "live_simple") == 5
