@@ -6,6 +6,7 @@ from bfcl_action.compare import (
     Verdict,
     attach_case_context,
     compare_runs,
+    describe_tool_changes,
     format_expected,
 )
 from bfcl_action.models import FunctionDoc, Message, RunReport, TestCase
@@ -189,3 +190,31 @@ def test_thresholds_from_bfcl_yml_shape() -> None:
     assert (t.max_drop_points, t.alpha, t.min_score) == (3, 0.01, 50)
     assert t.min_score_for("own_irrelevance", "own_irrelevance") == 90
     assert t.max_drop_for("live_simple", "live_simple") == 5
+
+
+def test_tool_changes_are_described_by_what_changed() -> None:
+    def fn(desc: str, props: dict[str, object], required: list[str]) -> FunctionDoc:
+        return FunctionDoc(
+            name="get_forecast",
+            description=desc,
+            parameters={"type": "dict", "properties": props, "required": required},
+        )
+
+    before = [
+        fn("Forecast for a city.", {"city": {"type": "string"}}, ["city"]),
+        FunctionDoc(name="gone"),
+    ]
+    after = [
+        fn(
+            "Forecast.",
+            {"city": {"type": "string", "description": "x"}, "days": {"type": "integer"}},
+            [],
+        ),
+        FunctionDoc(name="new"),
+    ]
+    changes = {c.name: c for c in describe_tool_changes(before, after)}
+    assert changes["gone"].kind == "removed" and changes["new"].kind == "added"
+    assert changes["get_forecast"].summary == (
+        "description changed; parameter days added; parameter city: description changed; "
+        "required parameters changed"
+    )

@@ -126,7 +126,7 @@ def _pairs(items: list[str], flag: str) -> dict[str, float]:
 
 
 def _config_thresholds(path: Path) -> dict[str, Any]:
-    """Thresholds from `.bfcl.yml` through the config loader (owntools' bfcl_action.config)."""
+    """`thresholds` of `.bfcl.yml`, read by the config loader (`bfcl_action.config`)."""
     try:
         config_module = importlib.import_module("bfcl_action.config")
     except ModuleNotFoundError:
@@ -137,13 +137,7 @@ def _config_thresholds(path: Path) -> dict[str, Any]:
         ) from None
     config = config_module.load_config(path)
     raw = getattr(config, "thresholds", None)
-    if raw is None:
-        return {}
-    if isinstance(raw, Thresholds):
-        return raw.model_dump(exclude_unset=True)
-    if hasattr(raw, "model_dump"):
-        return dict(raw.model_dump(exclude_unset=True))
-    return dict(raw)
+    return {} if raw is None else Thresholds.from_config(raw).model_dump()
 
 
 def thresholds_from_args(args: argparse.Namespace) -> Thresholds:
