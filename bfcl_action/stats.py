@@ -39,7 +39,11 @@ def binomial_cdf_half(k: int, n: int) -> float:
         return 0.0
     if k >= n:
         return 1.0
-    return sum(math.comb(n, i) for i in range(k + 1)) / (1 << n)
+    term = total = 1  # C(n, 0); each next term is exact: C(n, i+1) = C(n, i) * (n-i) / (i+1)
+    for i in range(k):
+        term = term * (n - i) // (i + 1)
+        total += term
+    return total / (1 << n)
 
 
 def mcnemar_exact(b: int, c: int) -> float:
