@@ -564,10 +564,12 @@ def _row(label: str, base: _Suite | None, head: _Suite | None, comparable: bool)
     row = SuiteComparison(suite=label, category=head.category, base=base.score(), head=head.score())
     if comparable:
         row.delta_points = _unpaired_delta(row.base, row.head)
-        row.notes.append(
-            "case set changed and the baseline is a digest: per-case outcomes cannot be "
-            "aligned, so only the suite's counts are compared (no paired test)"
+        why = (
+            "case set changed and the baseline is a digest: per-case outcomes cannot be aligned"
+            if base.ids and head.outcomes is not None
+            else "a run has no per-case results for this suite"
         )
+        row.notes.append(f"{why}, so only the suite's counts are compared (no paired test)")
     return row
 
 

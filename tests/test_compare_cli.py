@@ -132,3 +132,18 @@ def test_console_summary_cannot_issue_workflow_commands(
     assert main(["compare", "--base", str(base), "--head", str(head)]) == 1
     out = capsys.readouterr().out
     assert "::error" not in out and "regression" in out
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("bfcl_action.config") is None,
+    reason="the .bfcl.yml loader is not in this build",
+)
+def test_config_thresholds_apply_and_flags_override_them(
+    tmp_path: Path, runs: tuple[Path, Path]
+) -> None:
+    base, head = runs
+    config = tmp_path / ".bfcl.yml"
+    config.write_text("thresholds:\n  max_drop: 50\n", encoding="utf-8")
+    args = ["compare", "--base", str(base), "--head", str(head), "--config", str(config)]
+    assert main(args) == 0
+    assert main([*args, "--max-drop-for", "simple_python=5"]) == 1
