@@ -253,6 +253,8 @@ class SuiteComparison(BaseModel):
     flipped: list[FlippedCase] = Field(default_factory=list)
     only_in_base: int = 0
     only_in_head: int = 0
+    within_noise: bool = False
+    """Moved by more than the allowed points, but not significantly: shown, not flagged."""
 
     @property
     def moved(self) -> bool:
@@ -429,6 +431,9 @@ def _suites_of_digest(digest: RunDigest, head: Mapping[str, _Suite]) -> dict[str
     return suites
 
 
+_UNSET = object()
+
+
 def _config_differences(base: RunReport | RunDigest, head: RunReport) -> list[Difference]:
     diffs: list[Difference] = []
     if base.model != head.model:
@@ -444,9 +449,15 @@ def _config_differences(base: RunReport | RunDigest, head: RunReport) -> list[Di
             )
         )
     for key in sorted(set(base.settings) | set(head.settings)):
-        b, h = base.settings.get(key, "(unset)"), head.settings.get(key, "(unset)")
+        b, h = base.settings.get(key, _UNSET), head.settings.get(key, _UNSET)
         if b != h:
-            diffs.append(Difference(field=f"settings.{key}", base=_value(b), head=_value(h)))
+            diffs.append(
+                Difference(
+                    field=f"settings.{key}",
+                    base="(unset)" if b is _UNSET else _value(b),
+                    head="(unset)" if h is _UNSET else _value(h),
+                )
+            )
     if not diffs and base.fingerprint and head.fingerprint and base.fingerprint != head.fingerprint:
         diffs.append(Difference(field="fingerprint", base=base.fingerprint, head=head.fingerprint))
     return diffs
@@ -483,6 +494,8 @@ def _judge(row: SuiteComparison, thresholds: Thresholds, *, comparable: bool) ->
                 f"{word} {abs(row.delta_points):.1f} points (allowed {allowed:g}), significant "
                 f"(McNemar p {_p_text(p)}, alpha {alpha:g})"
             )
+        elif p is not None and abs(row.delta_points) > allowed:
+            row.within_noise = True
     minimum = thresholds.min_score_for(row.suite, row.category)
     head_accuracy = row.head.accuracy if row.head is not None else None
     if minimum is not None and head_accuracy is not None and head_accuracy * 100 < minimum:

@@ -26,6 +26,8 @@ SUMMARY_LIMIT = 1_048_576
 """GitHub's cap on `$GITHUB_STEP_SUMMARY` per step, in bytes."""
 
 DEFAULT_TITLE = "BFCL function-calling check"
+HEADLINE_LIMIT = 10
+"""Suites named in the headline; the table and the full report have the rest."""
 
 
 class Safe(str):
@@ -212,6 +214,7 @@ def _render(
         charts=list(charts),
         full_report_url=full_report_url,
         cut_note=cut_note,
+        headline_limit=HEADLINE_LIMIT,
     )
 
 
