@@ -3,6 +3,8 @@
 import json
 import xml.etree.ElementTree as ET
 
+import pytest
+
 from bfcl_action.compare import compare_runs
 from bfcl_action.report import (
     render_comment,
@@ -103,3 +105,12 @@ def test_tools_chart_plots_accuracy_by_number_of_offered_tools() -> None:
 def test_tools_chart_without_data_says_so() -> None:
     root = ET.fromstring(render_tools_svg(make_report({"simple_python": "1"})))
     assert "no data" in [t.text for t in root.iter(f"{SVG}text")]
+
+
+@pytest.mark.parametrize("cap", [400, 1500, 6000])
+def test_comment_never_exceeds_its_cap(cap: int) -> None:
+    base = make_report({f"own_suite_{i}": "1" * 12 for i in range(40)})
+    head = make_report({f"own_suite_{i}": "0" * 12 for i in range(40)})
+    text = render_comment(compare_runs(base, head), max_chars=cap)
+    assert len(text) <= cap
+    assert "full report" in text or "Truncated" in text
