@@ -6,6 +6,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from bfcl_action.compare import compare_runs
+from bfcl_action.digest import make_digest, parse_digest
 from bfcl_action.report import (
     render_comment,
     render_history_svg,
@@ -114,3 +115,12 @@ def test_comment_never_exceeds_its_cap(cap: int) -> None:
     text = render_comment(compare_runs(base, head), max_chars=cap)
     assert len(text) <= cap
     assert "full report" in text or "Truncated" in text
+
+
+def test_history_chart_accepts_digests_of_earlier_runs() -> None:
+    old = parse_digest(make_digest(make_report({"simple_python": "10"}, created_at="2026-11-01")))
+    new = make_report({"simple_python": "11"}, created_at="2026-11-08")
+    root = ET.fromstring(render_history_svg([old, new]))
+    tips = [t.text for t in root.iter(f"{SVG}title")]
+    assert "simple_python @ 2026-11-01: 50.0% (1/2)" in tips
+    assert "simple_python @ 2026-11-08: 100.0% (2/2)" in tips

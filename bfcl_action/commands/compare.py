@@ -52,7 +52,7 @@ def register(subparsers: Any) -> None:
         nargs="+",
         default=[],
         metavar="REPORT.json",
-        help="earlier reports, oldest first, for --svg-history (head is appended)",
+        help="earlier reports or digests, oldest first, for --svg-history (head is appended)",
     )
     p.add_argument("--svg-history", type=Path, metavar="OUT.svg", help="per-suite score chart")
     p.add_argument(
@@ -223,7 +223,8 @@ def run(args: argparse.Namespace) -> int:
     if args.digest:
         _write(args.digest, make_digest(head) + "\n")
     if args.svg_history:
-        history = [load_report(p) for p in args.history] + [head]
+        history: list[RunReport | RunDigest] = [load_baseline(p) for p in args.history]
+        history.append(head)
         _write(args.svg_history, render_history_svg(history))
     if args.svg_tools:
         _write(args.svg_tools, render_tools_svg(head))

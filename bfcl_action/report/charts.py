@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import jinja2
 
+from bfcl_action.digest import RunDigest
 from bfcl_action.escape import xml_text
 from bfcl_action.models import RunReport
 from bfcl_action.stats import wilson_interval
@@ -115,7 +116,9 @@ def _draw(
     )
 
 
-def _suite_counts(report: RunReport) -> dict[str, tuple[int, int]]:
+def _suite_counts(report: RunReport | RunDigest) -> dict[str, tuple[int, int]]:
+    if isinstance(report, RunDigest):
+        return {k: (v.correct, v.total) for k, v in report.suites.items()}
     counts: dict[str, tuple[int, int]] = {}
     if report.results:
         for r in report.results:
@@ -129,12 +132,14 @@ def _suite_counts(report: RunReport) -> dict[str, tuple[int, int]]:
 
 
 def render_history_svg(
-    reports: Sequence[RunReport],
+    reports: Sequence[RunReport | RunDigest],
     *,
     labels: Sequence[str] | None = None,
     title: str = "BFCL scores by suite",
 ) -> str:
     """Per-suite accuracy across `reports` (oldest first), plus the pooled overall line.
+
+    Digests work as well as reports, so a history can be rebuilt from earlier check runs.
 
     `labels` name the x positions (default: each report's date, or its index).
     """
