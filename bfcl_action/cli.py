@@ -14,7 +14,11 @@ from collections.abc import Sequence
 from bfcl_action import __version__
 from bfcl_action.errors import BfclActionError
 
-COMMANDS: list[str] = ["score", "check"]
+COMMANDS: list[str] = [
+    "score",
+    "check",
+    "compare",
+]
 
 
 def build_parser() -> argparse.ArgumentParser:
