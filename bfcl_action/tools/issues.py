@@ -27,6 +27,7 @@ class ToolIssue(BaseModel):
     line: int | None = None
     column: int | None = None
     tool: str | None = None
+    case: str | None = None
     field: str | None = None
     message: str
     expected: str | None = None
@@ -45,6 +46,8 @@ class ToolIssue(BaseModel):
             parts.append("warning")
         if self.tool:
             parts.append(f"tool {self.tool}")
+        if self.case:
+            parts.append(f"case {self.case}")
         if self.field:
             parts.append(self.field)
         text = self.message
@@ -94,6 +97,8 @@ def json_type_name(value: Any) -> str:
 class ToolValidationError(InputError):
     """Tool definitions have errors; `issues` holds all of them (every file, every tool)."""
 
+    what = "tool definitions"
+
     def __init__(self, issues: Iterable[ToolIssue]) -> None:
         self.issues = sorted(
             (i for i in issues if i.severity is Severity.ERROR),
@@ -101,8 +106,14 @@ class ToolValidationError(InputError):
         )
         count = len(self.issues)
         files = len({i.file for i in self.issues})
-        head = f"{count} error{'s' if count != 1 else ''} in tool definitions"
+        head = f"{count} error{'s' if count != 1 else ''} in {self.what}"
         if files > 1:
             head += f" ({files} files)"
         lines = "\n".join(f"  {i.render()}" for i in self.issues)
         super().__init__(f"{head}:\n{lines}")
+
+
+class CaseValidationError(ToolValidationError):
+    """Own case files have errors (or cases whose `expect` cannot pass); all of them listed."""
+
+    what = "case files"
