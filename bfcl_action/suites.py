@@ -36,9 +36,9 @@ from bfcl_action.tools.source import ParseError, parse_jsonl
 from bfcl_action.tools.validate import mapped_name
 
 STOPWORDS = frozenset(
-    """a an and are as at be by can could do does for from get give how i in is it its me my
-    of on or please set show tell that the this to use what when where which who will with
-    would you your""".split()
+    "a an and are as at be by can could do does for from get give how i in is it its me my "
+    "of on or please set show tell that the this to use what when where which who will with "
+    "would you your".split()
 )
 
 
@@ -167,6 +167,11 @@ def function_closeness(a: FunctionDoc, b: FunctionDoc) -> float:
 # ---------------------------------------------------------------------- derived
 
 
+def _rng(key: str) -> random.Random:
+    """A generator seeded by a string (sha512 of it: stable across runs and machines)."""
+    return random.Random(key)  # noqa: S311 - sampling, not security
+
+
 def derive_irrelevance(
     tools: Sequence[FunctionDoc],
     pool: Sequence[TestCase],
@@ -189,7 +194,7 @@ def derive_irrelevance(
         if any(closeness(q, t) >= max_similarity for t in texts):
             continue
         candidates.append(case)
-    rng = random.Random(f"own_irrelevance:{seed}")
+    rng = _rng(f"own_irrelevance:{seed}")
     picked = rng.sample(candidates, min(count, len(candidates)))
     out = []
     for case in sorted(picked, key=lambda c: c.id):
@@ -241,11 +246,11 @@ def derive_distractors(
             continue
         own = {mapped_name(f.name) for f in case.functions}
         usable = [f for f in functions if mapped_name(f.name) not in own]
-        rng = random.Random(f"own_distractors:{seed}:{case.id}")
+        rng = _rng(f"own_distractors:{seed}:{case.id}")
         order = rng.sample(usable, len(usable))
         for k in ks:
             extra = [f.model_copy(deep=True) for f in order[:k]]
-            at = random.Random(f"own_distractors:{seed}:{case.id}:{k}").randrange(len(extra) + 1)
+            at = _rng(f"own_distractors:{seed}:{case.id}:{k}").randrange(len(extra) + 1)
             offered = extra[:at] + [f.model_copy(deep=True) for f in case.functions] + extra[at:]
             label = f"own_distractors_k{k}"
             out.append(
