@@ -36,9 +36,54 @@ from bfcl_action.tools.source import ParseError, parse_jsonl
 from bfcl_action.tools.validate import mapped_name
 
 STOPWORDS = frozenset(
-    "a an and are as at be by can could do does for from get give how i in is it its me my "
-    "of on or please set show tell that the this to use what when where which who will with "
-    "would you your".split()
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "could",
+        "do",
+        "does",
+        "for",
+        "from",
+        "get",
+        "give",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "please",
+        "set",
+        "show",
+        "tell",
+        "that",
+        "the",
+        "this",
+        "to",
+        "use",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+    ]
 )
 
 
