@@ -388,13 +388,19 @@ def _pool_cases(
     return out
 
 
-def load_own(config: BfclConfig, *, base_dir: Path) -> tuple[ToolSet, list[TestCase]]:
-    """The repository's tools and own cases, validated (errors list every problem)."""
-    if not config.tools:
-        raise ConfigError("no tool files configured", file=config.source_file, field="tools")
-    tools = load_tools(
-        config.tools, base_dir=base_dir, exclude=config.tools_exclude, limits=config.tool_limits
-    )
+def load_own(
+    config: BfclConfig, *, base_dir: Path, tools: ToolSet | None = None
+) -> tuple[ToolSet, list[TestCase]]:
+    """The repository's tools (unless given) and own cases, validated (every problem listed)."""
+    if tools is None:
+        if not config.tools:
+            raise ConfigError("no tool files configured", file=config.source_file, field="tools")
+        tools = load_tools(
+            config.tools,
+            base_dir=base_dir,
+            exclude=config.tools_exclude,
+            limits=config.tool_limits,
+        )
     cases = (
         load_cases(config.cases, base_dir=base_dir, tools=tools.functions) if config.cases else []
     )
@@ -408,21 +414,24 @@ def build_cases(
     source: CaseSource | None = None,
     derived: bool = True,
     external: bool = True,
+    tools: ToolSet | None = None,
 ) -> list[TestCase]:
     """All cases the config selects, in a stable order: own, derived, official, Live.
 
     `source` supplies pools, official and Live data (default: `DatasetSource(base_dir)`).
     `derived=False` skips the derived suites and `external=False` the official and Live sets
-    (both need pools or downloads).
+    (both need pools or downloads). `tools` replaces the configured tool files (used by
+    `impact` to build cases against another tool set).
     """
     src = source or DatasetSource(base_dir)
-    own_categories = set(config.suites.own_categories()) if config.tools else set()
+    has_tools = bool(config.tools) or tools is not None
+    own_categories = set(config.suites.own_categories()) if has_tools else set()
     cases: list[TestCase] = []
     if own_categories:
-        tools, own = load_own(config, base_dir=base_dir)
+        toolset, own = load_own(config, base_dir=base_dir, tools=tools)
         cases.extend(c for c in own if c.category in own_categories)
         if derived:
-            cases.extend(_derived(config, src, tools, own, own_categories))
+            cases.extend(_derived(config, src, toolset, own, own_categories))
     if external:
         cases.extend(_external(config, src))
     return cases
