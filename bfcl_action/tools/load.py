@@ -10,9 +10,10 @@ import glob
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from bfcl_action.errors import InputError
-from bfcl_action.models import FunctionDoc
+from bfcl_action.models import FunctionDoc, SourceLocation
 from bfcl_action.tools.formats import ToolFormat, find_tools
 from bfcl_action.tools.issues import Severity, ToolIssue, ToolValidationError
 from bfcl_action.tools.source import Document, parse_text
@@ -37,14 +38,35 @@ def read_tools(
     doc: Document, limits: ToolLimits | None = None
 ) -> tuple[list[tuple[FunctionDoc, ToolFormat]], list[ToolIssue]]:
     """Every valid tool of one parsed document and every issue found in it."""
+    tools, _, issues = _read(doc, limits)
+    return tools, issues
+
+
+def _read(
+    doc: Document, limits: ToolLimits | None
+) -> tuple[list[tuple[FunctionDoc, ToolFormat]], list[tuple[str, SourceLocation]], list[ToolIssue]]:
     raws, issues = find_tools(doc)
     out: list[tuple[FunctionDoc, ToolFormat]] = []
+    named: list[tuple[str, SourceLocation]] = []
     for raw in raws:
         function, found = check_tool(doc, raw, limits)
         issues.extend(found)
         if function is not None:
             out.append((function, raw.format))
-    return out, issues
+        name = _value(doc.data, raw.name_path)
+        if isinstance(name, str) and name:
+            line, col = doc.where(raw.path) or (None, None)
+            named.append((name, SourceLocation(file=doc.file, line=line, column=col)))
+    return out, named, issues
+
+
+def _value(data: Any, path: tuple[str | int, ...]) -> Any:
+    for part in path:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
 
 
 def parse_tools(text: str, file: str, limits: ToolLimits | None = None) -> ToolSet:
@@ -123,6 +145,7 @@ def tools_from_sources(
 ) -> ToolSet:
     """Tools from (display name, text) pairs; raises `ToolValidationError` on any error."""
     issues = list(early or [])
+    named: list[tuple[str, SourceLocation]] = []
     result = ToolSet()
     for name, text in sources:
         result.files.append(name)
@@ -133,12 +156,13 @@ def tools_from_sources(
                 ToolIssue(file=name, line=exc.line, column=exc.column, message=exc.message)
             )
             continue
-        tools, found = read_tools(doc, limits)
+        tools, names, found = _read(doc, limits)
         issues.extend(found)
+        named.extend(names)
         for function, fmt in tools:
             result.functions.append(function)
             result.formats.setdefault(function.name, fmt)
-    issues.extend(check_tool_set(result.functions, limits))
+    issues.extend(check_tool_set(named, len(named), limits))
     errors = [i for i in issues if i.severity is Severity.ERROR]
     if errors:
         raise ToolValidationError(errors)

@@ -423,33 +423,36 @@ def check_tool(
     return function, checker.issues
 
 
-def check_tool_set(functions: Iterable[FunctionDoc], limits: ToolLimits) -> list[ToolIssue]:
-    """Checks across files: duplicate names, names that collide once dots are mapped, count."""
+def check_tool_set(
+    named: Iterable[tuple[str, SourceLocation]], count: int, limits: ToolLimits
+) -> list[ToolIssue]:
+    """Checks across files: duplicate names, names that collide once dots are mapped, count.
+
+    `named` holds every tool that has a name, valid or not, so a duplicate is reported in the
+    same run as the tool's other errors.
+    """
     issues: list[ToolIssue] = []
-    seen: dict[str, FunctionDoc] = {}
-    count = 0
-    for fn in functions:
-        count += 1
-        key = mapped_name(fn.name)
+    seen: dict[str, tuple[str, SourceLocation]] = {}
+    for name, src in named:
+        key = mapped_name(name)
         first = seen.get(key)
-        src = fn.source or SourceLocation(file="<unknown>")
-        if first is not None:
-            fsrc = first.source or SourceLocation(file="<unknown>")
-            what = "duplicate tool name" if first.name == fn.name else "tool names collide"
-            issues.append(
-                ToolIssue(
-                    file=src.file,
-                    line=src.line,
-                    column=src.column,
-                    tool=fn.name,
-                    field="name",
-                    message=f"{what} (first defined at {fsrc.file}:{fsrc.line})",
-                    expected="a name unique across all tool files (after mapping '.' to '_')",
-                    found=repr(fn.name),
-                )
+        if first is None:
+            seen[key] = (name, src)
+            continue
+        first_name, fsrc = first
+        what = "duplicate tool name" if first_name == name else "tool names collide"
+        issues.append(
+            ToolIssue(
+                file=src.file,
+                line=src.line,
+                column=src.column,
+                tool=name,
+                field="name",
+                message=f"{what} (first defined at {fsrc.file}:{fsrc.line})",
+                expected="a name unique across all tool files (after mapping '.' to '_')",
+                found=repr(name),
             )
-        else:
-            seen[key] = fn
+        )
     if count > limits.max_tools:
         issues.append(
             ToolIssue(
