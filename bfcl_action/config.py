@@ -25,7 +25,7 @@ from rapidfuzz import process
 from bfcl_action.categories import CATEGORIES, Checker, Group
 from bfcl_action.errors import ConfigError
 from bfcl_action.models import Mode, SourceLocation
-from bfcl_action.tools.source import Document, parse_yaml
+from bfcl_action.tools.source import Document, ParseError, parse_yaml
 from bfcl_action.tools.validate import ToolLimits
 
 CONFIG_NAMES = (".bfcl.yml", ".bfcl.yaml")
@@ -311,7 +311,10 @@ def _render_error(err: Any, doc: Document) -> tuple[int, int, str]:
 
 def parse_config(text: str, file: str = ".bfcl.yml") -> BfclConfig:
     """Parse config text; raises `ConfigError` listing every problem with its line."""
-    doc = parse_yaml(text, file)
+    try:
+        doc = parse_yaml(text, file)
+    except ParseError as exc:
+        raise ConfigError(exc.message, file=file, line=exc.line, column=exc.column) from None
     data = doc.data if doc.data is not None else {}
     if not isinstance(data, dict):
         raise ConfigError("expected a mapping of settings", file=file, line=1, column=1)
