@@ -219,3 +219,16 @@ def test_example_cases_cover_every_own_category(tools) -> None:
         "own_irrelevance",
         "own_relevance",
     }
+
+
+def test_checker_verifies_the_first_options_pass(tools) -> None:
+    from bfcl_action.cases import checker_rejects
+
+    case = one(
+        "- {id: t, question: Pollen in Oslo, tools: [get_pollen_count],"
+        " expect: [{get_pollen_count: {city: Oslo}}]}\n",
+        tools,
+    )
+    assert checker_rejects(case) is None
+    broken = case.model_copy(update={"functions": []})
+    assert checker_rejects(broken)  # the checker's reason, e.g. no function doc for the call
