@@ -3,8 +3,9 @@
 The outputs are what a tool-calling model typically answers, in BFCL's FC result format
 (`{"id", "result": [{name: "<json args>"}]}`; prose for no call), one
 `BFCL_v4_<category>_result.json` file per category under `<run>/own/`, as BFCL lays out
-results. A few mistakes are common to both runs; head adds the ones its vaguer `get_forecast` description causes (the model
-reaches for `get_forecast` when asked about current conditions). Re-run after changing cases:
+results. A few mistakes are common to both runs; head adds the ones its vaguer
+`get_forecast` description causes (the model reaches for `get_forecast` when asked about
+current conditions). Re-run after changing cases:
 
     python examples/weather-app/replay/make_replay.py
 """
