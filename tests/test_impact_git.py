@@ -109,3 +109,19 @@ def test_no_change_means_no_impacted_case(repo: Path, capsys, monkeypatch) -> No
     assert (
         capsys.readouterr().out == "No tool definition changed since base; no case is impacted.\n"
     )
+
+
+def test_changed_tools_are_written_for_the_comparison_report(tmp_path: Path) -> None:
+    out = tmp_path / "changed.json"
+    args = ["impact", "--config", str(EXAMPLE / ".bfcl.yml"), "--own-only"]
+    assert (
+        main([*args, "--base-tools", str(EXAMPLE / "baseline"), "--changed-tools-out", str(out)])
+        == 0
+    )
+    (record,) = json.loads(out.read_text())
+    assert (record["name"], record["kind"], record["summary"]) == (
+        "get_forecast",
+        "changed",
+        "description changed",
+    )
+    assert record["after"]["description"] == "Get weather information for a city."
