@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import logging
 import random
 import re
 from collections.abc import Sequence
@@ -34,6 +35,8 @@ from bfcl_action.models import FunctionDoc, TestCase
 from bfcl_action.tools.load import ToolSet, load_tools
 from bfcl_action.tools.source import ParseError, parse_jsonl
 from bfcl_action.tools.validate import mapped_name
+
+log = logging.getLogger(__name__)
 
 STOPWORDS = frozenset(
     [
@@ -374,11 +377,20 @@ def derive_distractors(
 def _pool_cases(
     source: CaseSource, specs: Sequence[str], checker: Checker | None
 ) -> list[TestCase]:
+    """Pool cases of every spec; a Live spec that is unavailable (no release published or
+    synced yet) is skipped with a warning rather than failing the run."""
     out: list[TestCase] = []
     for spec in specs:
+        try:
+            available = source.categories(spec)
+        except DatasetError as exc:
+            if not spec.startswith("live@"):
+                raise
+            log.warning("pool %s skipped: %s", spec, exc)
+            continue
         wanted = [
             c
-            for c in source.categories(spec)
+            for c in available
             if c in CATEGORIES
             and CATEGORIES[c].checker is not Checker.MULTI_TURN
             and (checker is None or CATEGORIES[c].checker is checker)

@@ -184,3 +184,20 @@ def test_without_derived_only_own_cases_are_built() -> None:
     config = load_config(EXAMPLE / ".bfcl.yml")
     cases = build_cases(config, base_dir=EXAMPLE, derived=False)
     assert all(c.dataset == "own" and "__" not in c.id for c in cases)
+
+
+class NoLiveSource(FixtureSource):
+    def categories(self, spec: str) -> list[str]:
+        if spec.startswith("live@"):
+            from bfcl_action.errors import DatasetError
+
+            raise DatasetError("no Live release found")
+        return super().categories(spec)
+
+
+def test_an_unavailable_live_pool_is_skipped_with_a_warning(caplog) -> None:
+    config = load_config(EXAMPLE / ".bfcl.yml")
+    config.derived.irrelevance.pools = ["fixture@1", "live@latest"]
+    cases = build_cases(config, base_dir=EXAMPLE, source=NoLiveSource(POOL))
+    assert any(c.id.startswith("own_irrelevance__") for c in cases)
+    assert "pool live@latest skipped: no Live release found" in caplog.text
