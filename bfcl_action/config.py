@@ -258,6 +258,14 @@ class BfclConfig(_Strict):
         line, col = pos if pos else (None, None)
         return SourceLocation(file=self._doc.file, line=line, column=col)
 
+    def origins(self, key: str) -> list[SourceLocation]:
+        """Where each item of a list setting (`tools`, `cases`) was written."""
+        items = getattr(self, key)
+        out = []
+        for i in range(len(items)):
+            out.append(self.where(key, i) or SourceLocation(file=self.source_file))
+        return out
+
     @property
     def source_file(self) -> str:
         return self._doc.file if self._doc else CONFIG_NAMES[0]

@@ -412,9 +412,17 @@ def load_own(
             base_dir=base_dir,
             exclude=config.tools_exclude,
             limits=config.tool_limits,
+            origins=config.origins("tools"),
         )
     cases = (
-        load_cases(config.cases, base_dir=base_dir, tools=tools.functions) if config.cases else []
+        load_cases(
+            config.cases,
+            base_dir=base_dir,
+            tools=tools.functions,
+            origins=config.origins("cases"),
+        )
+        if config.cases
+        else []
     )
     return tools, cases
 

@@ -1,5 +1,6 @@
 """Derived suites and `build_cases`, with small in-memory pools instead of downloads."""
 
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -201,3 +202,18 @@ def test_an_unavailable_live_pool_is_skipped_with_a_warning(caplog) -> None:
     cases = build_cases(config, base_dir=EXAMPLE, source=NoLiveSource(POOL))
     assert any(c.id.startswith("own_irrelevance__") for c in cases)
     assert "pool live@latest skipped: no Live release found" in caplog.text
+
+
+def test_a_glob_matching_nothing_is_reported_at_its_line_in_the_config(tmp_path: Path) -> None:
+    from bfcl_action.tools import ToolValidationError
+
+    (tmp_path / ".bfcl.yml").write_text("tools:\n  - tools/*.json\n  - mcp/*.yaml\n")
+    (tmp_path / "tools").mkdir()
+    shutil.copy(EXAMPLE / "tools" / "openai_tools.json", tmp_path / "tools")
+    config = load_config(tmp_path / ".bfcl.yml", ".bfcl.yml")
+    with pytest.raises(ToolValidationError) as info:
+        build_cases(config, base_dir=tmp_path)
+    assert str(info.value).splitlines()[1] == (
+        "  .bfcl.yml:3:5: tools[1]: pattern matched no files "
+        "(expected at least one tool file, found 'mcp/*.yaml')"
+    )

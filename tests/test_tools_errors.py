@@ -102,7 +102,7 @@ def test_errors_of_several_files_come_in_one_report() -> None:
 
 def test_a_glob_matching_nothing_is_reported() -> None:
     assert errors_of("valid/*.json", "nope/*.json")[0] == (
-        ".bfcl.yml: tools: pattern matched no files "
+        ".bfcl.yml: tools[1]: pattern matched no files "
         "(expected at least one tool file, found 'nope/*.json')"
     )
 

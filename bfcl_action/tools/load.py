@@ -100,6 +100,28 @@ def expand_globs(
     return files, unmatched
 
 
+def unmatched_issue(
+    pattern: str,
+    patterns: Sequence[str],
+    origins: Sequence[SourceLocation],
+    *,
+    key: str,
+    what: str,
+) -> ToolIssue:
+    """A glob that matched nothing, reported where it was written."""
+    index = list(patterns).index(pattern)
+    origin = origins[index] if index < len(origins) else SourceLocation(file=".bfcl.yml")
+    return ToolIssue(
+        file=origin.file,
+        line=origin.line,
+        column=origin.column,
+        field=f"{key}[{index}]",
+        message="pattern matched no files",
+        expected=f"at least one {what}",
+        found=repr(pattern),
+    )
+
+
 def display_name(path: Path, base_dir: Path) -> str:
     try:
         return path.resolve().relative_to(base_dir.resolve()).as_posix()
@@ -113,23 +135,19 @@ def load_tools(
     base_dir: Path,
     exclude: Sequence[str] = (),
     limits: ToolLimits | None = None,
+    origins: Sequence[SourceLocation] = (),
 ) -> ToolSet:
     """Load and validate the tools of every file matched by `patterns`.
 
-    File names in messages are relative to `base_dir`. Raises `ToolValidationError` listing
-    every error of every file (parse errors included); warnings are returned on the set.
+    File names in messages are relative to `base_dir`; `origins[i]` is where `patterns[i]`
+    was written (so a glob matching nothing is reported at its line in `.bfcl.yml`). Raises
+    `ToolValidationError` listing every error of every file (parse errors included);
+    warnings are returned on the set.
     """
     files, unmatched = expand_globs(patterns, base_dir, exclude)
     sources: list[tuple[str, str]] = []
-    early: list[ToolIssue] = [
-        ToolIssue(
-            file=".bfcl.yml",
-            field="tools",
-            message="pattern matched no files",
-            expected="at least one tool file",
-            found=repr(p),
-        )
-        for p in unmatched
+    early = [
+        unmatched_issue(p, patterns, origins, key="tools", what="tool file") for p in unmatched
     ]
     for path in files:
         name = display_name(path, base_dir)
