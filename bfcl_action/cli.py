@@ -18,6 +18,8 @@ COMMANDS: list[str] = [
     "score",
     "check",
     "compare",
+    "init",
+    "impact",
 ]
 
 
