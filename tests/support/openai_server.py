@@ -143,7 +143,9 @@ class OpenAIServer:
     def start(self) -> OpenAIServer:
         handler = _make_handler(self)
         self._httpd = _QuietHTTPServer(("127.0.0.1", 0), handler)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self._thread.start()
         return self
 
