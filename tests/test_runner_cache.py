@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import subprocess
@@ -130,10 +131,8 @@ def test_cancelled_run_keeps_received_answers_and_resume_asks_only_the_rest(
         while cache.writes < 6:
             await asyncio.sleep(0.01)
         task.cancel()
-        try:
+        with contextlib.suppress(asyncio.CancelledError):
             await task
-        except asyncio.CancelledError:
-            pass
         await backend.aclose()
 
     asyncio.run(cancel_midway())
