@@ -7,7 +7,6 @@ never a command-line value, never printed and never part of a report or cache ke
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from pathlib import Path
@@ -86,18 +85,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def load_own_cases(config: Path) -> list[TestCase]:
-    """Cases of a `.bfcl.yml`'s own suites, via `bfcl_action.suites.build_cases`."""
-    try:
-        suites = importlib.import_module("bfcl_action.suites")
-    except ImportError:
-        suites = None
-    build = getattr(suites, "build_cases", None)
-    if build is None:
-        raise ConfigError(
-            "own-tools suites (--config) are not available yet in this build", field="config"
-        )
-    cases = build(config)
-    return [c for c in cases if isinstance(c, TestCase)]
+    """Cases of a `.bfcl.yml`'s suites (own, derived, and the sets it names)."""
+    from bfcl_action.config import load_config
+    from bfcl_action.suites import build_cases
+
+    return build_cases(load_config(config), base_dir=config.resolve().parent)
 
 
 def gather_cases(args: argparse.Namespace) -> tuple[list[TestCase], list[str]]:
