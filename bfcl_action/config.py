@@ -120,8 +120,9 @@ class IrrelevanceSuite(_Strict):
     """How many pool questions to sample (fewer if the filtered pool is smaller)."""
     pools: list[str] = Field(default_factory=lambda: list(DEFAULT_POOLS))
     """Dataset specs (`bfcl@...`, `live@...`) or BFCL JSONL files relative to .bfcl.yml."""
-    max_similarity: float = Field(default=50.0, ge=0, le=100)
-    """Questions at least this close (0-100, rapidfuzz) to any of your tools are dropped."""
+    max_similarity: float = Field(default=90.0, ge=0, le=100)
+    """A question sharing a word this similar (0-100, rapidfuzz ratio) with a tool's name or
+    description is dropped: it might be answerable with your tools."""
     exclude_ids: list[str] = Field(default_factory=list)
 
 

@@ -49,7 +49,7 @@ def read_tools(
 
 def parse_tools(text: str, file: str, limits: ToolLimits | None = None) -> ToolSet:
     """Tools from file content (used for files read from git); raises on any error."""
-    return _finish([(file, text)], limits or ToolLimits())
+    return tools_from_sources([(file, text)], limits or ToolLimits())
 
 
 def expand_globs(
@@ -115,12 +115,13 @@ def load_tools(
             sources.append((name, path.read_text(encoding="utf-8")))
         except (OSError, UnicodeDecodeError) as exc:
             early.append(ToolIssue(file=name, message=f"cannot read file: {exc}"))
-    return _finish(sources, limits or ToolLimits(), early)
+    return tools_from_sources(sources, limits or ToolLimits(), early)
 
 
-def _finish(
+def tools_from_sources(
     sources: list[tuple[str, str]], limits: ToolLimits, early: list[ToolIssue] | None = None
 ) -> ToolSet:
+    """Tools from (display name, text) pairs; raises `ToolValidationError` on any error."""
     issues = list(early or [])
     result = ToolSet()
     for name, text in sources:
