@@ -258,3 +258,44 @@ def test_run_report_json_lists_stats_in_notes(env: OpenAIServer, tmp_path: Path)
     run_cli(env, tmp_path, out="again.json")
     notes = json.loads((tmp_path / "again.json").read_text())["notes"]
     assert any(n.startswith("requests 0, cache hits") for n in notes)
+
+
+EXAMPLE = Path(__file__).parents[1] / "examples" / "weather-app"
+
+
+def test_config_suites_run_with_a_replayed_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CI", "true")
+    code = main(
+        [
+            "run",
+            "--config",
+            str(EXAMPLE / ".bfcl.yml"),
+            "--model",
+            f"replay:{EXAMPLE / 'replay' / 'head.jsonl'}",
+            "--output",
+            str(tmp_path / "own.json"),
+        ]
+    )
+    r = report(tmp_path / "own.json")
+    assert code == 0
+    assert {x.category for x in r.results} >= {"own_simple", "own_irrelevance"}
+    assert r.datasets == [f"own:{EXAMPLE / '.bfcl.yml'}"]
+
+
+def test_config_model_section_supplies_defaults_the_command_line_overrides(
+    env: OpenAIServer, tmp_path: Path
+) -> None:
+    config = tmp_path / ".bfcl.yml"
+    config.write_text(
+        "version: 1\nmodel:\n  name: from-config\n  temperature: 0.3\n  mode: prompt\n"
+        "suites:\n  live: [live_simple]\n"
+    )
+    args = ["run", "--config", str(config), "--base-url", env.base_url]
+    args += ["--output", str(tmp_path / "r.json"), "--no-cache", "--temperature", "0.2"]
+    assert main(args) == 0
+    body = env.requests[0]
+    assert body["model"] == "from-config"
+    assert body["temperature"] == 0.2
+    assert "tools" not in body
