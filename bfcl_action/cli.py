@@ -20,6 +20,8 @@ COMMANDS: list[str] = [
     "compare",
     "init",
     "impact",
+    "run",
+    "merge",
 ]
 
 
