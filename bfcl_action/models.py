@@ -174,3 +174,5 @@ class RunReport(BaseModel):
     categories: dict[str, CategoryScore] = Field(default_factory=dict)
     summary: dict[str, float | None] = Field(default_factory=dict)
     notes: list[str] = Field(default_factory=list)
+    shard: str = ""
+    """`i/n` when this report holds one shard of a run (`run --shard`); empty otherwise."""
