@@ -57,7 +57,7 @@ def test_category_missing_from_the_release_is_a_config_error() -> None:
 
 
 def test_unknown_release_lists_the_available_ones() -> None:
-    with pytest.raises(DatasetError, match="2026-W01 not found.*2026-W47, 2026-W48"):
+    with pytest.raises(DatasetError, match=r"2026-W01 not found.*2026-W47, 2026-W48"):
         load_dataset("live@2026-W01", live_dir=FIXTURE)
 
 
@@ -75,7 +75,7 @@ def test_missing_latest_file_is_a_clear_error(live_dir: Path) -> None:
 def test_file_changed_after_release_fails_its_checksum(live_dir: Path) -> None:
     target = live_dir / "releases" / "2026-W48" / "BFCL_v4_live_irrelevance.json"
     target.write_text(target.read_text().replace("joke", "poem"))
-    with pytest.raises(DatasetError, match="BFCL_v4_live_irrelevance.json: sha256"):
+    with pytest.raises(DatasetError, match=r"BFCL_v4_live_irrelevance\.json: sha256"):
         load_dataset("live@2026-W48", live_dir=live_dir)
 
 
