@@ -6,7 +6,6 @@ back from the check run on its merge-base, so no artifact or branch is needed.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any, Literal, cast
 
@@ -14,13 +13,10 @@ from github.CheckRun import CheckRun
 from github.Repository import Repository
 from pydantic import BaseModel
 
+from bfcl_action.digest import MARKER as DIGEST_MARKER
+
 SUMMARY_LIMIT = 65_535
 ANNOTATION_BATCH = 50
-DIGEST_OPEN = "<!-- bfcl-action:digest\n"
-DIGEST_CLOSE = "\n-->"
-_DIGEST_RE = re.compile(
-    re.escape(DIGEST_OPEN) + r"(?P<digest>[A-Za-z0-9+/=_\-.:\s]*?)" + re.escape(DIGEST_CLOSE)
-)
 
 Conclusion = Literal["success", "failure", "neutral", "skipped", "action_required", "cancelled"]
 
@@ -48,21 +44,9 @@ class Annotation(BaseModel):
         return data
 
 
-def digest_block(digest: str) -> str:
-    return f"{DIGEST_OPEN}{digest}{DIGEST_CLOSE}"
-
-
-def extract_digest(summary: str | None) -> str | None:
-    """The digest text stored in a check-run summary, if any."""
-    if not summary:
-        return None
-    match = _DIGEST_RE.search(summary)
-    return match.group("digest").strip() if match else None
-
-
 def summary_with_digest(markdown: str, digest: str, limit: int = SUMMARY_LIMIT) -> str:
     """Summary markdown plus the digest block; the markdown is cut, never the digest."""
-    block = "\n\n" + digest_block(digest) if digest else ""
+    block = "\n\n" + digest if digest else ""
     room = limit - len(block)
     if room < 0:
         raise ValueError(f"the digest alone is {len(block)} chars, over the {limit} limit")
@@ -105,11 +89,11 @@ def publish_check_run(
     return run
 
 
-def find_digest(repo: Repository, sha: str, name: str) -> str | None:
-    """The digest of the newest completed check run `name` on commit `sha`, if any."""
+def find_digest_text(repo: Repository, sha: str, name: str) -> str | None:
+    """The summary of the newest completed check run `name` on `sha` that holds a digest."""
     runs = repo.get_commit(sha).get_check_runs(check_name=name, status="completed")
     for run in runs:
-        digest = extract_digest(run.output.summary if run.output else None)
-        if digest:
-            return digest
+        summary = run.output.summary if run.output else None
+        if summary and DIGEST_MARKER in summary:
+            return str(summary)
     return None

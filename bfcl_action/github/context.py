@@ -50,9 +50,11 @@ class Inputs(BaseModel):
     statuses: bool = False
     github_token: SecretStr = SecretStr("")
     baseline: str = "auto"
+    baseline_file: str = ""
     report: str = ""
     output_dir: str = "bfcl-results"
     comment_author: str = ""
+    comment_artifact: str = ""
     working_directory: str = "."
 
 
