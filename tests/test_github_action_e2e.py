@@ -8,6 +8,8 @@ finished run report (the `report` input), so no model is called.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
@@ -17,9 +19,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 
+from bfcl_action import cli
+from bfcl_action.digest import make_digest
 from bfcl_action.github.comment import comment_marker
 from bfcl_action.models import RunReport
 from tests.support.github_server import GitHubServer, running_github_server
@@ -72,8 +77,10 @@ def run_action(
     *,
     token: str = "write-token",
     sha: str = "",
+    in_process: bool = False,
     **inputs: str,
 ) -> ActionRun:
+    """Run the entrypoint; `in_process=True` skips the interpreter start for side checks."""
     workdir.mkdir(parents=True, exist_ok=True)
     event_path = workdir / "event.json"
     event_path.write_text(json.dumps(event), encoding="utf-8")
@@ -101,6 +108,21 @@ def run_action(
     }
     for name, value in inputs.items():
         env["INPUT_" + name.upper()] = value
+    if in_process:
+        stdout, stderr = io.StringIO(), io.StringIO()
+        with (
+            mock.patch.dict(os.environ, env),
+            contextlib.redirect_stdout(stdout),
+            contextlib.redirect_stderr(stderr),
+        ):
+            code = cli.main(["github"])
+        return ActionRun(
+            code,
+            stdout.getvalue(),
+            stderr.getvalue(),
+            parse_outputs(output.read_text()),
+            summary.read_text(),
+        )
     proc = subprocess.run(
         [sys.executable, "-m", "bfcl_action.cli", "github"],
         cwd=workdir,
@@ -126,13 +148,41 @@ def push_baseline(server: GitHubServer, tmp_path: Path, outcomes: str = PASSING)
     )
 
 
+def store_baseline(server: GitHubServer, outcomes: str = PASSING) -> None:
+    """What a push run leaves behind: a check run on main carrying the digest."""
+    from github import Auth, Github
+
+    gh = Github(
+        auth=Auth.Token("write-token"),
+        base_url=server.url,
+        seconds_between_requests=0,
+        seconds_between_writes=0,
+    )
+    sha = server.repo("octo/app").branches["main"]
+    digest = make_digest(make_report({"simple_python": outcomes}))
+    gh.get_repo("octo/app").create_check_run(
+        "bfcl",
+        sha,
+        status="completed",
+        conclusion="success",
+        output={"title": "baseline", "summary": f"scores\n\n{digest}"},
+    )
+
+
 def open_pr(server: GitHubServer) -> int:
     server.commit("octo/app", "feature", "change a tool description")
     return int(server.open_pull("octo/app", "feature")["number"])
 
 
 def run_pr(
-    server: GitHubServer, tmp_path: Path, number: int, outcomes: str, **inputs: str
+    server: GitHubServer,
+    tmp_path: Path,
+    number: int,
+    outcomes: str,
+    *,
+    in_process: bool = False,
+    token: str = "write-token",
+    **inputs: str,
 ) -> ActionRun:
     report = write_report(tmp_path / "head.json", make_report({"simple_python": outcomes}))
     event = server.pull_event("octo/app", number)
@@ -142,6 +192,8 @@ def run_pr(
         "pull_request",
         event,
         sha="e" * 40,  # the merge commit: results must not land on it
+        token=token,
+        in_process=in_process,
         report=report,
         **inputs,
     )
@@ -168,7 +220,7 @@ def test_push_publishes_a_check_run_carrying_the_digest(
 def test_pr_regression_comments_checks_the_head_sha_and_fails_last(
     github_server: GitHubServer, tmp_path: Path
 ) -> None:
-    push_baseline(github_server, tmp_path / "push")
+    store_baseline(github_server)
     number = open_pr(github_server)
     head_sha = github_server.repo("octo/app").branches["feature"]
 
@@ -191,7 +243,7 @@ def test_pr_regression_comments_checks_the_head_sha_and_fails_last(
 def test_next_push_to_the_pr_updates_the_same_comment(
     github_server: GitHubServer, tmp_path: Path
 ) -> None:
-    push_baseline(github_server, tmp_path / "push")
+    store_baseline(github_server)
     number = open_pr(github_server)
     first = run_pr(github_server, tmp_path / "pr1", number, REGRESSED)
     github_server.commit("octo/app", "feature", "fix the description")
@@ -214,7 +266,7 @@ def test_sticky_comment_ignores_markers_in_other_authors_comments(
     github_server.add_token("alice-token", "alice", kind="user")
     gh_issue_comment(github_server, number, "alice-token", comment_marker("bfcl") + "\nmine")
 
-    run_pr(github_server, tmp_path, number, PASSING)
+    run_pr(github_server, tmp_path, number, PASSING, in_process=True)
 
     bodies = {c["user"]["login"]: c["body"] for c in github_server.comments_on("octo/app", number)}
     assert bodies["alice"].endswith("mine")
@@ -223,18 +275,17 @@ def test_sticky_comment_ignores_markers_in_other_authors_comments(
 
 def test_two_check_names_keep_two_comments(github_server: GitHubServer, tmp_path: Path) -> None:
     number = open_pr(github_server)
-    run_pr(github_server, tmp_path / "a", number, PASSING, check_name="bfcl-small")
-    run_pr(github_server, tmp_path / "b", number, PASSING, check_name="bfcl-large")
-    run_pr(github_server, tmp_path / "c", number, PASSING, check_name="bfcl-small")
+    for folder, name in (("a", "bfcl-small"), ("b", "bfcl-large"), ("c", "bfcl-small")):
+        run_pr(github_server, tmp_path / folder, number, PASSING, check_name=name, in_process=True)
     assert len(github_server.comments_on("octo/app", number)) == 2
 
 
 def test_comments_on_later_pages_are_found(github_server: GitHubServer, tmp_path: Path) -> None:
     number = open_pr(github_server)
-    first = run_pr(github_server, tmp_path / "a", number, PASSING)
+    first = run_pr(github_server, tmp_path / "a", number, PASSING, in_process=True)
     for i in range(120):
         gh_issue_comment(github_server, number, "write-token", f"chatter {i}")
-    second = run_pr(github_server, tmp_path / "b", number, PASSING)
+    second = run_pr(github_server, tmp_path / "b", number, PASSING, in_process=True)
     assert second.outputs["comment-id"] == first.outputs["comment-id"]
     assert len(github_server.comments_on("octo/app", number)) == 121
 
@@ -253,7 +304,9 @@ def test_baseline_file_is_used_when_the_merge_base_has_no_check_run(
 ) -> None:
     number = open_pr(github_server)
     write_report(tmp_path / "baseline.json", make_report({"simple_python": PASSING}))
-    run = run_pr(github_server, tmp_path, number, REGRESSED, baseline_file="baseline.json")
+    run = run_pr(
+        github_server, tmp_path, number, REGRESSED, baseline_file="baseline.json", in_process=True
+    )
     assert run.outputs["verdict"] == "regression"
     assert "baseline.json" in github_server.comments_on("octo/app", number)[0]["body"]
 
@@ -341,19 +394,26 @@ def test_workflow_run_posts_the_artifact_on_the_pr_found_through_the_api(
 def test_github_errors_still_leave_the_report_in_summary_and_outputs(
     github_server: GitHubServer, tmp_path: Path
 ) -> None:
-    push_baseline(github_server, tmp_path / "push")
+    store_baseline(github_server)
     number = open_pr(github_server)
     github_server.fail(
         "POST",
         r"/issues/\d+/comments$",
         422,
         "Validation Failed",
-        errors=[{"resource": "IssueComment", "code": "custom", "field": "body",
-                 "message": "body is too long (maximum is 65536 characters)"}],
+        errors=[
+            {
+                "resource": "IssueComment",
+                "code": "custom",
+                "field": "body",
+                "message": "body is too long (maximum is 65536 characters)",
+            }
+        ],
     )
     github_server.fail("POST", r"/check-runs$", 404, "Not Found")
-    github_server.fail("POST", r"/statuses/", 403, "Resource not accessible by integration",
-                       times=5)
+    github_server.fail(
+        "POST", r"/statuses/", 403, "Resource not accessible by integration", times=5
+    )
     github_server.secondary_rate_limit("GET", r"/compare/", retry_after=1)
 
     run = run_pr(github_server, tmp_path / "pr", number, REGRESSED, statuses="true")
@@ -375,7 +435,7 @@ def test_untrusted_text_cannot_start_a_workflow_command(
 ) -> None:
     number = open_pr(github_server)
     github_server.fail("POST", r"/issues/\d+/comments$", 403, "no\n::error::pwned")
-    run = run_pr(github_server, tmp_path, number, PASSING)
+    run = run_pr(github_server, tmp_path, number, PASSING, in_process=True)
     assert not any(line.startswith("::error") for line in run.stdout.splitlines())
     assert not re.search(r"^::error", run.summary, re.M)
 
@@ -383,6 +443,10 @@ def test_untrusted_text_cannot_start_a_workflow_command(
 def gh_issue_comment(server: GitHubServer, number: int, token: str, body: str) -> None:
     from github import Auth, Github
 
-    gh = Github(auth=Auth.Token(token), base_url=server.url, seconds_between_requests=0,
-                seconds_between_writes=0)
+    gh = Github(
+        auth=Auth.Token(token),
+        base_url=server.url,
+        seconds_between_requests=0,
+        seconds_between_writes=0,
+    )
     gh.get_repo("octo/app").get_issue(number).create_comment(body)
