@@ -120,6 +120,8 @@ def main(
     report = engine.run(ctx, report_path)
     if not report_path.is_file():
         report_path.write_text(report.model_dump_json(indent=1), encoding="utf-8")
+    if ctx.inputs.shard and not ctx.inputs.report:
+        return finish_shard(ctx, report, report_path)
     gh = github_factory(ctx)
     pr = ctx.pull_request
     if pr is not None:
@@ -151,6 +153,30 @@ def skip_without_key(ctx: ActionContext) -> int:
             "report-path": "",
             "comment-id": "",
             "comment-file": "",
+        },
+    )
+    return 0
+
+
+def finish_shard(ctx: ActionContext, report: RunReport, report_path: Path) -> int:
+    """One shard of a matrix: keep the report for the merging job; publish nothing."""
+    answered = [r for r in report.results if r.infra_error is None]
+    correct = sum(r.valid for r in answered)
+    outputs.append_summary(
+        ctx.step_summary_path,
+        f"## {title_for(ctx)}: shard {ctx.inputs.shard}\n\n{correct}/{len(answered)} cases "
+        f"passed. The final job merges the shards and reports (see docs/action.md).\n",
+    )
+    outputs.write_outputs(
+        ctx.output_path,
+        {
+            "score": _pct(correct / len(answered) if answered else None),
+            "verdict": "shard",
+            "categories": "{}",
+            "report-path": str(report_path),
+            "comment-id": "",
+            "comment-file": "",
+            "check-run-id": "",
         },
     )
     return 0

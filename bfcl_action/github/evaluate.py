@@ -85,6 +85,31 @@ def load_report(path: Path) -> RunReport:
         ) from None
 
 
+def report_files(ctx: ActionContext) -> list[Path]:
+    """Files named by the `report` input: paths or globs, separated by spaces or newlines."""
+    base = workdir(ctx)
+    files: list[Path] = []
+    for pattern in ctx.inputs.report.split():
+        if any(ch in pattern for ch in "*?["):
+            matched = sorted(base.glob(pattern))
+            if not matched:
+                raise InputError("matched no files", file=pattern, field="report")
+            files.extend(matched)
+        else:
+            files.append(base / pattern)
+    return files
+
+
+def load_reports(ctx: ActionContext) -> RunReport:
+    """One report, or the merge of several shard reports (`bfcl-action merge`)."""
+    files = report_files(ctx)
+    if len(files) == 1:
+        return load_report(files[0])
+    from bfcl_action.runner.merge import merge_reports
+
+    return merge_reports([(str(p), load_report(p)) for p in files])
+
+
 def _split(value: str) -> list[str]:
     return [part for part in re.split(r"[,\s]+", value) if part]
 
@@ -136,7 +161,7 @@ def run_args(ctx: ActionContext, output: Path) -> list[str]:
 def run_evaluation(ctx: ActionContext, output: Path) -> RunReport:
     """The head run: the `report` input when given, else `bfcl-action run` in-process."""
     if ctx.inputs.report:
-        return load_report(workdir(ctx) / ctx.inputs.report)
+        return load_reports(ctx)
     from bfcl_action.cli import build_parser
 
     args = build_parser().parse_args(run_args(ctx, output))
