@@ -22,6 +22,7 @@ COMMANDS: list[str] = [
     "impact",
     "run",
     "merge",
+    "github",
 ]
 
 
