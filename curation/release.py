@@ -22,7 +22,6 @@ import json
 import os
 import shutil
 import tempfile
-from collections import Counter
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -40,7 +39,7 @@ class Manifest(BaseModel):
     manifest_version: int = MANIFEST_VERSION
     version: str
     parent: str | None
-    counts: dict[str, int]
+    categories: dict[str, int]
     total: int
     added: int
     withdrawn: list[str]
@@ -157,7 +156,7 @@ def release_files(
     manifest = Manifest(
         version=version,
         parent=parent,
-        counts=counts,
+        categories=counts,
         total=len(ordered),
         added=added,
         withdrawn=sorted(withdrawn),
@@ -196,6 +195,3 @@ def write_release(live_dir: Path, version: str, files: dict[str, bytes]) -> Path
         raise
     return target
 
-
-def count_categories(items: list[Item]) -> dict[str, int]:
-    return dict(sorted(Counter(i.category for i in items).items()))

@@ -44,7 +44,7 @@ def read_release_items(release_dir: Path) -> list[Item]:
     manifest = read_manifest(release_dir)
     provenance = {str(r["id"]): r for r in _jsonl(release_dir / "provenance.jsonl")}
     items: list[Item] = []
-    for category in manifest.counts:
+    for category in manifest.categories:
         answers: dict[str, object] = {}
         answer_path = release_dir / "possible_answer" / f"BFCL_v4_{category}.json"
         if answer_path.exists():

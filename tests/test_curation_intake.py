@@ -23,7 +23,8 @@ def test_yaml_contributions_keep_their_line_numbers(tmp_path: Path) -> None:
     path = tmp_path / "c.yml"
     path.write_text(
         "- question: Weather in Tokyo?\n"
-        "  functions: [{name: get_weather, parameters: {type: dict, properties: {city: {type: string}}}}]\n"
+        "  functions: [{name: get_weather,\n"
+        "    parameters: {type: dict, properties: {city: {type: string}}}}]\n"
         "  ground_truth: [{get_weather: {city: Tokyo}}]\n"
         "  contributor: bob\n"
         "- question: Missing fields\n"
