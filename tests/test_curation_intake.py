@@ -34,7 +34,7 @@ def test_yaml_contributions_keep_their_line_numbers(tmp_path: Path) -> None:
     assert [i.origin.ref for i in intake.items] == [f"{path}:1"]
     assert intake.items[0].possible_answer == [{"get_weather": {"city": ["Tokyo"]}}]
     drop = intake.drops[0]
-    assert drop.origin.ref == f"{path}:5" and drop.reason == "invalid_contribution"
+    assert drop.origin.ref == f"{path}:6" and drop.reason == "invalid_contribution"
     assert "functions" in drop.detail
 
 
