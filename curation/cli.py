@@ -36,6 +36,12 @@ def cmd_build(args: argparse.Namespace) -> int:
 
         for path in contributions_since_release(Path(args.repo_dir), args.live_dir):
             intake.add_file(path)
+    if args.from_issues:
+        from curation.issue_forms import add_issues
+
+        add_issues(
+            intake, _github_repo(args.from_issues, args.token_env, args.api_url), args.issue_label
+        )
     if args.reference == "none":
         references = []
         notes.append(
@@ -58,6 +64,19 @@ def cmd_build(args: argparse.Namespace) -> int:
 
     print_funnel(report)
     return 0
+
+
+def _github_repo(repository: str, token_env: str, api_url: str | None) -> object:
+    import os
+
+    from github import Auth, Github
+
+    token = os.environ.get(token_env, "")
+    auth = Auth.Token(token) if token else None
+    gh = Github(
+        auth=auth, base_url=api_url or os.environ.get("GITHUB_API_URL", "https://api.github.com")
+    )
+    return gh.get_repo(repository)
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -118,6 +137,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ID=REASON",
         help="withdraw a released id (it becomes a tombstone, never reused)",
     )
+    b.add_argument("--from-issues", metavar="OWNER/NAME", help="read open issue-form contributions")
+    b.add_argument("--issue-label", default="live-contribution")
+    b.add_argument(
+        "--token-env", default="GITHUB_TOKEN", help="env var with a token for --from-issues"
+    )
+    b.add_argument("--api-url", default=None, help="GitHub API URL (default GITHUB_API_URL)")
     b.set_defaults(func=cmd_build)
 
     v = sub.add_parser("verify", help="check every release's checksums and immutability")

@@ -194,4 +194,3 @@ def write_release(live_dir: Path, version: str, files: dict[str, bytes]) -> Path
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return target
-
