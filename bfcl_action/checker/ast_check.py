@@ -1,0 +1,230 @@
+"""BFCL's AST check: decoded calls against the possible answers of one case.
+
+`check_ast` is the whole rule set for the simple, multiple and parallel matchings; the order
+of checks (and so which `error_type` a wrong output gets) follows the official checker:
+
+1. count of calls (simple: exactly one; multiple and parallel: as many as answers);
+2. per call: the function name (case-sensitive; `a.b` expected as `a_b` with
+   `underscore_to_dot`); every schema-required parameter present; then, in the output's
+   argument order, each parameter must be in the schema and in the answer, have the right
+   type (Java/JS values are converted from source text first) and an accepted value; last,
+   every answer parameter left out must list `""` among its options;
+3. parallel: answers in order each take the first unmatched call that passes (greedy).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from typing import Any
+
+from bfcl_action.categories import Matching
+from bfcl_action.checker import java_types, js_types
+from bfcl_action.checker.typecheck import check_type, python_type
+from bfcl_action.checker.values import check_dict, check_list, check_list_of_dicts, check_string
+from bfcl_action.checker.verdict import (
+    CANNOT_FIND_MATCH,
+    INVALID_CASE,
+    MISSING_OPTIONAL,
+    MISSING_REQUIRED,
+    PASS,
+    TYPE_JAVA,
+    TYPE_JS,
+    UNEXPECTED_PARAM,
+    VALUE_OTHERS,
+    WRONG_COUNT_MULTIPLE,
+    WRONG_COUNT_PARALLEL,
+    WRONG_COUNT_SIMPLE,
+    WRONG_FUNC_NAME,
+    Verdict,
+    fail,
+    show,
+)
+from bfcl_action.models import Call, ExpectedCall, FunctionDoc, Language
+
+
+def expected_name(name: str, underscore_to_dot: bool) -> str:
+    """The function name BFCL expects in the output (dots become underscores for FC models
+    whose APIs reject dots)."""
+    return name.replace(".", "_") if underscore_to_dot else name
+
+
+def check_ast(
+    functions: Sequence[FunctionDoc],
+    calls: Sequence[Call],
+    answers: Sequence[ExpectedCall],
+    *,
+    matching: Matching,
+    language: Language = Language.PYTHON,
+    underscore_to_dot: bool = False,
+) -> Verdict:
+    """Verdict on `calls` for one AST case (see the module docstring for the rule order)."""
+    if matching is Matching.PARALLEL:
+        return _check_parallel(functions, calls, answers, language, underscore_to_dot)
+    if matching is Matching.MULTIPLE:
+        if len(calls) != len(answers):
+            return fail(WRONG_COUNT_MULTIPLE, f"expected {len(answers)} call(s), got {len(calls)}")
+        if not answers or not answers[0]:
+            return fail(INVALID_CASE, "the test case has no possible answer")
+        name, expected = next(iter(answers[0].items()))
+        doc = _find_doc(functions, name)
+        if doc is None:
+            return fail(INVALID_CASE, f"no function doc named {name!r} for the expected call")
+        return check_call(doc, calls[0], expected, language, underscore_to_dot)
+    if len(calls) != 1:
+        return fail(WRONG_COUNT_SIMPLE, f"expected exactly 1 call, got {len(calls)}")
+    if not functions or not answers or not answers[0]:
+        return fail(INVALID_CASE, "the test case has no function doc or no possible answer")
+    # Upstream checks a simple case against the first function doc, whatever the answer's name.
+    expected = next(iter(answers[0].values()))
+    return check_call(functions[0], calls[0], expected, language, underscore_to_dot)
+
+
+def _find_doc(functions: Sequence[FunctionDoc], name: str) -> FunctionDoc | None:
+    for doc in functions:
+        if doc.name == name:
+            return doc
+    return None
+
+
+def _check_parallel(
+    functions: Sequence[FunctionDoc],
+    calls: Sequence[Call],
+    answers: Sequence[ExpectedCall],
+    language: Language,
+    underscore_to_dot: bool,
+) -> Verdict:
+    if len(calls) != len(answers):
+        return fail(WRONG_COUNT_PARALLEL, f"expected {len(answers)} call(s), got {len(calls)}")
+    used = [False] * len(calls)
+    for position, answer in enumerate(answers):
+        if not answer:
+            return fail(INVALID_CASE, f"possible answer #{position} names no function")
+        name, expected = next(iter(answer.items()))
+        doc = _find_doc(functions, name)
+        if doc is None:
+            return fail(INVALID_CASE, f"no function doc named {name!r} for the expected call")
+        tried: list[str] = []
+        for index, call in enumerate(calls):
+            if used[index]:
+                continue
+            verdict = check_call(doc, call, expected, language, underscore_to_dot)
+            if verdict.valid:
+                used[index] = True
+                break
+            tried.append(
+                f"call #{index} {call.name}: {verdict.error_type}: {' '.join(verdict.error)}"
+            )
+        else:
+            remaining = [index for index, done in enumerate(used) if not done]
+            return fail(
+                CANNOT_FIND_MATCH,
+                f"no call among #{remaining} matches expected call #{position} ({name})",
+                *tried,
+            )
+    return PASS
+
+
+def check_call(
+    doc: FunctionDoc,
+    call: Call,
+    expected: dict[str, list[Any]],
+    language: Language = Language.PYTHON,
+    underscore_to_dot: bool = False,
+) -> Verdict:
+    """One call against one function doc and one answer's parameter options."""
+    name = expected_name(doc.name, underscore_to_dot)
+    if call.name != name:
+        return fail(WRONG_FUNC_NAME, f"expected a call to {name!r}, got {call.name!r}")
+    parameters = doc.parameters
+    properties: dict[str, Any] = parameters.get("properties") or {}
+    arguments = call.arguments
+    for required in parameters.get("required") or ():
+        if required not in arguments:
+            return fail(MISSING_REQUIRED, f"{name}: missing required parameter {required!r}")
+    for param, value in arguments.items():
+        if param not in properties or param not in expected:
+            why = (
+                "not in the function's schema"
+                if param not in properties
+                else ("not in the expected answer")
+            )
+            return fail(UNEXPECTED_PARAM, f"{name}: unexpected parameter {param!r} ({why})")
+        verdict = _check_argument(
+            f"{name}: {param}", value, properties[param], expected[param], language
+        )
+        if verdict is not None:
+            return verdict
+    for param, options in expected.items():
+        if param not in arguments and "" not in options:
+            return fail(
+                MISSING_OPTIONAL,
+                f"{name}: parameter {param!r} left out, but the answer requires one of "
+                f"{show(options)}",
+            )
+    return PASS
+
+
+def _check_argument(
+    where: str, value: Any, spec: Any, options: list[Any], language: Language
+) -> Verdict | None:
+    """None if the argument is accepted, else the verdict."""
+    type_name = spec.get("type") if isinstance(spec, dict) else None
+    if not isinstance(type_name, str):
+        return fail(INVALID_CASE, f"{where}: the schema gives no type name ({show(spec)})")
+    items = spec.get("items")
+    item_name = items.get("type") if isinstance(items, dict) else None
+    item_type: type | None = None
+    if language is Language.PYTHON:
+        resolved = python_type(type_name)
+        if resolved is None:
+            return fail(INVALID_CASE, f"{where}: unknown type {type_name!r} in the schema")
+        type_name, expected = resolved
+        if type_name in ("array", "tuple") and isinstance(item_name, str):
+            item_resolved = python_type(item_name)
+            item_type = None if item_resolved is None else item_resolved[1]
+        if type_name == "tuple" and type(value) is tuple:
+            value = list(value)
+        if type_name == "float" and type(value) is int:
+            with contextlib.suppress(OverflowError):  # too big for a float: stays an int
+                value = float(value)
+    else:
+        java = language is Language.JAVA
+        table = java_types.JAVA_TYPES if java else js_types.JS_TYPES
+        collections = java_types.COLLECTION_TYPES if java else js_types.COLLECTION_TYPES
+        found = table.get(type_name)
+        if found is None:
+            return fail(INVALID_CASE, f"{where}: unknown {language.value} type {type_name!r}")
+        expected = found
+        if type(value) is not str:
+            return fail(
+                TYPE_JAVA if java else TYPE_JS,
+                f"{where}: expected {language.value} source text (a string) for type "
+                f"{type_name}, got {type(value).__name__} {show(value)}",
+            )
+        convert = java_types.convert_java if java else js_types.convert_js
+        if type_name in collections:
+            item_type = table.get(item_name) if isinstance(item_name, str) else None
+            if item_type is None:
+                return fail(INVALID_CASE, f"{where}: {type_name} without a known item type")
+            value = convert(value, type_name, item_name)
+        else:
+            value = convert(value, type_name)
+    outcome = check_type(where, value, options, type_name, expected, item_type)
+    if outcome.verdict is not None:
+        return outcome.verdict
+    if not outcome.is_variable:
+        verdict: Verdict | None = None
+        if expected is dict:
+            verdict = check_dict(where, value, options)
+        elif expected is list and item_type is dict:
+            verdict = check_list_of_dicts(where, value, options)
+        elif expected is str:
+            verdict = check_string(where, value, options)
+        elif expected is list:
+            verdict = check_list(where, value, options)
+        if verdict is not None:
+            return None if verdict.valid else verdict
+    if value in options:
+        return None
+    return fail(VALUE_OTHERS, f"{where}: got {show(value)}, expected one of {show(options)}")

@@ -1,0 +1,124 @@
+"""Checking one case end to end: decode the raw model output, then judge it.
+
+`check_calls` judges calls already decoded; `check_case` starts from what the model returned
+(FC tool calls or prompt text) and returns a `CaseResult`. Both are pure and never raise: an
+unexpected exception becomes a failed verdict with `error_type` `checker:internal_error`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from bfcl_action.categories import CATEGORIES, Category, Checker
+from bfcl_action.checker.ast_check import check_ast
+from bfcl_action.checker.relevance import check_relevance
+from bfcl_action.checker.verdict import (
+    DECODER_FAILED,
+    INTERNAL_ERROR,
+    UNSUPPORTED_CATEGORY,
+    Verdict,
+    fail,
+)
+from bfcl_action.models import Call, CaseResult, Language, Mode, TestCase
+
+
+def _category(case: TestCase) -> Category | Verdict:
+    category = CATEGORIES.get(case.category)
+    if category is None:
+        return fail(UNSUPPORTED_CATEGORY, f"unknown category {case.category!r}")
+    if category.checker is Checker.MULTI_TURN:
+        return fail(UNSUPPORTED_CATEGORY, f"{case.category} is multi-turn, not checked here")
+    return category
+
+
+def _judge(
+    category: Category,
+    case: TestCase,
+    calls: Sequence[Call] | None,
+    decode_error: Verdict | None,
+    underscore_to_dot: bool,
+) -> Verdict:
+    if category.checker is not Checker.AST:
+        message = " ".join(decode_error.error) if decode_error is not None else ""
+        return check_relevance(category.checker, calls, message)
+    if decode_error is not None or calls is None:
+        return decode_error or fail(DECODER_FAILED, "the output did not decode")
+    return check_ast(
+        case.functions,
+        calls,
+        case.possible_answer,
+        matching=category.matching,
+        language=category.language,
+        underscore_to_dot=underscore_to_dot,
+    )
+
+
+def check_calls(
+    case: TestCase, calls: Sequence[Call], *, underscore_to_dot: bool = False
+) -> Verdict:
+    """Verdict on decoded `calls` for `case`, as BFCL's checker would give it.
+
+    The category (looked up in `bfcl_action.categories`) picks the rule: AST matching
+    (simple, multiple, parallel; Python, Java or JavaScript values), irrelevance (no call
+    expected) or relevance (some call expected). `underscore_to_dot` expects `a_b` for a
+    function named `a.b` (see `needs_underscore_to_dot`).
+    """
+    try:
+        category = _category(case)
+        if isinstance(category, Verdict):
+            return category
+        return _judge(category, case, calls, None, underscore_to_dot)
+    except Exception as exc:  # the guard that keeps one odd case from stopping a run
+        return fail(INTERNAL_ERROR, f"checker bug, please report: {type(exc).__name__}: {exc}")
+
+
+def decode_for(category: Category, model_output: Any, mode: Mode) -> list[Call] | Verdict:
+    """Decode as BFCL does for this category: relevance outputs are always read as Python."""
+    if isinstance(model_output, list) and all(isinstance(item, Call) for item in model_output):
+        return list(model_output)
+    from bfcl_action.decode import DecodeError, decode_output  # type: ignore[import-untyped,import-not-found,unused-ignore]
+
+    language = category.language if category.checker is Checker.AST else Language.PYTHON
+    try:
+        calls: list[Call] = decode_output(model_output, mode=mode, language=language)
+        return calls
+    except DecodeError as exc:
+        return fail(exc.error_type, str(exc))
+    except Exception as exc:  # upstream counts any decoder exception as "did not decode"
+        return fail(DECODER_FAILED, f"decoder error: {type(exc).__name__}: {exc}")
+
+
+def check_case(
+    case: TestCase,
+    model_output: Any,
+    *,
+    mode: Mode,
+    underscore_to_dot: bool = False,
+) -> CaseResult:
+    """Decode `model_output` (raw FC tool calls, prompt text, or a list of `Call`) and judge
+    it for `case`; never raises."""
+    decoded: list[Call] | None = None
+    try:
+        category = _category(case)
+        if isinstance(category, Verdict):
+            verdict = category
+        else:
+            outcome = decode_for(category, model_output, mode)
+            if isinstance(outcome, Verdict):
+                verdict = _judge(category, case, None, outcome, underscore_to_dot)
+            else:
+                decoded = outcome
+                verdict = _judge(category, case, decoded, None, underscore_to_dot)
+    except Exception as exc:
+        verdict = fail(INTERNAL_ERROR, f"checker bug, please report: {type(exc).__name__}: {exc}")
+    return CaseResult(
+        id=case.id,
+        category=case.category,
+        suite=case.suite,
+        valid=verdict.valid,
+        error_type=verdict.error_type,
+        error=list(verdict.error),
+        model_output=model_output,
+        decoded=decoded,
+    )
