@@ -130,20 +130,21 @@ def read_contribution_file(path: Path, drops: list[Drop]) -> Iterator[tuple[Any,
             data = YAML(typ="rt").load(text)
         except YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
-            line = mark.line + 1 if mark else 1
+            at = mark.line + 1 if mark else 1
             drops.append(
                 Drop(
                     stage="intake",
                     reason="invalid_yaml",
-                    origin=Origin(kind="file", ref=f"{path}:{line}"),
+                    origin=Origin(kind="file", ref=f"{path}:{at}"),
                     detail=str(getattr(exc, "problem", exc)),
                 )
             )
             return
-        rows = data if isinstance(data, list) else [data]
-        for i, row in enumerate(rows):
-            line = data.lc.item(i)[0] + 1 if isinstance(data, list) else 1
-            yield _plain(row), line
+        if not isinstance(data, list):
+            yield _plain(data), 1
+            return
+        for i, row in enumerate(data):
+            yield _plain(row), int(data.lc.item(i)[0]) + 1  # type: ignore[attr-defined]
         return
     drops.append(
         Drop(

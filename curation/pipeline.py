@@ -26,6 +26,7 @@ from curation.settings import CurationSettings
 from curation.validate import (
     Rejection,
     check_answer_passes,
+    check_answer_types,
     check_license,
     check_names,
     check_sizes,
@@ -76,6 +77,7 @@ def _validate(items: list[Item], settings: CurationSettings) -> tuple[list[Item]
             check_license(item, settings)
             check_names(item)
             item.category = categorize(item)
+            check_answer_types(item)
             check_answer_passes(item, item.category)
         except Rejection as r:
             drops.append(

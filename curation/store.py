@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 from bfcl_action.errors import InputError
 from bfcl_action.models import FunctionDoc, Message
@@ -28,7 +29,7 @@ def read_manifest(release_dir: Path) -> Manifest:
         raise InputError(f"cannot read the release manifest: {exc}", file=str(path)) from None
 
 
-def _jsonl(path: Path) -> list[dict[str, object]]:
+def _jsonl(path: Path) -> list[dict[str, Any]]:
     rows = []
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if line.strip():
@@ -45,7 +46,7 @@ def read_release_items(release_dir: Path) -> list[Item]:
     provenance = {str(r["id"]): r for r in _jsonl(release_dir / "provenance.jsonl")}
     items: list[Item] = []
     for category in manifest.categories:
-        answers: dict[str, object] = {}
+        answers: dict[str, Any] = {}
         answer_path = release_dir / "possible_answer" / f"BFCL_v4_{category}.json"
         if answer_path.exists():
             answers = {str(r["id"]): r["ground_truth"] for r in _jsonl(answer_path)}
@@ -58,13 +59,13 @@ def read_release_items(release_dir: Path) -> list[Item]:
                     id=rid,
                     category=category,
                     origin=Origin(kind=origin_kind, ref=origin_ref),
-                    question=[[Message.model_validate(m) for m in t] for t in row["question"]],  # type: ignore[attr-defined]
-                    functions=[FunctionDoc.model_validate(f) for f in row["function"]],  # type: ignore[attr-defined]
-                    possible_answer=answers.get(rid, []),  # type: ignore[arg-type]
+                    question=[[Message.model_validate(m) for m in t] for t in row["question"]],
+                    functions=[FunctionDoc.model_validate(f) for f in row["function"]],
+                    possible_answer=answers.get(rid, []),
                     contributor=str(prov.get("contributor", "")),
                     license=str(prov.get("license", "")),
                     source=str(prov.get("source", "")),
-                    edits=list(prov.get("edits", [])),  # type: ignore[call-overload]
+                    edits=list(prov.get("edits", [])),
                     canonical_hash=str(prov.get("canonical_hash", "")),
                     interface_hash=str(prov.get("interface_hash", "")),
                 )
@@ -95,9 +96,11 @@ def verify_release(release_dir: Path) -> list[str]:
     sums = release_dir / "SHA256SUMS"
     if sums.exists():
         manifest_digest = hashlib.sha256((release_dir / "MANIFEST.json").read_bytes()).hexdigest()
-        lines = dict(
-            reversed(line.split("  ", 1)) for line in sums.read_text().splitlines() if "  " in line
-        )
+        lines: dict[str, str] = {}
+        for line in sums.read_text().splitlines():
+            digest, sep, name = line.partition("  ")
+            if sep:
+                lines[name] = digest
         if lines.get("MANIFEST.json") != manifest_digest:
             problems.append(f"{sums}: MANIFEST.json checksum does not match")
     else:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bfcl_action.checker import check_calls
-
 from bfcl_action.categories import CATEGORIES, Checker
+from bfcl_action.checker import check_calls
+from bfcl_action.checker.typecheck import python_type
 from bfcl_action.models import Call, FunctionDoc, TestCase
 from curation.models import Item
 from curation.settings import CurationSettings
@@ -109,6 +109,40 @@ def check_names(item: Item) -> None:
         for name in call:
             if name not in names:
                 raise Rejection("unknown_function", f"the answer calls {name!r}, not offered")
+
+
+def _fits(value: Any, kind: type) -> bool:
+    if kind is float:
+        return type(value) in (int, float)
+    return type(value) is kind
+
+
+def check_answer_types(item: Item) -> None:
+    """Every option must have the type the schema names (int is accepted for float).
+
+    BFCL's checker accepts an answer of another type ("variable" answers) by exact
+    membership, so a model that follows the schema can never pass such an entry.
+    """
+    docs = {f.name: f for f in item.functions}
+    for expected in item.possible_answer:
+        for name, params in expected.items():
+            props = docs[name].parameters.get("properties", {})
+            for param, options in params.items():
+                spec = props.get(param) if isinstance(props, dict) else None
+                if not isinstance(spec, dict):
+                    raise Rejection("unknown_parameter", f"{name}.{param} is not in the schema")
+                found = python_type(str(spec.get("type", "")))
+                if found is None:
+                    continue
+                label, kind = found
+                for option in options:
+                    if option == "" or option is None or _fits(option, kind):
+                        continue
+                    raise Rejection(
+                        "answer_type_mismatch",
+                        f"{name}.{param}: schema type {label}, answer option {option!r} "
+                        f"is {type(option).__name__}",
+                    )
 
 
 def rendered_calls(item: Item, *, omit_optional: bool) -> list[Call]:

@@ -54,7 +54,12 @@ def test_every_dropped_item_has_a_reason_and_nothing_valid_is_lost(tmp_path: Pat
         good,
         dict(good),  # exact duplicate
         contribution("What's the weather in Tokyo??"),  # near-identical question, same tools
-        contribution(ground_truth=[{"get_weather": {"city": 42}}]),  # unpassable: int for string
+        contribution(
+            "Weather please", ground_truth=[{"get_weather": {"unit": "celsius"}}]
+        ),  # unpassable
+        contribution(
+            "Weather in 42?", ground_truth=[{"get_weather": {"city": 42}}]
+        ),  # int for string
         contribution(ground_truth=[{"get_wether": {"city": "Tokyo"}}]),  # calls an unknown function
         contribution(license="Proprietary"),
         contribution("x" * 9000),
@@ -64,6 +69,7 @@ def test_every_dropped_item_has_a_reason_and_nothing_valid_is_lost(tmp_path: Pat
     reasons = sorted(d.reason for d in report.drops)
     assert reasons == sorted(
         [
+            "answer_type_mismatch",
             "exact_duplicate",
             "near_duplicate",
             "unpassable_answer",
@@ -80,9 +86,11 @@ def test_every_dropped_item_has_a_reason_and_nothing_valid_is_lost(tmp_path: Pat
 
 
 def test_unpassable_answer_reports_the_checker_reason(tmp_path: Path) -> None:
-    _, report = _build(tmp_path, [contribution(ground_truth=[{"get_weather": {"city": 42}}])])
+    _, report = _build(
+        tmp_path, [contribution(ground_truth=[{"get_weather": {"unit": "celsius"}}])]
+    )
     (drop,) = report.drops
-    assert drop.reason == "unpassable_answer" and "type_error" in drop.detail
+    assert drop.reason == "unpassable_answer" and "missing_required" in drop.detail
 
 
 def test_next_week_adds_only_new_items_and_keeps_old_ids(tmp_path: Path) -> None:
