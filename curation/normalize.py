@@ -2,7 +2,8 @@
 
 Contributors may write an argument as a plain value or as a list of acceptable options. A
 list is read as options, except for a parameter whose schema type is an array (or tuple):
-there a list is the value itself, and only a list of lists is read as options.
+there a list is the value itself, and only a list of lists is read as options. For a dict
+parameter, each key of a dict value likewise holds a value or a list of options.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from bfcl_action.models import ExpectedCall, FunctionDoc, Message
 from curation.models import Contribution, Item, Origin
 
 _ARRAY_TYPES = {"array", "tuple", "list"}
+_DICT_TYPES = {"dict", "object"}
 
 
 def question_turns(question: str | list[Message]) -> list[list[Message]]:
@@ -31,7 +33,18 @@ def _param_type(doc: FunctionDoc | None, param: str) -> str:
     return kind if isinstance(kind, str) else ""
 
 
+def _nested(value: Any) -> Any:
+    """Dict answers hold an option list per key (BFCL's form); plain values become one option."""
+    if isinstance(value, dict):
+        return {k: v if isinstance(v, list) else [v] for k, v in value.items()}
+    return value
+
+
 def _options(value: Any, param_type: str) -> list[Any]:
+    if param_type in _DICT_TYPES:
+        if isinstance(value, dict):
+            return [_nested(value)]
+        return [_nested(v) for v in value] if isinstance(value, list) else [value]
     if not isinstance(value, list):
         return [value]
     if param_type in _ARRAY_TYPES:

@@ -213,11 +213,19 @@ def curate(
     funnel.stage("contamination", len(items), len(kept), drops)
     items = kept
 
-    # 5. near-duplicates within the batch
-    groups = near_duplicate_groups([prints[i.canonical_hash] for i in items], nd)
+    # 5. near-duplicates within the batch, per category: a question that expects a call and a
+    # near-identical one that expects none test different things
+    by_category: defaultdict[str, list[Item]] = defaultdict(list)
+    for item in items:
+        by_category[item.category].append(item)
+    groups = [
+        [members[g] for g in group]
+        for _, members in sorted(by_category.items())
+        for group in near_duplicate_groups([prints[i.canonical_hash] for i in members], nd)
+    ]
     kept, drops = [], []
     for group in groups:
-        members = sorted((items[g] for g in group), key=lambda i: i.canonical_hash)
+        members = sorted(group, key=lambda i: i.canonical_hash)
         keep = members[0]
         kept.append(keep)
         for other in members[1:]:
@@ -239,7 +247,7 @@ def curate(
     kept, drops = [], []
     for item in items:
         per[item.contributor] += 1
-        if per[item.contributor] > cap:
+        if per[item.contributor] > cap and item.origin.kind != "bfcl":
             drops.append(
                 Drop(
                     stage="contributor_cap",

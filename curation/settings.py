@@ -22,7 +22,7 @@ class Limits(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    max_question_chars: int = 8_000
+    max_question_chars: int = 20_000
     max_functions: int = 64
     max_description_chars: int = 4_000
     max_item_bytes: int = 200_000

@@ -52,8 +52,8 @@ def check_sizes(item: Item, settings: CurationSettings) -> None:
         raise Rejection(
             "too_large", f"question has {len(question)} chars > {lim.max_question_chars}"
         )
-    if not item.functions:
-        raise Rejection("no_functions", "at least one function is required")
+    if not item.functions and item.possible_answer:
+        raise Rejection("no_functions", "the answer expects a call but no function is offered")
     if len(item.functions) > lim.max_functions:
         raise Rejection("too_large", f"{len(item.functions)} functions > {lim.max_functions}")
     if len(item.possible_answer) > lim.max_calls:
@@ -145,6 +145,24 @@ def check_answer_types(item: Item) -> None:
                     )
 
 
+def _concrete(option: Any, omit_optional: bool) -> Any:
+    """One concrete value for an option; BFCL nests option lists inside dict answers."""
+    if isinstance(option, dict):
+        out: dict[str, Any] = {}
+        for key, inner in option.items():
+            if not isinstance(inner, list):
+                out[key] = inner
+                continue
+            real = [o for o in inner if o != ""]
+            if not real or (omit_optional and "" in inner):
+                continue
+            out[key] = _concrete(real[0], omit_optional)
+        return out
+    if isinstance(option, list):
+        return [_concrete(x, omit_optional) if isinstance(x, dict) else x for x in option]
+    return option
+
+
 def rendered_calls(item: Item, *, omit_optional: bool) -> list[Call]:
     """The expected calls as one concrete output: each parameter's first real option."""
     calls: list[Call] = []
@@ -155,7 +173,7 @@ def rendered_calls(item: Item, *, omit_optional: bool) -> list[Call]:
                 real = [o for o in options if o != ""]
                 if not real or (omit_optional and "" in options):
                     continue
-                args[param] = real[0]
+                args[param] = _concrete(real[0], omit_optional)
             calls.append(Call(name=name, arguments=args))
     return calls
 

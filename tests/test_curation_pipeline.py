@@ -62,7 +62,7 @@ def test_every_dropped_item_has_a_reason_and_nothing_valid_is_lost(tmp_path: Pat
         ),  # int for string
         contribution(ground_truth=[{"get_wether": {"city": "Tokyo"}}]),  # calls an unknown function
         contribution(license="Proprietary"),
-        contribution("x" * 9000),
+        contribution("x" * 25000),
         contribution("Email bob@corp.io the forecast for Tokyo"),  # kept, scrubbed
     ]
     _, report = _build(tmp_path, rows)
