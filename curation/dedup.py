@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 
-from curation.neardup import NearDupSettings, TextIndex, UnionFind, cluster_texts
+from curation.neardup import Signer, TextIndex, UnionFind, cluster_texts
 
 
 @dataclass(frozen=True)
@@ -59,17 +59,15 @@ def question_groups(
     return uf.groups()
 
 
-def near_duplicate_groups(
-    prints: Sequence[Fingerprint], settings: NearDupSettings
-) -> list[list[int]]:
+def near_duplicate_groups(prints: Sequence[Fingerprint], signer: Signer) -> list[list[int]]:
     """Groups of item positions that are one test: shared tools and near-identical questions."""
     groups: list[list[int]] = []
-    for cluster in cluster_texts([p.function_text for p in prints], settings):
+    for cluster in cluster_texts([p.function_text for p in prints], signer):
         if len(cluster) == 1:
             groups.append(cluster)
             continue
         qs = [prints[i].question_text for i in cluster]
-        for g in question_groups(qs, settings.question_threshold):
+        for g in question_groups(qs, signer.settings.question_threshold):
             groups.append([cluster[i] for i in g])
     return groups
 
@@ -77,10 +75,10 @@ def near_duplicate_groups(
 class ContaminationIndex:
     """Published tests, indexed by function text, for near-duplicate look-ups."""
 
-    def __init__(self, references: Sequence[Reference], settings: NearDupSettings) -> None:
-        self.settings = settings
+    def __init__(self, references: Sequence[Reference], signer: Signer) -> None:
+        self.question_threshold = signer.settings.question_threshold
         self.by_hash = {r.canonical_hash: r for r in references}
-        self.index = TextIndex(settings)
+        self.index = TextIndex(signer)
         self.by_key: dict[int, list[Reference]] = {}
         for r in references:
             self.by_key.setdefault(self.index.add(r.function_text), []).append(r)
@@ -96,9 +94,6 @@ class ContaminationIndex:
             for ref in self.by_key[key]:
                 if ref.source in skip_sources:
                     continue
-                if (
-                    fuzz.ratio(fp.question_text, ref.question_text)
-                    >= self.settings.question_threshold
-                ):
+                if fuzz.ratio(fp.question_text, ref.question_text) >= self.question_threshold:
                     return ref
         return None

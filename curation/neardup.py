@@ -10,6 +10,7 @@ it never proposes), never precision. Identical texts share one signature.
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -43,24 +44,52 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b)
 
 
+def _crc32(data: bytes) -> int:
+    """A fast, stable 32-bit hash of a shingle (MinHash only needs a well-mixed value; the
+    affine permutations do the rest). `hash()` is salted per process, so it cannot be used."""
+    return zlib.crc32(data)
+
+
+class Signer:
+    """Shingle sets and MinHash signatures of texts, each computed once per signer.
+
+    One signer serves a whole build, so a text seen by contamination and by near-dup
+    detection is shingled and hashed once; permutations are drawn once, not per signature.
+    """
+
+    def __init__(self, settings: NearDupSettings) -> None:
+        self.settings = settings
+        self._template = MinHash(num_perm=settings.num_perm, seed=settings.seed, hashfunc=_crc32)
+        self._cache: dict[str, tuple[frozenset[str], MinHash]] = {}
+
+    def sign(self, text: str) -> tuple[frozenset[str], MinHash]:
+        hit = self._cache.get(text)
+        if hit is not None:
+            return hit
+        sh = shingles(text, self.settings.shingle_words)
+        m = self._template.copy()
+        m.update_batch([s.encode("utf-8") for s in sh])
+        self._cache[text] = (sh, m)
+        return sh, m
+
+
 @dataclass
 class TextIndex:
     """An LSH index over distinct texts; keys are the texts' positions in insertion order."""
 
-    settings: NearDupSettings
+    signer: Signer
     _texts: dict[str, int] = field(default_factory=dict)
     _sets: list[frozenset[str]] = field(default_factory=list)
+    _sigs: list[MinHash] = field(default_factory=list)
     _lsh: MinHashLSH = field(init=False)
 
     def __post_init__(self) -> None:
-        self._lsh = MinHashLSH(
-            threshold=self.settings.function_threshold, num_perm=self.settings.num_perm
-        )
+        s = self.signer.settings
+        self._lsh = MinHashLSH(threshold=s.function_threshold, num_perm=s.num_perm)
 
-    def _signature(self, sh: frozenset[str]) -> MinHash:
-        m = MinHash(num_perm=self.settings.num_perm, seed=self.settings.seed)
-        m.update_batch(s.encode("utf-8") for s in sorted(sh))
-        return m
+    @property
+    def threshold(self) -> float:
+        return self.signer.settings.function_threshold
 
     def add(self, text: str) -> int:
         """Index a text (once) and return its key."""
@@ -68,10 +97,11 @@ class TextIndex:
         if key is not None:
             return key
         key = len(self._sets)
-        sh = shingles(text, self.settings.shingle_words)
+        sh, sig = self.signer.sign(text)
         self._texts[text] = key
         self._sets.append(sh)
-        self._lsh.insert(key, self._signature(sh), check_duplication=False)
+        self._sigs.append(sig)
+        self._lsh.insert(key, sig, check_duplication=False)
         return key
 
     def add_all(self, texts: Iterable[str]) -> list[int]:
@@ -79,22 +109,21 @@ class TextIndex:
 
     def similar(self, text: str) -> list[int]:
         """Keys of indexed texts whose exact Jaccard with `text` reaches the threshold."""
-        sh = shingles(text, self.settings.shingle_words)
+        sh, sig = self.signer.sign(text)
         own = self._texts.get(text)
         found = [own] if own is not None else []
-        for key in self._lsh.query(self._signature(sh)):
-            if key != own and jaccard(sh, self._sets[key]) >= self.settings.function_threshold:
+        for key in self._lsh.query(sig):
+            if key != own and jaccard(sh, self._sets[key]) >= self.threshold:
                 found.append(key)
         return sorted(found)
 
     def pairs(self) -> list[tuple[int, int]]:
         """Every confirmed near-duplicate pair among the indexed texts (i < j)."""
         out: set[tuple[int, int]] = set()
-        for key, sh in enumerate(self._sets):
-            for other in self._lsh.query(self._signature(sh)):
-                if other > key and jaccard(sh, self._sets[other]) >= (
-                    self.settings.function_threshold
-                ):
+        for key, sig in enumerate(self._sigs):
+            sh = self._sets[key]
+            for other in self._lsh.query(sig):
+                if other > key and jaccard(sh, self._sets[other]) >= self.threshold:
                     out.add((key, other))
         return sorted(out)
 
@@ -121,9 +150,9 @@ class UnionFind:
         return list(by_root.values())
 
 
-def cluster_texts(texts: Sequence[str], settings: NearDupSettings) -> list[list[int]]:
+def cluster_texts(texts: Sequence[str], signer: Signer) -> list[list[int]]:
     """Groups of positions in `texts` whose texts are near-duplicates (transitively)."""
-    index = TextIndex(settings)
+    index = TextIndex(signer)
     keys = index.add_all(texts)
     uf = UnionFind(len(index._sets))
     for a, b in index.pairs():

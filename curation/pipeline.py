@@ -21,6 +21,7 @@ from curation.dedup import (
 )
 from curation.ids import Registry, assign_ids
 from curation.models import Drop, Item, StageCount
+from curation.neardup import Signer
 from curation.scrub import scrub_item
 from curation.settings import CurationSettings
 from curation.validate import (
@@ -111,12 +112,12 @@ def curate(
     intake_drops: Sequence[Drop] = (),
 ) -> CurationResult:
     funnel = _Funnel()
-    nd = settings.near_duplicates.settings()
+    signer = Signer(settings.near_duplicates.settings())
     received = len(new) + len(intake_drops)
     funnel.stage("intake", received, len(new), list(intake_drops))
 
     # 1. validate
-    items, drops = _validate([i.model_copy(deep=True) for i in new], settings)
+    items, drops = _validate([i.model_copy() for i in new], settings)
     funnel.stage("validate", len(new), len(items), drops)
 
     # 2. scrub
@@ -193,7 +194,7 @@ def curate(
         )
         for i in previous
     ]
-    index = ContaminationIndex([*references, *release_refs], nd)
+    index = ContaminationIndex([*references, *release_refs], signer)
     kept, drops = [], []
     for item in items:
         skip = frozenset({"bfcl-live"}) if item.origin.kind == "bfcl" else frozenset()
@@ -221,7 +222,7 @@ def curate(
     groups = [
         [members[g] for g in group]
         for _, members in sorted(by_category.items())
-        for group in near_duplicate_groups([prints[i.canonical_hash] for i in members], nd)
+        for group in near_duplicate_groups([prints[i.canonical_hash] for i in members], signer)
     ]
     kept, drops = [], []
     for group in groups:

@@ -2,9 +2,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from curation.dedup import Fingerprint, near_duplicate_groups, question_groups
-from curation.neardup import NearDupSettings, TextIndex, cluster_texts, jaccard, shingles
+from curation.neardup import NearDupSettings, Signer, TextIndex, cluster_texts, jaccard, shingles
 
-S = NearDupSettings()
+S = Signer(NearDupSettings())
 DOC = "get weather get the current weather for a city city name of the city unit temperature unit"
 
 
