@@ -17,32 +17,34 @@ from curation.models import Item
 
 PRIVATE_KEY = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----")
 
-_SECRET_PATTERNS = [
-    r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",  # AWS access key id
-    r"\bgh[pousr]_[A-Za-z0-9]{36,}\b",  # GitHub tokens
-    r"\bgithub_pat_[A-Za-z0-9_]{22,}\b",
-    r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}",  # OpenAI / Anthropic style keys
-    r"\bxox[abposr]-[A-Za-z0-9-]{10,}",  # Slack
-    r"\bAIza[0-9A-Za-z_-]{35}\b",  # Google API key
-    r"\b[rs]k_live_[0-9A-Za-z]{16,}\b",  # Stripe live keys
-    r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",  # JWT
-    r"(?<=Bearer )[A-Za-z0-9._~+/-]{20,}=*",  # bearer tokens
+# (literal markers, pattern): a pattern runs only on text containing one of its markers, a
+# plain substring test that keeps the common case (nothing sensitive) cheap.
+_SECRETS: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
+    (("AKIA", "ASIA"), re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),  # AWS access key id
+    (("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), re.compile(r"\bgh[pousr]_[A-Za-z0-9]{36,}\b")),
+    (("github_pat_",), re.compile(r"\bgithub_pat_[A-Za-z0-9_]{22,}\b")),
+    (("sk-",), re.compile(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}")),  # OpenAI / Anthropic style
+    (("xox",), re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),  # Slack
+    (("AIza",), re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),  # Google API key
+    (("k_live_",), re.compile(r"\b[rs]k_live_[0-9A-Za-z]{16,}\b")),  # Stripe live keys
+    (("eyJ",), re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),  # JWT
+    (("Bearer ",), re.compile(r"(?<=Bearer )[A-Za-z0-9._~+/-]{20,}=*")),  # bearer tokens
 ]
-_EMAIL = r"\b[A-Za-z0-9._%+-]+@(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}\b"
-_PHONE = (
-    r"(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)[ .-]?|\d{2,4}[ .-])\d{3,4}[ .-]\d{3,4}(?![\w])"
-)
-
-_SCAN = re.compile(
-    "|".join(
-        [
-            f"(?P<secret>{'|'.join(_SECRET_PATTERNS)})",
-            f"(?P<email>{_EMAIL})",
-            f"(?P<phone>{_PHONE})",
-        ]
-    )
+_EMAIL = re.compile(r"\b[A-Za-z0-9._%+-]+@(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}\b")
+_PHONE_HINT = re.compile(r"\d{3}[ .-]\d{3}")
+_PHONE = re.compile(
+    r"(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)[ .-]?|\d{2,4}[ .-])\d{3,4}[ .-]\d{3,4}(?!\w)"
 )
 _SAFE_EMAIL_DOMAINS = ("example.com", "example.org", "example.net")
+
+
+def _may_contain(text: str) -> bool:
+    """False only when no pattern can match: the cheap test run on every serialised item."""
+    return (
+        "@" in text
+        or _PHONE_HINT.search(text) is not None
+        or any(k in text for keys, _ in _SECRETS for k in keys)
+    )
 
 
 class _Replacer:
@@ -67,17 +69,20 @@ class _Replacer:
         return new
 
     def text(self, value: str) -> str:
-        if not _SCAN.search(value):
-            return value
+        for keys, pattern in _SECRETS:
+            if any(k in value for k in keys):
+                value = pattern.sub(lambda m: self.placeholder("secret", m.group(0)), value)
+        if "@" in value:
+            value = _EMAIL.sub(self._email, value)
+        if _PHONE_HINT.search(value):
+            value = _PHONE.sub(lambda m: self.placeholder("phone", m.group(0)), value)
+        return value
 
-        def sub(match: re.Match[str]) -> str:
-            kind = match.lastgroup or "secret"
-            found = match.group(0)
-            if kind == "email" and found.lower().endswith(_SAFE_EMAIL_DOMAINS):
-                return found
-            return self.placeholder(kind, found)
-
-        return _SCAN.sub(sub, value)
+    def _email(self, match: re.Match[str]) -> str:
+        found = match.group(0)
+        if found.lower().endswith(_SAFE_EMAIL_DOMAINS):
+            return found
+        return self.placeholder("email", found)
 
     def walk(self, value: Any) -> Any:
         if isinstance(value, str):
@@ -116,7 +121,7 @@ def scrub_item(item: Item) -> ScrubResult:
     flat = json.dumps(raw, ensure_ascii=False)
     if PRIVATE_KEY.search(flat) and _contains_private_key(raw):
         return ScrubResult(None, Counter(), "private_key")
-    if not _SCAN.search(flat):
+    if not _may_contain(flat):
         return ScrubResult(item, Counter(), None)
     replacer = _Replacer()
     cleaned = replacer.walk(raw)
