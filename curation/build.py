@@ -1,0 +1,193 @@
+"""`bfcl-curate build`: the I/O around the pure pipeline (read sources, write the release)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from bfcl_action.models import TestCase
+from curation.canonical import canonical_hash, function_text, question_text
+from curation.dedup import Reference
+from curation.ids import dump_registry, load_registry, withdraw
+from curation.intake import Intake
+from curation.models import Drop, Item, Origin, StageCount
+from curation.pipeline import CurationResult, curate
+from curation.release import library_versions, release_files, write_release
+from curation.settings import CurationSettings, load_settings
+from curation.store import latest_version, read_release_items
+
+CONTRIBUTION_SUFFIXES = (".json", ".jsonl", ".yml", ".yaml")
+
+
+class BuildReport(BaseModel):
+    """What `build` did; written with `--report` and summarised in the data PR body."""
+
+    version: str
+    parent: str | None
+    released: bool
+    added: int
+    total: int
+    counts: dict[str, int]
+    funnel: list[StageCount]
+    drops: list[Drop]
+    scrubbed: dict[str, int]
+    notes: list[str]
+
+
+def iso_week(today: dt.date | None = None) -> str:
+    year, week, _ = (today or dt.date.today()).isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+def contribution_files(paths: Sequence[Path]) -> list[Path]:
+    """Files named directly, and contribution files found below named folders, sorted."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found.extend(
+                p
+                for p in sorted(path.rglob("*"))
+                if p.is_file() and p.suffix in CONTRIBUTION_SUFFIXES
+            )
+        else:
+            found.append(path)
+    return found
+
+
+def references_from_cases(cases: Sequence[TestCase]) -> list[Reference]:
+    """Official BFCL entries as published tests that contributions must not repeat."""
+    refs = []
+    for case in cases:
+        item = Item(
+            origin=Origin(kind="bfcl", ref=case.id),
+            question=case.question,
+            functions=case.functions,
+            possible_answer=case.possible_answer,
+            contributor="",
+            license="",
+        )
+        refs.append(
+            Reference(
+                ref=case.id,
+                function_text=function_text(item.functions),
+                question_text=question_text(item),
+                canonical_hash=canonical_hash(item),
+                source="bfcl-live" if case.category.startswith("live_") else "bfcl",
+            )
+        )
+    return refs
+
+
+def changelog_entry(result: CurationResult, version: str, parent: str | None) -> str:
+    counts: dict[str, int] = {}
+    for item in result.added:
+        counts[item.category] = counts.get(item.category, 0) + 1
+    lines = [f"## {version}", ""]
+    lines.append(
+        f"Parent: {parent or 'none'}. Added {len(result.added)}; total {len(result.items)}."
+    )
+    lines.append("")
+    for category, n in sorted(counts.items()):
+        lines.append(f"- {category}: +{n}")
+    dropped: dict[str, int] = {}
+    for d in result.drops:
+        dropped[d.reason] = dropped.get(d.reason, 0) + 1
+    if dropped:
+        lines.append("- dropped: " + ", ".join(f"{r} {n}" for r, n in sorted(dropped.items())))
+    return "\n".join(lines) + "\n\n"
+
+
+def _write_atomic(path: Path, data: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(data, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def build(
+    *,
+    live_dir: Path,
+    items: list[Item],
+    intake_drops: list[Drop],
+    references: list[Reference],
+    version: str,
+    withdrawals: dict[str, str] | None = None,
+    settings: CurationSettings | None = None,
+    notes: Sequence[str] = (),
+) -> BuildReport:
+    """Curate the batch against what `live_dir` holds and write the next release if there is
+    anything to add or withdraw. Nothing is written when the batch changes nothing."""
+    settings = settings or load_settings(live_dir / "curation.yml")
+    registry = load_registry(live_dir / "registry.jsonl")
+    parent = latest_version(live_dir)
+    previous = read_release_items(live_dir / "releases" / parent) if parent else []
+    if withdrawals:
+        registry = withdraw(registry, withdrawals)
+    result = curate(
+        items,
+        previous=previous,
+        references=references,
+        registry=registry,
+        settings=settings,
+        version=version,
+        intake_drops=intake_drops,
+    )
+    changed = bool(result.added) or bool(withdrawals)
+    counts: dict[str, int] = {}
+    for item in result.items:
+        counts[item.category] = counts.get(item.category, 0) + 1
+    report = BuildReport(
+        version=version,
+        parent=parent,
+        released=changed,
+        added=len(result.added),
+        total=len(result.items),
+        counts=dict(sorted(counts.items())),
+        funnel=result.funnel,
+        drops=result.drops,
+        scrubbed=dict(sorted(result.scrubbed.items())),
+        notes=list(notes),
+    )
+    if not changed:
+        return report
+    files = release_files(
+        result.items,
+        version=version,
+        parent=parent,
+        added=len(result.added),
+        withdrawn=sorted(withdrawals or {}),
+        funnel=result.funnel,
+        settings=settings.model_dump(),
+        libraries=library_versions(),
+    )
+    write_release(live_dir, version, files)
+    _write_atomic(live_dir / "registry.jsonl", dump_registry(result.registry))
+    changelog = live_dir / "CHANGELOG.md"
+    old = changelog.read_text(encoding="utf-8") if changelog.exists() else "# Live releases\n\n"
+    head, _, rest = old.partition("\n\n")
+    _write_atomic(changelog, f"{head}\n\n{changelog_entry(result, version, parent)}{rest}")
+    if not (live_dir / "curation.yml").exists():
+        _write_atomic(live_dir / "curation.yml", _settings_yaml(settings))
+    _write_atomic(live_dir / "LATEST", version + "\n")
+    return report
+
+
+def _settings_yaml(settings: CurationSettings) -> str:
+    body = json.dumps(settings.model_dump(), indent=2, sort_keys=True)
+    return (
+        "# Curation settings for data/live (YAML; JSON is valid YAML). Changing a threshold\n"
+        "# changes what later releases keep; each MANIFEST.json records the values used.\n"
+        + body
+        + "\n"
+    )
+
+
+def gather(paths: Sequence[Path]) -> Intake:
+    intake = Intake()
+    for path in contribution_files(paths):
+        intake.add_file(path)
+    return intake

@@ -1,0 +1,79 @@
+"""Canonical forms and hashes: the identity of an item for exact deduplication.
+
+Two items are the same test when their function docs, question and answer agree after
+normalisation (whitespace folded, case ignored in free text, functions in name order, JSON
+with sorted keys). The interface hash (function names with typed parameters) ignores prose,
+so it flags the same API described in other words: a signal for review, not a reason to drop.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from bfcl_action.fingerprint import canonical_json, sha256_hex
+from bfcl_action.models import FunctionDoc
+from curation.models import Item
+
+_SPACE = re.compile(r"\s+")
+
+
+def fold(text: str) -> str:
+    """Case- and whitespace-insensitive form of free text."""
+    return _SPACE.sub(" ", text).strip().casefold()
+
+
+def _fold_prose(value: Any, key: str = "") -> Any:
+    if isinstance(value, str):
+        return fold(value) if key == "description" else value
+    if isinstance(value, list):
+        return [_fold_prose(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _fold_prose(v, k) for k, v in value.items()}
+    return value
+
+
+def canonical_functions(functions: list[FunctionDoc]) -> list[dict[str, Any]]:
+    docs = [_fold_prose(f.model_dump(mode="json")) for f in functions]
+    return sorted(docs, key=lambda d: str(d.get("name", "")))
+
+
+def function_text(functions: list[FunctionDoc]) -> str:
+    """Prose of the function docs (names, descriptions, parameter names and descriptions),
+    the text near-duplicate detection compares."""
+    parts: list[str] = []
+    for f in sorted(functions, key=lambda f: f.name):
+        parts.append(f.name.replace("_", " ").replace(".", " "))
+        parts.append(f.description)
+        props = f.parameters.get("properties", {})
+        if isinstance(props, dict):
+            for name, spec in props.items():
+                parts.append(name.replace("_", " "))
+                if isinstance(spec, dict):
+                    parts.append(str(spec.get("description", "")))
+    return fold(" ".join(parts))
+
+
+def question_text(item: Item) -> str:
+    return fold(" ".join(m.content or "" for turn in item.question for m in turn))
+
+
+def canonical_hash(item: Item) -> str:
+    payload = {
+        "functions": canonical_functions(item.functions),
+        "question": question_text(item),
+        "answer": item.possible_answer,
+    }
+    return sha256_hex(canonical_json(payload))
+
+
+def interface_hash(functions: list[FunctionDoc]) -> str:
+    sig = []
+    for f in sorted(functions, key=lambda f: f.name):
+        props = f.parameters.get("properties", {})
+        params = sorted(
+            (n, str(s.get("type", "")) if isinstance(s, dict) else "")
+            for n, s in (props.items() if isinstance(props, dict) else [])
+        )
+        sig.append([f.name, params, sorted(f.parameters.get("required", []) or [])])
+    return sha256_hex(canonical_json(sig))

@@ -1,0 +1,177 @@
+"""`bfcl-curate`: build, verify and publish Live releases under `data/live/`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from bfcl_action.errors import BfclActionError, ConfigError
+
+DEFAULT_LIVE_DIR = Path("data/live")
+
+
+def _withdrawals(values: Sequence[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for v in values:
+        ident, sep, reason = v.partition("=")
+        if not sep or not reason.strip():
+            raise ConfigError(f"expected ID=REASON, found {v!r}", field="--withdraw")
+        out[ident.strip()] = reason.strip()
+    return out
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from curation.build import build, gather, iso_week, references_from_cases
+    from curation.sources import bfcl_live_cases, official_cases
+
+    intake = gather(args.input)
+    notes: list[str] = []
+    if args.from_bfcl:
+        intake.add_cases(bfcl_live_cases(args.from_bfcl), source=f"bfcl-eval {args.from_bfcl}")
+    if args.contributions_since_release:
+        from curation.sources import contributions_since_release
+
+        for path in contributions_since_release(Path(args.repo_dir), args.live_dir):
+            intake.add_file(path)
+    if args.from_issues:
+        from curation.issue_forms import add_issues
+
+        add_issues(
+            intake, _github_repo(args.from_issues, args.token_env, args.api_url), args.issue_label
+        )
+    if args.reference == "none":
+        references = []
+        notes.append(
+            "contamination against the official BFCL sets was not checked (--reference none)"
+        )
+    else:
+        references = references_from_cases(official_cases(args.reference))
+    report = build(
+        live_dir=args.live_dir,
+        items=intake.items,
+        intake_drops=intake.drops,
+        references=references,
+        version=args.version or iso_week(),
+        withdrawals=_withdrawals(args.withdraw),
+        notes=notes,
+    )
+    if args.report:
+        args.report.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    from curation.summary import print_funnel
+
+    print_funnel(report)
+    return 0
+
+
+def _github_repo(repository: str, token_env: str, api_url: str | None) -> object:
+    import os
+
+    from github import Auth, Github
+
+    token = os.environ.get(token_env, "")
+    auth = Auth.Token(token) if token else None
+    gh = Github(
+        auth=auth, base_url=api_url or os.environ.get("GITHUB_API_URL", "https://api.github.com")
+    )
+    return gh.get_repo(repository)
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from curation.verify import verify_live_dir
+
+    problems = verify_live_dir(args.live_dir, check_history=not args.no_history)
+    for p in problems:
+        print(p, file=sys.stderr)
+    if problems:
+        print(f"bfcl-curate: {len(problems)} problem(s) in {args.live_dir}", file=sys.stderr)
+        return 1
+    print(f"{args.live_dir}: every release verified")
+    return 0
+
+
+def cmd_publish(args: argparse.Namespace) -> int:
+    from curation.publish import publish
+
+    result = publish(
+        repo_dir=Path(args.repo_dir),
+        live_dir=args.live_dir,
+        report_path=args.report,
+        repository=args.repository,
+        token_env=args.token_env,
+        api_url=args.api_url,
+        remote=args.remote,
+        base=args.base,
+    )
+    print(json.dumps(result))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="bfcl-curate", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    b = sub.add_parser("build", help="curate contributions into the next Live release")
+    b.add_argument("--input", type=Path, nargs="*", default=[], help="files or folders")
+    b.add_argument("--live-dir", type=Path, default=DEFAULT_LIVE_DIR)
+    b.add_argument("--version", help="release version YYYY-Www (default: this ISO week)")
+    b.add_argument("--report", type=Path, help="write the build report (JSON) here")
+    b.add_argument("--from-bfcl", metavar="VERSION", help="import BFCL's own Live sets")
+    b.add_argument(
+        "--reference",
+        default="bfcl@2026.3.23",
+        help="official dataset to check contamination against, or 'none'",
+    )
+    b.add_argument(
+        "--contributions-since-release",
+        action="store_true",
+        help="add files under contributions/ added (git) since the latest release",
+    )
+    b.add_argument("--repo-dir", default=".", help="git repository root (default: .)")
+    b.add_argument(
+        "--withdraw",
+        action="append",
+        default=[],
+        metavar="ID=REASON",
+        help="withdraw a released id (it becomes a tombstone, never reused)",
+    )
+    b.add_argument("--from-issues", metavar="OWNER/NAME", help="read open issue-form contributions")
+    b.add_argument("--issue-label", default="live-contribution")
+    b.add_argument(
+        "--token-env", default="GITHUB_TOKEN", help="env var with a token for --from-issues"
+    )
+    b.add_argument("--api-url", default=None, help="GitHub API URL (default GITHUB_API_URL)")
+    b.set_defaults(func=cmd_build)
+
+    v = sub.add_parser("verify", help="check every release's checksums and immutability")
+    v.add_argument("live_dir", type=Path, nargs="?", default=DEFAULT_LIVE_DIR)
+    v.add_argument("--no-history", action="store_true", help="skip the git-history check")
+    v.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("publish", help="branch, commit, push and open/update the data PR")
+    p.add_argument("--repo-dir", default=".")
+    p.add_argument("--live-dir", type=Path, default=DEFAULT_LIVE_DIR)
+    p.add_argument("--report", type=Path, required=True, help="the build report (JSON)")
+    p.add_argument("--repository", required=True, help="owner/name")
+    p.add_argument("--token-env", default="BFCL_CURATE_TOKEN", help="env var with the token")
+    p.add_argument("--api-url", default=None, help="GitHub API URL (default GITHUB_API_URL)")
+    p.add_argument("--remote", default="origin")
+    p.add_argument("--base", default="main")
+    p.set_defaults(func=cmd_publish)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args.func(args)
+    except BfclActionError as exc:
+        print(f"bfcl-curate: error: {exc}", file=sys.stderr)
+        return 2
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

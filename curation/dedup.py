@@ -1,0 +1,99 @@
+"""Stages 3-5: exact duplicates, contamination, near-duplicates.
+
+Exact: items with the same canonical hash are one item. Contamination: an item that equals
+or nearly equals a test already published (official BFCL sets, earlier Live releases) would
+leak into training data and inflate scores, so it is dropped. Near-duplicate: items whose
+function docs are near-identical (MinHash LSH, confirmed by exact Jaccard) and whose
+questions are near-identical (rapidfuzz ratio) are one test; the one with the smallest
+canonical hash is kept, so the choice does not depend on input order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz, process
+
+from curation.neardup import Signer, TextIndex, UnionFind, cluster_texts
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A published test new items must not repeat: official BFCL or an earlier release."""
+
+    ref: str
+    function_text: str
+    question_text: str
+    canonical_hash: str
+    source: str
+    """`bfcl`, `bfcl-live`, or a Live release version."""
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """What dedup needs of an item, computed once."""
+
+    canonical_hash: str
+    function_text: str
+    question_text: str
+
+
+def question_groups(
+    questions: Sequence[str], threshold: float, *, block: int = 2048
+) -> list[list[int]]:
+    """Groups of positions whose questions are near-identical (transitively), computed with
+    rapidfuzz's C++ cdist in row blocks so memory stays at block x n bytes."""
+    n = len(questions)
+    uf = UnionFind(n)
+    if n > 1:
+        for start in range(0, n, block):
+            rows = questions[start : start + block]
+            scores = process.cdist(
+                rows, questions, scorer=fuzz.ratio, score_cutoff=threshold, dtype="uint8"
+            )
+            for i, j in zip(*scores.nonzero(), strict=True):
+                a, b = start + int(i), int(j)
+                if a < b:
+                    uf.union(a, b)
+    return uf.groups()
+
+
+def near_duplicate_groups(prints: Sequence[Fingerprint], signer: Signer) -> list[list[int]]:
+    """Groups of item positions that are one test: shared tools and near-identical questions."""
+    groups: list[list[int]] = []
+    for cluster in cluster_texts([p.function_text for p in prints], signer):
+        if len(cluster) == 1:
+            groups.append(cluster)
+            continue
+        qs = [prints[i].question_text for i in cluster]
+        for g in question_groups(qs, signer.settings.question_threshold):
+            groups.append([cluster[i] for i in g])
+    return groups
+
+
+class ContaminationIndex:
+    """Published tests, indexed by function text, for near-duplicate look-ups."""
+
+    def __init__(self, references: Sequence[Reference], signer: Signer) -> None:
+        self.question_threshold = signer.settings.question_threshold
+        self.by_hash = {r.canonical_hash: r for r in references}
+        self.index = TextIndex(signer)
+        self.by_key: dict[int, list[Reference]] = {}
+        for r in references:
+            self.by_key.setdefault(self.index.add(r.function_text), []).append(r)
+
+    def match(
+        self, fp: Fingerprint, *, skip_sources: frozenset[str] = frozenset()
+    ) -> Reference | None:
+        """The published test this item repeats, if any."""
+        exact = self.by_hash.get(fp.canonical_hash)
+        if exact is not None and exact.source not in skip_sources:
+            return exact
+        for key in self.index.similar(fp.function_text):
+            for ref in self.by_key[key]:
+                if ref.source in skip_sources:
+                    continue
+                if fuzz.ratio(fp.question_text, ref.question_text) >= self.question_threshold:
+                    return ref
+        return None

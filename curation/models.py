@@ -1,0 +1,84 @@
+"""Models of the Live pipeline: what a contributor submits, what the stages pass along, and
+what they report.
+
+A `Contribution` is the contributor's text as parsed (any tool format); an `Item` is its
+normalised form in BFCL's vocabulary, carrying provenance through every stage. Stages never
+delete silently: whatever leaves the funnel does so as a `Drop` with a reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bfcl_action.models import ExpectedCall, FunctionDoc, Message
+
+DEFAULT_LICENSE = "Apache-2.0"
+ACCEPTED_LICENSES = ("Apache-2.0", "MIT", "CC-BY-4.0", "CC0-1.0", "BSD-3-Clause")
+
+
+class Contribution(BaseModel):
+    """One submitted test entry, as written by its contributor.
+
+    `ground_truth` maps each expected call's name to its arguments; an argument is a value or
+    a list of acceptable options (see `curation.normalize.expected_calls` for how a list is
+    read when the parameter itself is an array). `[]` means no call is expected.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    question: str | list[Message]
+    functions: list[dict[str, Any]]
+    ground_truth: list[dict[str, dict[str, Any]]]
+    contributor: str
+    license: str = DEFAULT_LICENSE
+    source: str = ""
+    category: str | None = None
+    """Only `live_relevance` may be asked for: any call passes, the answer is not checked."""
+
+
+class Origin(BaseModel):
+    """Where an item entered the pipeline, for reports and provenance."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: str
+    """`file`, `issue`, `git`, or `bfcl`."""
+    ref: str
+    """`path:line`, `#123`, or the upstream id."""
+
+
+class Item(BaseModel):
+    """A contribution in BFCL form, with the facts later stages add."""
+
+    origin: Origin
+    question: list[list[Message]]
+    functions: list[FunctionDoc]
+    possible_answer: list[ExpectedCall]
+    contributor: str
+    license: str
+    source: str = ""
+    category: str = ""
+    requested_category: str | None = None
+    edits: list[str] = Field(default_factory=list)
+    canonical_hash: str = ""
+    interface_hash: str = ""
+    id: str = ""
+
+
+class Drop(BaseModel):
+    """An item that left the funnel, and why."""
+
+    stage: str
+    reason: str
+    origin: Origin
+    detail: str = ""
+
+
+class StageCount(BaseModel):
+    stage: str
+    entered: int
+    kept: int
+    dropped: dict[str, int] = Field(default_factory=dict)
+    changed: dict[str, int] = Field(default_factory=dict)

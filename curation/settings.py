@@ -1,0 +1,96 @@
+"""The curation settings: limits, accepted licenses and near-duplicate thresholds.
+
+They live in `data/live/curation.yml` so a release records the exact thresholds that built
+it; a missing file means the defaults below.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
+from bfcl_action.errors import ConfigError
+from curation.models import ACCEPTED_LICENSES
+from curation.neardup import NearDupSettings
+
+
+class Limits(BaseModel):
+    """Sizes past which a contribution is rejected rather than trimmed."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_question_chars: int = 20_000
+    max_functions: int = 64
+    max_description_chars: int = 4_000
+    max_item_bytes: int = 200_000
+    max_schema_depth: int = 8
+    max_schema_nodes: int = 2_000
+    max_calls: int = 16
+    max_per_contributor: int = 500
+    """Items one contributor may add to one release; the rest wait for the next."""
+
+
+class NearDupConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    num_perm: int = 128
+    function_threshold: float = Field(0.8, ge=0.0, le=1.0)
+    question_threshold: float = Field(92.0, ge=0.0, le=100.0)
+    shingle_words: int = Field(3, ge=1)
+    seed: int = 1
+
+    def settings(self) -> NearDupSettings:
+        return NearDupSettings(**self.model_dump())
+
+
+class CurationSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    licenses: list[str] = Field(default_factory=lambda: list(ACCEPTED_LICENSES))
+    limits: Limits = Field(default_factory=Limits)
+    near_duplicates: NearDupConfig = Field(default_factory=NearDupConfig)
+
+
+def load_settings(path: Path) -> CurationSettings:
+    """Read `curation.yml`; every problem names the file, line and key."""
+    if not path.exists():
+        return CurationSettings()
+    yaml = YAML(typ="rt")
+    try:
+        data = yaml.load(path.read_text(encoding="utf-8")) or {}
+    except YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise ConfigError(
+            f"not valid YAML: {getattr(exc, 'problem', exc)}",
+            file=str(path),
+            line=mark.line + 1 if mark else None,
+        ) from None
+    try:
+        return CurationSettings.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        line = _line_of(data, err["loc"])
+        raise ConfigError(err["msg"], file=str(path), line=line, field=loc) from None
+
+
+def _line_of(data: object, loc: tuple[int | str, ...]) -> int | None:
+    node = data
+    line: int | None = None
+    for key in loc:
+        lc = getattr(node, "lc", None)
+        if lc is None:
+            break
+        try:
+            if isinstance(key, str):
+                line = lc.key(key)[0] + 1
+                node = node[key]  # type: ignore[index]
+            else:
+                line = lc.item(key)[0] + 1
+                node = node[key]  # type: ignore[index]
+        except (KeyError, IndexError, TypeError):
+            break
+    return line

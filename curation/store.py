@@ -1,0 +1,108 @@
+"""Reading what is already under `data/live/`: the latest release's items, and checksums."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from bfcl_action.errors import InputError
+from bfcl_action.models import FunctionDoc, Message
+from curation.models import Item, Origin
+from curation.release import Manifest
+
+
+def latest_version(live_dir: Path) -> str | None:
+    path = live_dir / "LATEST"
+    if not path.exists():
+        return None
+    version = path.read_text(encoding="utf-8").strip()
+    return version or None
+
+
+def read_manifest(release_dir: Path) -> Manifest:
+    path = release_dir / "MANIFEST.json"
+    try:
+        return Manifest.model_validate_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read the release manifest: {exc}", file=str(path)) from None
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    rows = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise InputError(f"invalid JSON: {exc.msg}", file=str(path), line=n) from None
+    return rows
+
+
+def read_release_items(release_dir: Path) -> list[Item]:
+    """The items of a release, with ids, categories and provenance, as curation sees them."""
+    manifest = read_manifest(release_dir)
+    provenance = {str(r["id"]): r for r in _jsonl(release_dir / "provenance.jsonl")}
+    items: list[Item] = []
+    for category in manifest.categories:
+        answers: dict[str, Any] = {}
+        answer_path = release_dir / "possible_answer" / f"BFCL_v4_{category}.json"
+        if answer_path.exists():
+            answers = {str(r["id"]): r["ground_truth"] for r in _jsonl(answer_path)}
+        for row in _jsonl(release_dir / f"BFCL_v4_{category}.json"):
+            rid = str(row["id"])
+            prov = provenance.get(rid, {})
+            origin_kind, _, origin_ref = str(prov.get("origin", "release:" + rid)).partition(":")
+            items.append(
+                Item(
+                    id=rid,
+                    category=category,
+                    origin=Origin(kind=origin_kind, ref=origin_ref),
+                    question=[[Message.model_validate(m) for m in t] for t in row["question"]],
+                    functions=[FunctionDoc.model_validate(f) for f in row["function"]],
+                    possible_answer=answers.get(rid, []),
+                    contributor=str(prov.get("contributor", "")),
+                    license=str(prov.get("license", "")),
+                    source=str(prov.get("source", "")),
+                    edits=list(prov.get("edits", [])),
+                    canonical_hash=str(prov.get("canonical_hash", "")),
+                    interface_hash=str(prov.get("interface_hash", "")),
+                )
+            )
+    return items
+
+
+def verify_release(release_dir: Path) -> list[str]:
+    """Problems with one release folder: checksum mismatches, missing or extra files."""
+    problems: list[str] = []
+    manifest = read_manifest(release_dir)
+    listed = set(manifest.files)
+    present = {
+        p.relative_to(release_dir).as_posix()
+        for p in release_dir.rglob("*")
+        if p.is_file() and p.name not in {"MANIFEST.json", "SHA256SUMS"}
+    }
+    for rel in sorted(listed - present):
+        problems.append(f"{release_dir / rel}: listed in MANIFEST.json but missing")
+    for rel in sorted(present - listed):
+        problems.append(f"{release_dir / rel}: not listed in MANIFEST.json")
+    for rel in sorted(listed & present):
+        digest = hashlib.sha256((release_dir / rel).read_bytes()).hexdigest()
+        if digest != manifest.files[rel]:
+            problems.append(
+                f"{release_dir / rel}: sha256 {digest} != manifest {manifest.files[rel]}"
+            )
+    sums = release_dir / "SHA256SUMS"
+    if sums.exists():
+        manifest_digest = hashlib.sha256((release_dir / "MANIFEST.json").read_bytes()).hexdigest()
+        lines: dict[str, str] = {}
+        for line in sums.read_text().splitlines():
+            digest, sep, name = line.partition("  ")
+            if sep:
+                lines[name] = digest
+        if lines.get("MANIFEST.json") != manifest_digest:
+            problems.append(f"{sums}: MANIFEST.json checksum does not match")
+    else:
+        problems.append(f"{sums}: missing")
+    return problems

@@ -1,0 +1,198 @@
+"""Stage 1: reject what cannot become a fair test, each with a reason.
+
+A fair test has sane sizes, a schema a model can read, an accepted license, and an answer
+that some output can pass. The last is checked by rendering the expected calls with each
+parameter's first option and running our own checker on them: BFCL shipped entries whose
+answer no output could pass, and they must not reach a release.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from bfcl_action.categories import CATEGORIES, Checker
+from bfcl_action.checker import check_calls
+from bfcl_action.checker.typecheck import python_type
+from bfcl_action.models import Call, FunctionDoc, TestCase
+from curation.models import Item
+from curation.settings import CurationSettings
+
+
+class Rejection(Exception):
+    """Why an item is not admitted: a short reason code and a human detail."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+        self.detail = detail
+
+
+def _schema_shape(value: Any, depth: int = 0) -> tuple[int, int]:
+    """(max depth, node count) of a JSON value, iteratively so a bomb cannot recurse us."""
+    max_depth, nodes = 0, 0
+    stack: list[tuple[Any, int]] = [(value, depth)]
+    while stack:
+        node, d = stack.pop()
+        nodes += 1
+        max_depth = max(max_depth, d)
+        if isinstance(node, dict):
+            stack.extend((v, d + 1) for v in node.values())
+        elif isinstance(node, list):
+            stack.extend((v, d + 1) for v in node)
+    return max_depth, nodes
+
+
+def check_sizes(item: Item, settings: CurationSettings) -> None:
+    lim = settings.limits
+    question = " ".join(m.content or "" for turn in item.question for m in turn)
+    if not question.strip():
+        raise Rejection("empty_question", "the question has no text")
+    if len(question) > lim.max_question_chars:
+        raise Rejection(
+            "too_large", f"question has {len(question)} chars > {lim.max_question_chars}"
+        )
+    if not item.functions and item.possible_answer:
+        raise Rejection("no_functions", "the answer expects a call but no function is offered")
+    if len(item.functions) > lim.max_functions:
+        raise Rejection("too_large", f"{len(item.functions)} functions > {lim.max_functions}")
+    if len(item.possible_answer) > lim.max_calls:
+        raise Rejection("too_large", f"{len(item.possible_answer)} calls > {lim.max_calls}")
+    for f in item.functions:
+        depth, nodes = _schema_shape(f.parameters)
+        if depth > lim.max_schema_depth or nodes > lim.max_schema_nodes:
+            raise Rejection(
+                "schema_too_complex",
+                f"{f.name}: depth {depth} / {nodes} nodes (limits {lim.max_schema_depth} / "
+                f"{lim.max_schema_nodes})",
+            )
+        desc_chars = _longest_description(f)
+        if desc_chars > lim.max_description_chars:
+            raise Rejection(
+                "too_large",
+                f"{f.name}: a description has {desc_chars} chars > {lim.max_description_chars}",
+            )
+    size = len(json.dumps(item.model_dump(mode="json"), ensure_ascii=False).encode("utf-8"))
+    if size > lim.max_item_bytes:
+        raise Rejection("too_large", f"item is {size} bytes > {lim.max_item_bytes}")
+
+
+def _longest_description(doc: FunctionDoc) -> int:
+    longest = len(doc.description)
+    stack: list[Any] = [doc.parameters]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            d = node.get("description")
+            if isinstance(d, str):
+                longest = max(longest, len(d))
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return longest
+
+
+def check_license(item: Item, settings: CurationSettings) -> None:
+    if item.license not in settings.licenses:
+        raise Rejection(
+            "license",
+            f"{item.license!r} is not accepted; use one of {', '.join(settings.licenses)}",
+        )
+
+
+def check_names(item: Item) -> None:
+    names = [f.name for f in item.functions]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise Rejection("duplicate_function", f"functions defined twice: {', '.join(dupes)}")
+    for call in item.possible_answer:
+        for name in call:
+            if name not in names:
+                raise Rejection("unknown_function", f"the answer calls {name!r}, not offered")
+
+
+def _fits(value: Any, kind: type) -> bool:
+    if kind is float:
+        return type(value) in (int, float)
+    return type(value) is kind
+
+
+def check_answer_types(item: Item) -> None:
+    """Every option must have the type the schema names (int is accepted for float).
+
+    BFCL's checker accepts an answer of another type ("variable" answers) by exact
+    membership, so a model that follows the schema can never pass such an entry.
+    """
+    docs = {f.name: f for f in item.functions}
+    for expected in item.possible_answer:
+        for name, params in expected.items():
+            props = docs[name].parameters.get("properties", {})
+            for param, options in params.items():
+                spec = props.get(param) if isinstance(props, dict) else None
+                if not isinstance(spec, dict):
+                    raise Rejection("unknown_parameter", f"{name}.{param} is not in the schema")
+                found = python_type(str(spec.get("type", "")))
+                if found is None:
+                    continue
+                label, kind = found
+                for option in options:
+                    if option == "" or option is None or _fits(option, kind):
+                        continue
+                    raise Rejection(
+                        "answer_type_mismatch",
+                        f"{name}.{param}: schema type {label}, answer option {option!r} "
+                        f"is {type(option).__name__}",
+                    )
+
+
+def _concrete(option: Any, omit_optional: bool) -> Any:
+    """One concrete value for an option; BFCL nests option lists inside dict answers."""
+    if isinstance(option, dict):
+        out: dict[str, Any] = {}
+        for key, inner in option.items():
+            if not isinstance(inner, list):
+                out[key] = inner
+                continue
+            real = [o for o in inner if o != ""]
+            if not real or (omit_optional and "" in inner):
+                continue
+            out[key] = _concrete(real[0], omit_optional)
+        return out
+    if isinstance(option, list):
+        return [_concrete(x, omit_optional) if isinstance(x, dict) else x for x in option]
+    return option
+
+
+def rendered_calls(item: Item, *, omit_optional: bool) -> list[Call]:
+    """The expected calls as one concrete output: each parameter's first real option."""
+    calls: list[Call] = []
+    for expected in item.possible_answer:
+        for name, params in expected.items():
+            args: dict[str, Any] = {}
+            for param, options in params.items():
+                real = [o for o in options if o != ""]
+                if not real or (omit_optional and "" in options):
+                    continue
+                args[param] = _concrete(real[0], omit_optional)
+            calls.append(Call(name=name, arguments=args))
+    return calls
+
+
+def check_answer_passes(item: Item, category: str) -> None:
+    """The answer must pass our checker (AST categories); otherwise no output ever could."""
+    if CATEGORIES[category].checker is not Checker.AST:
+        return
+    case = TestCase(
+        id=item.origin.ref,
+        category=category,
+        question=item.question,
+        functions=item.functions,
+        possible_answer=item.possible_answer,
+    )
+    errors: list[str] = []
+    for omit in (False, True):
+        verdict = check_calls(case, rendered_calls(item, omit_optional=omit))
+        if verdict.valid:
+            return
+        errors.append(f"{verdict.error_type}: {'; '.join(verdict.error)}")
+    raise Rejection("unpassable_answer", errors[0])

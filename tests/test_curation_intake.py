@@ -1,0 +1,73 @@
+import json
+from pathlib import Path
+
+from curation.intake import Intake
+from tests.curation_support import contribution
+
+
+def test_jsonl_bad_line_is_dropped_with_its_line_and_the_rest_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "bulk.jsonl"
+    path.write_text(
+        json.dumps(contribution())
+        + "\n{not json\n"
+        + json.dumps(contribution("Weather in Oslo?"))
+        + "\n"
+    )
+    intake = Intake()
+    intake.add_file(path)
+    assert len(intake.items) == 2
+    assert [(d.reason, d.origin.ref) for d in intake.drops] == [("invalid_json", f"{path}:2")]
+
+
+def test_yaml_contributions_keep_their_line_numbers(tmp_path: Path) -> None:
+    path = tmp_path / "c.yml"
+    path.write_text(
+        "- question: Weather in Tokyo?\n"
+        "  functions: [{name: get_weather,\n"
+        "    parameters: {type: dict, properties: {city: {type: string}}}}]\n"
+        "  ground_truth: [{get_weather: {city: Tokyo}}]\n"
+        "  contributor: bob\n"
+        "- question: Missing fields\n"
+    )
+    intake = Intake()
+    intake.add_file(path)
+    assert [i.origin.ref for i in intake.items] == [f"{path}:1"]
+    assert intake.items[0].possible_answer == [{"get_weather": {"city": ["Tokyo"]}}]
+    drop = intake.drops[0]
+    assert drop.origin.ref == f"{path}:6" and drop.reason == "invalid_contribution"
+    assert "functions" in drop.detail
+
+
+def test_plain_values_become_single_options_and_array_values_stay_whole() -> None:
+    intake = Intake()
+    raw = contribution(
+        functions=[
+            {
+                "name": "plan",
+                "parameters": {
+                    "type": "dict",
+                    "properties": {
+                        "cities": {"type": "array", "items": {"type": "string"}},
+                        "days": {"type": "integer"},
+                    },
+                },
+            }
+        ],
+        ground_truth=[{"plan": {"cities": ["Paris", "Rome"], "days": [3, 4]}}],
+    )
+    from curation.models import Origin
+
+    intake.add(raw, Origin(kind="file", ref="x:1"))
+    assert intake.items[0].possible_answer == [
+        {"plan": {"cities": [["Paris", "Rome"]], "days": [3, 4]}}
+    ]
+
+
+def test_unknown_keys_and_unsupported_files_are_reported(tmp_path: Path) -> None:
+    intake = Intake()
+    from curation.models import Origin
+
+    intake.add({**contribution(), "sneaky": 1}, Origin(kind="file", ref="x:1"))
+    (tmp_path / "notes.txt").write_text("hi")
+    intake.add_file(tmp_path / "notes.txt")
+    assert [d.reason for d in intake.drops] == ["invalid_contribution", "unsupported_file"]
