@@ -218,7 +218,7 @@ def _tokenize(source: Source) -> list[Node]:
             continue
         previous = tokens[-1].type if tokens else None
         if char in "\"'":
-            index = scan_quoted(text, index, char, multiline=False)
+            index = scan_quoted(text, index, char, multiline=False, trailing_blank_lines=True)
             _check_escapes(text[start:index])
             tokens.append(Node("string", start, index))
         elif char == "`":
@@ -279,7 +279,7 @@ def _skip_substitution(text: str, index: int, depth: int) -> int:
     while index < length:
         char = text[index]
         if char in "\"'":
-            index = scan_quoted(text, index, char, multiline=False)
+            index = scan_quoted(text, index, char, multiline=False, trailing_blank_lines=True)
             continue
         if char == "`":
             index = _scan_template(text, index, depth + 1)
