@@ -374,7 +374,8 @@ class _Parser:
             semicolon = stream.next()
             return Node("empty_statement", semicolon.start, semicolon.end, [semicolon])
         token = stream.peek()
-        assert token is not None
+        if token is None:
+            raise ParseFailure("statement expected, found end of text")
         if token.type == "identifier" and stream.at(":", ahead=1):
             label = [stream.next(), stream.next()]
             return composite("labeled_statement", [*label, self.statement()])
