@@ -1,0 +1,154 @@
+"""`bfcl-action check`: verdicts for self-contained cases, one JSON line in, one out.
+
+    bfcl-action check --cases IN.jsonl --output OUT.jsonl
+
+Each input line is `{"id", "category", "functions", "possible_answer", "model_output"}`
+plus optional `"model_name"`, `"underscore_to_dot"` and `"mode"`. `model_output` is either
+a decoded call list `[{name: {arg: value}}]` (or BFCL FC output `[{name: "<json args>"}]`)
+or a string of raw model text. Each output line is `{"id", "valid", "error_type", "error"}`.
+A malformed line gets an output line with `error_type` `input_error` and the run goes on.
+Use `-` for stdin or stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from bfcl_action.categories import Checker, get_category
+from bfcl_action.commands.score import default_underscore_to_dot
+from bfcl_action.errors import BfclActionError, InputError
+from bfcl_action.models import ExpectedCall, FunctionDoc, Mode, TestCase
+
+INPUT_ERROR = "input_error"
+
+
+class CheckLine(BaseModel):
+    """One input line of `check`."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str
+    category: str
+    functions: list[FunctionDoc] = []
+    possible_answer: list[ExpectedCall] = []
+    model_output: Any
+    model_name: str | None = None
+    underscore_to_dot: bool | None = None
+    mode: Mode | None = None
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "check",
+        help="check model outputs given inline with their cases (JSONL in, JSONL out)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--cases", required=True, help="input JSONL file, or - for stdin")
+    parser.add_argument("--output", required=True, help="output JSONL file, or - for stdout")
+    parser.set_defaults(func=run)
+
+
+def check_line(raw: str, number: int) -> dict[str, Any]:
+    """The output object for one input line; never raises."""
+    from bfcl_action.checker import check_case  # imported here so `--help` never needs it
+
+    entry_id: Any = None
+    try:
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not valid JSON: {exc.msg} (column {exc.colno})") from None
+        if not isinstance(data, dict):
+            raise InputError(f"expected a JSON object, found {type(data).__name__}")
+        entry_id = data.get("id") if isinstance(data.get("id"), str) else None
+        line = _parse(data)
+        category = get_category(line.category)
+        if category.checker is Checker.MULTI_TURN:
+            raise InputError(
+                f"multi-turn category {line.category!r} cannot be checked per line",
+                field="category",
+            )
+        case = TestCase(
+            id=line.id,
+            category=line.category,
+            question=[],
+            functions=line.functions,
+            possible_answer=line.possible_answer,
+            language=category.language,
+        )
+        mode = line.mode or (Mode.PROMPT if isinstance(line.model_output, str) else Mode.FC)
+        u2d = line.underscore_to_dot
+        if u2d is None:
+            u2d = default_underscore_to_dot(line.model_name or "", mode)
+        result = check_case(case, line.model_output, mode=mode, underscore_to_dot=u2d)
+    except BfclActionError as exc:
+        message = f"line {number}: {exc.render()}"
+        return {"id": entry_id, "valid": False, "error_type": INPUT_ERROR, "error": [message]}
+    except Exception as exc:  # one bad line must not stop the run
+        return {
+            "id": entry_id,
+            "valid": False,
+            "error_type": "internal_error",
+            "error": [f"line {number}: {type(exc).__name__}: {exc}"],
+        }
+    return {
+        "id": result.id,
+        "valid": result.valid,
+        "error_type": result.error_type,
+        "error": result.error,
+    }
+
+
+def _parse(data: dict[str, Any]) -> CheckLine:
+    try:
+        return CheckLine.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or None
+        raise InputError(first["msg"], field=where) from None
+
+
+def check_lines(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
+    """Output objects for the non-blank input lines, in order."""
+    for number, raw in enumerate(lines, start=1):
+        if raw.strip():
+            yield check_line(raw, number)
+
+
+@contextmanager
+def _open(name: str, mode: str) -> Iterator[IO[str]]:
+    if name == "-":
+        yield sys.stdin if "r" in mode else sys.stdout
+        return
+    try:
+        handle = Path(name).open(mode, encoding="utf-8")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise InputError(f"cannot open: {exc.strerror}", file=name) from None
+    with handle:
+        yield handle
+
+
+def run(args: argparse.Namespace) -> int:
+    counts = {"valid": 0, "invalid": 0, "malformed": 0}
+    with _open(args.cases, "r") as source, _open(args.output, "w") as sink:
+        for out in check_lines(source):
+            sink.write(json.dumps(out, ensure_ascii=False) + "\n")
+            if out["error_type"] in {INPUT_ERROR, "internal_error"}:
+                counts["malformed"] += 1
+            else:
+                counts["valid" if out["valid"] else "invalid"] += 1
+    print(
+        f"checked {sum(counts.values())} lines: {counts['valid']} valid, "
+        f"{counts['invalid']} invalid, {counts['malformed']} malformed",
+        file=sys.stderr,
+    )
+    return 0

@@ -1,0 +1,235 @@
+"""`bfcl-action score`: score BFCL result files as the official tool writes them.
+
+    bfcl-action score --dataset bfcl@2026.3.23 --results result/gpt-4o-FC --model-name gpt-4o-FC
+
+Reads `<group>/BFCL_v4_<category>_result.json` files (or one file), checks every entry
+against the dataset's possible answers, prints per-category and summary accuracies, and
+optionally writes the run report (`--output`) and BFCL-layout score files
+(`--bfcl-score-dir`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from bfcl_action.categories import parse_categories
+from bfcl_action.dataset import dataset_categories, load_dataset
+from bfcl_action.errors import InputError
+from bfcl_action.models import CaseResult, Mode, RunReport, TestCase
+from bfcl_action.results_io import ResultEntry, read_results, write_score_files
+from bfcl_action.scoring import SUMMARY_COLUMNS, build_report
+
+SUMMARY_TITLES = {
+    "overall": "Overall (what ran)",
+    "non_live_ast": "Non-Live AST",
+    "non_live_simple_ast": "  Non-Live simple AST",
+    "live_ast": "Live AST",
+    "irrelevance": "Irrelevance",
+    "relevance": "Relevance",
+    "multi_turn": "Multi-turn",
+    "own": "Own suites",
+}
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "score",
+        help="score BFCL result files (as the official tool writes them)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--dataset", default="bfcl@2026.3.23", help="dataset spec (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--results",
+        required=True,
+        type=Path,
+        help="a result directory (<group>/BFCL_v4_<category>_result.json) or one result file",
+    )
+    parser.add_argument("--model-name", required=True, help="model name recorded in the report")
+    parser.add_argument(
+        "--mode",
+        choices=[m.value for m in Mode],
+        default=None,
+        help="how outputs are decoded; default: fc for BFCL FC model names (-FC) or when "
+        "results hold call lists, else prompt",
+    )
+    parser.add_argument(
+        "--underscore-to-dot",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="accept `a_b` for an expected `a.b` (FC models whose API forbids dots); "
+        "default: from the table of known FC models",
+    )
+    parser.add_argument(
+        "--categories",
+        default=None,
+        help="comma list of categories or groups to score (default: all with results)",
+    )
+    parser.add_argument("--output", type=Path, help="write the run report (JSON) here")
+    parser.add_argument(
+        "--bfcl-score-dir", type=Path, help="write BFCL-layout score files under this folder"
+    )
+    parser.set_defaults(func=run)
+
+
+def infer_mode(model_name: str, entries: Sequence[ResultEntry] = ()) -> Mode:
+    """FC for BFCL's FC names (`<model>-FC` and the registry's FC models without the
+    suffix); for other names, FC if any result is a call list (prompt results are always
+    text), else prompt."""
+    from bfcl_action.checker.models_table import DOT_KEEPING_FC_MODELS, UNDERSCORE_TO_DOT_MODELS
+
+    name = model_name.strip()
+    if name.upper().endswith("-FC"):
+        return Mode.FC
+    known_fc = UNDERSCORE_TO_DOT_MODELS | DOT_KEEPING_FC_MODELS
+    if name in known_fc or name.replace("_", "/") in known_fc:
+        return Mode.FC
+    return Mode.FC if any(isinstance(e.result, list) for e in entries) else Mode.PROMPT
+
+
+def default_underscore_to_dot(model_name: str, mode: Mode) -> bool:
+    """Whether BFCL would turn `a.b` into `a_b` for this model (FC models only)."""
+    from bfcl_action.checker import needs_underscore_to_dot
+
+    return needs_underscore_to_dot(model_name, mode)
+
+
+def score_entries(
+    entries: Sequence[ResultEntry],
+    cases: dict[str, TestCase],
+    *,
+    mode: Mode,
+    underscore_to_dot: bool,
+) -> list[CaseResult]:
+    """Check each result entry against its case; an id the dataset lacks is an input error."""
+    from bfcl_action.checker import check_case  # imported here so `--help` never needs it
+
+    results: list[CaseResult] = []
+    for entry in entries:
+        case = cases.get(entry.id)
+        if case is None or case.category != entry.category:
+            raise InputError(
+                f"id {entry.id!r} is not in the dataset's {entry.category!r} cases",
+                file=entry.file,
+                line=entry.line,
+                field="id",
+            )
+        result = check_case(case, entry.result, mode=mode, underscore_to_dot=underscore_to_dot)
+        update: dict[str, Any] = {"suite": case.label(), "model_output": entry.result}
+        if isinstance(entry.input_token_count, int):
+            update["input_tokens"] = entry.input_token_count
+        if isinstance(entry.output_token_count, int):
+            update["output_tokens"] = entry.output_token_count
+        if isinstance(entry.latency, int | float):
+            update["latency_s"] = float(entry.latency)
+        results.append(result.model_copy(update=update))
+    return results
+
+
+def run(args: argparse.Namespace) -> int:
+    console = Console(stderr=False)
+    warn = Console(stderr=True)
+    entries = read_results(args.results)
+    available = dataset_categories(args.dataset)
+    present = [c for c in available if any(e.category == c for e in entries)]
+    chosen = parse_categories(args.categories, available) if args.categories else present
+    notes: list[str] = []
+    skipped = sorted({e.category for e in entries} - set(available))
+    if skipped:
+        notes.append(f"result files not in {args.dataset} were skipped: {', '.join(skipped)}")
+    no_results = [c for c in chosen if c not in present]
+    if no_results:
+        notes.append(f"no results for: {', '.join(no_results)}")
+    chosen = [c for c in chosen if c in present]
+    if not chosen:
+        raise InputError(
+            f"no results to score for {args.dataset} (categories with results: "
+            f"{', '.join(sorted({e.category for e in entries})) or 'none'})",
+            file=str(args.results),
+        )
+    cases = {c.id: c for c in load_dataset(args.dataset, chosen)}
+    selected = [e for e in entries if e.category in chosen]
+    expected = Counter(c.category for c in cases.values())
+    answered = Counter(e.category for e in selected)
+    for category in chosen:
+        if answered[category] < expected[category]:
+            notes.append(
+                f"{category}: {expected[category] - answered[category]} of {expected[category]} "
+                "cases have no result; accuracy is over the cases present (BFCL's partial eval)"
+            )
+
+    mode = Mode(args.mode) if args.mode else infer_mode(args.model_name, selected)
+    u2d = (
+        args.underscore_to_dot
+        if args.underscore_to_dot is not None
+        else default_underscore_to_dot(args.model_name, mode)
+    )
+    results = score_entries(selected, cases, mode=mode, underscore_to_dot=u2d)
+    report = build_report(
+        results,
+        model=args.model_name,
+        mode=mode,
+        datasets=sorted({c.dataset for c in cases.values()}) or [args.dataset],
+        settings={"underscore_to_dot": u2d},
+        notes=notes,
+    )
+    for note in notes:
+        warn.print(f"[yellow]note:[/yellow] {escape(note)}", highlight=False)
+    console.print(score_table(report))
+    if args.output:
+        write_report(report, args.output)
+        console.print(f"report written to {args.output}", highlight=False)
+    if args.bfcl_score_dir:
+        written = write_score_files(
+            results, args.bfcl_score_dir, model_name=args.model_name, cases=cases
+        )
+        console.print(
+            f"{len(written)} BFCL score files written under {args.bfcl_score_dir}",
+            highlight=False,
+        )
+    return 0
+
+
+def write_report(report: RunReport, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.write_text(report.model_dump_json(indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot write report: {exc.strerror}", file=str(path)) from None
+
+
+def _pct(value: float | None) -> str:
+    return "—" if value is None else f"{value * 100:.2f}%"
+
+
+def score_table(report: RunReport) -> Table:
+    """Per-suite rows, then the summary columns that have a value."""
+    title = f"{report.model} ({report.mode.value}) on {', '.join(report.datasets)}"
+    table = Table(title=escape(title))
+    table.add_column("Suite")
+    table.add_column("Correct", justify="right")
+    table.add_column("Total", justify="right")
+    table.add_column("Accuracy", justify="right")
+    for label, score in report.categories.items():
+        infra = f" (+{score.infra_errors} infra)" if score.infra_errors else ""
+        table.add_row(
+            escape(label), str(score.correct), f"{score.total}{infra}", _pct(score.accuracy)
+        )
+    rows = [(k, v) for k, v in report.summary.items() if v is not None]
+    if rows:
+        table.add_section()
+        order = {c: i for i, c in enumerate(SUMMARY_COLUMNS)}
+        for key, value in sorted(rows, key=lambda kv: ("/" in kv[0], order.get(kv[0], 99))):
+            name = SUMMARY_TITLES.get(key, key)
+            table.add_row(escape(name), "", "", _pct(value), style="bold")
+    return table

@@ -1,0 +1,74 @@
+"""Datasets by spec: `bfcl@<version>` (official BFCL data) and `live@<version>|live@latest`.
+
+    cases = load_dataset("bfcl@2026.3.23", ["simple_python", "live"])
+
+`categories` takes category names or group names (`non_live`, `live`, `hallucination`) as in
+`bfcl_action.categories.parse_categories`; None means every category of the dataset. Every
+returned `TestCase` carries `dataset` (the resolved spec) and `suite` (its report label).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from bfcl_action.categories import SINGLE_TURN_OFFICIAL, parse_categories
+from bfcl_action.dataset import live, official
+from bfcl_action.errors import ConfigError, DatasetError
+from bfcl_action.models import TestCase
+
+__all__ = ["dataset_categories", "load_dataset", "parse_spec"]
+
+
+def parse_spec(spec: str) -> tuple[str, str]:
+    """Split `name@version`; the name must be `bfcl` or `live`."""
+    name, sep, version = spec.strip().partition("@")
+    if not sep or not version or name not in {"bfcl", "live"}:
+        known = ", ".join(f"bfcl@{v}" for v in official.RELEASES)
+        raise DatasetError(
+            f"unknown dataset {spec!r}; expected one of {known}, live@<YYYY-Www>, live@latest",
+            field="dataset",
+        )
+    if name == "bfcl":
+        official.get_release(version)
+    return name, version
+
+
+def dataset_categories(spec: str, *, live_dir: Path | None = None) -> list[str]:
+    """Category names the dataset provides, in the category table's order (no download)."""
+    name, version = parse_spec(spec)
+    if name == "bfcl":
+        return list(SINGLE_TURN_OFFICIAL)
+    return live.live_categories(version, live.live_root(live_dir))
+
+
+def load_dataset(
+    spec: str,
+    categories: Sequence[str] | None = None,
+    *,
+    wheel: Path | None = None,
+    cache_dir: Path | None = None,
+    live_dir: Path | None = None,
+) -> list[TestCase]:
+    """Load a dataset's test cases, fetching and caching official data on first use.
+
+    `wheel` uses a local copy of the official wheel (still sha256-verified); `cache_dir`
+    overrides `$BFCL_ACTION_CACHE`; `live_dir` overrides where Live releases are read.
+    Raises DatasetError for an unknown spec, a failed download or a hash mismatch, and
+    ConfigError for a category the dataset does not have.
+    """
+    name, version = parse_spec(spec)
+    available = dataset_categories(spec, live_dir=live_dir)
+    chosen = _choose(categories, available)
+    if name == "bfcl":
+        release = official.get_release(version)
+        return official.load_official(release, chosen, wheel=wheel, cache=cache_dir)
+    return live.load_live(version, chosen, root=live_dir)
+
+
+def _choose(categories: Sequence[str] | None, available: list[str]) -> list[str]:
+    if categories is None:
+        return available
+    if isinstance(categories, str):
+        raise ConfigError("pass categories as a list of names, not one string")
+    return parse_categories(",".join(categories), available) if categories else available

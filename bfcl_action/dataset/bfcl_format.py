@@ -1,0 +1,208 @@
+"""Read BFCL's on-disk test format into `TestCase`s.
+
+BFCL keeps one JSON object per line: `{"id", "question", "function"}` in the entry file and
+`{"id", "ground_truth"}` in the possible-answer file of the same name. The official wheel
+and our Live releases share this layout, so both loaders go through here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pydantic_core
+from pydantic import ValidationError
+
+from bfcl_action.categories import get_category
+from bfcl_action.errors import DatasetError
+from bfcl_action.models import TestCase
+
+VERSION_PREFIX = "BFCL_v4"
+"""File-name prefix of BFCL v4 data, result and score files."""
+
+
+def entry_file_name(category: str) -> str:
+    return f"{VERSION_PREFIX}_{category}.json"
+
+
+def read_jsonl(data: bytes, *, file: str) -> list[tuple[int, dict[str, Any]]]:
+    """Parse JSON Lines, returning `(line_number, object)` pairs; blank lines are skipped.
+
+    pydantic-core's parser is used for speed (the official sets are ~9 MB of JSON); the
+    standard library's only to word the error of a bad line.
+    """
+    rows: list[tuple[int, dict[str, Any]]] = []
+    for number, raw in enumerate(data.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            value = pydantic_core.from_json(raw)
+        except ValueError:
+            try:
+                value = json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                reason = exc.msg if isinstance(exc, json.JSONDecodeError) else exc.reason
+                raise DatasetError(f"not valid JSON: {reason}", file=file, line=number) from None
+        if not isinstance(value, dict):
+            raise DatasetError(
+                f"expected a JSON object, found {type(value).__name__}", file=file, line=number
+            )
+        rows.append((number, value))
+    return rows
+
+
+def parse_answers(data: bytes, *, file: str) -> dict[str, list[Any]]:
+    """Possible answers by entry id."""
+    answers: dict[str, list[Any]] = {}
+    for number, row in read_jsonl(data, file=file):
+        entry_id = row.get("id")
+        truth = row.get("ground_truth")
+        if not isinstance(entry_id, str):
+            raise DatasetError("missing string 'id'", file=file, line=number, field="id")
+        if not isinstance(truth, list):
+            raise DatasetError(
+                f"expected a list, found {type(truth).__name__}",
+                file=file,
+                line=number,
+                field="ground_truth",
+            )
+        answers[entry_id] = truth
+    return answers
+
+
+def parse_entries(
+    data: bytes,
+    *,
+    category: str,
+    file: str,
+    answers: dict[str, list[Any]] | None,
+    dataset: str,
+    suite: str,
+) -> list[TestCase]:
+    """Turn one BFCL entry file into test cases, joining possible answers by id.
+
+    `answers` is None for categories that have none (irrelevance, relevance); otherwise every
+    entry must have one, since a case without an answer could never pass.
+    """
+    language = get_category(category).language
+    cases: list[TestCase] = []
+    for number, row in read_jsonl(data, file=file):
+        entry_id = row.get("id")
+        if not isinstance(entry_id, str):
+            raise DatasetError("missing string 'id'", file=file, line=number, field="id")
+        fields = {k: v for k, v in row.items() if k != "function"}
+        fields["functions"] = row.get("function", [])
+        if answers is not None:
+            if entry_id not in answers:
+                raise DatasetError(
+                    f"entry {entry_id!r} has no possible answer", file=file, line=number
+                )
+            fields["possible_answer"] = answers[entry_id]
+        fields.update(
+            category=category,
+            language=language,
+            dataset=dataset,
+            suite=suite,
+            source={"file": file, "line": number},
+        )
+        try:
+            cases.append(TestCase.model_validate(fields))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise DatasetError(
+                f"entry {entry_id!r} does not match BFCL's format: {first['msg']}",
+                file=file,
+                line=number,
+                field=where,
+            ) from None
+    return cases
+
+
+def read_category(
+    root: Path,
+    category: str,
+    *,
+    dataset: str,
+    suite: str,
+    display: str,
+    expected_sha256: dict[str, str] | None = None,
+) -> list[TestCase]:
+    """Load `<root>/BFCL_v4_<category>.json` and its `possible_answer/` twin if present.
+
+    `display` prefixes file names in errors (e.g. `bfcl@2026.3.23:`) so a user sees which
+    dataset a bad line came from. `expected_sha256` maps relative paths to digests that the
+    bytes read must match (cache and release integrity).
+    """
+    name = entry_file_name(category)
+    entry_bytes = _read(root, name, display=display, expected_sha256=expected_sha256)
+    answer_rel = f"possible_answer/{name}"
+    answers = None
+    if (root / answer_rel).is_file():
+        answer_bytes = _read(root, answer_rel, display=display, expected_sha256=expected_sha256)
+        answers = parse_answers(answer_bytes, file=f"{display}{answer_rel}")
+    return parse_entries(
+        entry_bytes,
+        category=category,
+        file=f"{display}{name}",
+        answers=answers,
+        dataset=dataset,
+        suite=suite,
+    )
+
+
+def _read(root: Path, rel: str, *, display: str, expected_sha256: dict[str, str] | None) -> bytes:
+    path = root / rel
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise DatasetError(f"cannot read data file: {exc.strerror}", file=str(path)) from None
+    if expected_sha256 is not None and rel in expected_sha256:
+        found = hashlib.sha256(data).hexdigest()
+        if found != expected_sha256[rel]:
+            raise DatasetError(
+                f"{display}{rel}: sha256 {found} does not match the recorded "
+                f"{expected_sha256[rel]}; the file changed after it was written",
+                file=str(path),
+            )
+    return data
+
+
+def entry_line(case: TestCase) -> dict[str, Any]:
+    """A case in BFCL's entry form: `id`, `question`, `function` (plus extra fields kept)."""
+    row: dict[str, Any] = {
+        "id": case.id,
+        "question": [[m.model_dump() for m in turn] for turn in case.question],
+        "function": [f.model_dump(exclude={"source"}) for f in case.functions],
+    }
+    row.update(case.model_extra or {})
+    return row
+
+
+def write_category(
+    directory: Path, category: str, cases: Sequence[TestCase], *, with_answers: bool
+) -> dict[str, str]:
+    """Write one category in BFCL's layout; returns relative path -> sha256 of each file.
+
+    Output is deterministic (cases in the given order, one compact JSON object per line), so
+    the same cases always give byte-identical files (what a release checksum needs).
+    """
+    name = entry_file_name(category)
+    written = {name: _dump([entry_line(c) for c in cases])}
+    if with_answers:
+        answers = [{"id": c.id, "ground_truth": c.possible_answer} for c in cases]
+        written[f"possible_answer/{name}"] = _dump(answers)
+    digests: dict[str, str] = {}
+    for rel, data in written.items():
+        path = directory / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        digests[rel] = hashlib.sha256(data).hexdigest()
+    return digests
+
+
+def _dump(rows: list[dict[str, Any]]) -> bytes:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode("utf-8")

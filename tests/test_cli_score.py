@@ -1,0 +1,237 @@
+"""`bfcl-action score`: BFCL result files in, a table, a run report and score files out."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bfcl_action.cli import main
+from bfcl_action.dataset import official
+from bfcl_action.models import RunReport
+from bfcl_action.results_io import read_score_file
+from tests.support.bfcl_wheel import ENTRIES_PER_CATEGORY, build_wheel, release_for
+
+SPEC = "bfcl@2026.3.23"
+
+
+@pytest.fixture(autouse=True)
+def fixture_dataset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fixture wheel stands in for the official one (pinned digest, local file)."""
+    wheel = build_wheel(tmp_path / "wheels")
+    monkeypatch.setitem(official.RELEASES, "2026.3.23", release_for(wheel))
+    monkeypatch.setenv("BFCL_ACTION_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("BFCL_ACTION_BFCL_WHEEL", str(wheel))
+
+
+def _fc(index: int, name: str = "math.add", a_value: int | None = None) -> list[dict[str, str]]:
+    """BFCL FC output for fixture entry `index` (its answer is a=index, b=2)."""
+    a = index if a_value is None else a_value
+    return [{name: json.dumps({"a": a, "b": 2})}]
+
+
+def _write_results(root: Path, category: str, group: str, rows: list[dict[str, Any]]) -> Path:
+    path = root / "model-FC" / group / f"BFCL_v4_{category}_result.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+@pytest.fixture
+def results(tmp_path: Path) -> Path:
+    """simple_python all right; parallel half right; irrelevance all right (prose)."""
+    root = tmp_path / "result"
+    _write_results(
+        root,
+        "simple_python",
+        "non_live",
+        [{"id": f"simple_python_{i}", "result": _fc(i)} for i in range(ENTRIES_PER_CATEGORY)],
+    )
+    _write_results(
+        root,
+        "parallel",
+        "non_live",
+        [
+            {"id": "parallel_0", "result": _fc(0), "input_token_count": 12, "latency": 0.5},
+            {"id": "parallel_1", "result": _fc(1, a_value=99)},
+        ],
+    )
+    _write_results(
+        root,
+        "irrelevance",
+        "non_live",
+        [{"id": f"irrelevance_{i}", "result": "I cannot do that."} for i in range(2)],
+    )
+    return root
+
+
+def _score(results: Path, *extra: str) -> int:
+    return main(
+        ["score", "--dataset", SPEC, "--results", str(results), "--model-name", "m-FC", *extra]
+    )
+
+
+def test_prints_a_table_with_each_category_and_the_summary(
+    results: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _score(results) == 0
+    out = capsys.readouterr().out
+    for label in ("simple_python", "parallel", "irrelevance", "Non-Live AST", "Overall"):
+        assert label in out
+    assert "50.00%" in out
+
+
+def test_report_holds_per_case_verdicts_scores_and_summary(results: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report.json"
+    assert _score(results, "--output", str(out)) == 0
+    report = RunReport.model_validate_json(out.read_text())
+    verdicts = {r.id: (r.valid, r.error_type) for r in report.results}
+    assert verdicts["simple_python_0"] == (True, None)
+    assert verdicts["parallel_1"][0] is False
+    assert verdicts["parallel_1"][1] is not None
+    assert report.categories["parallel"].accuracy == 0.5
+    assert report.summary["non_live_ast"] == pytest.approx((1.0 + 0.5) / 2)
+    assert report.summary["irrelevance"] == 1.0
+    assert report.mode.value == "fc"
+    assert report.datasets == [SPEC]
+    parallel_0 = next(r for r in report.results if r.id == "parallel_0")
+    assert (parallel_0.input_tokens, parallel_0.latency_s) == (12, 0.5)
+
+
+def test_writes_bfcl_score_files(results: Path, tmp_path: Path) -> None:
+    score_dir = tmp_path / "score"
+    assert _score(results, "--bfcl-score-dir", str(score_dir)) == 0
+    header, failures = read_score_file(
+        score_dir / "m-FC" / "non_live" / "BFCL_v4_parallel_score.json"
+    )
+    assert header == {"accuracy": 0.5, "correct_count": 1, "total_count": 2}
+    assert [f["id"] for f in failures] == ["parallel_1"]
+    assert failures[0]["possible_answer"] == [{"math.add": {"a": [1], "b": [2]}}]
+
+
+def test_categories_option_limits_what_is_scored(results: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report.json"
+    assert _score(results, "--categories", "parallel", "--output", str(out)) == 0
+    report = RunReport.model_validate_json(out.read_text())
+    assert list(report.categories) == ["parallel"]
+
+
+def test_prompt_mode_decodes_call_text(tmp_path: Path) -> None:
+    root = tmp_path / "result"
+    _write_results(
+        root, "multiple", "non_live", [{"id": "multiple_1", "result": "[math.add(a=1, b=2)]"}]
+    )
+    out = tmp_path / "report.json"
+    code = main(["score", "--results", str(root), "--model-name", "m", "--output", str(out)])
+    assert code == 0
+    report = RunReport.model_validate_json(out.read_text())
+    assert report.mode.value == "prompt"
+    assert report.results[0].valid
+
+
+def test_partial_results_are_scored_with_a_note(tmp_path: Path) -> None:
+    root = tmp_path / "result"
+    _write_results(root, "multiple", "non_live", [{"id": "multiple_0", "result": _fc(0)}])
+    out = tmp_path / "report.json"
+    assert _score(root, "--output", str(out)) == 0
+    report = RunReport.model_validate_json(out.read_text())
+    assert any("1 of 2 cases have no result" in n for n in report.notes)
+
+
+def test_bad_result_line_exits_2_naming_file_and_line(
+    results: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = results / "model-FC" / "non_live" / "BFCL_v4_parallel_result.json"
+    path.write_text(path.read_text() + '{"id": "parallel_2"}\n')
+    assert _score(results) == 2
+    assert f"{path}:3: result: missing field" in capsys.readouterr().err
+
+
+def test_result_id_missing_from_the_dataset_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "result"
+    _write_results(root, "multiple", "non_live", [{"id": "multiple_77", "result": []}])
+    assert _score(root) == 2
+    assert "'multiple_77' is not in the dataset" in capsys.readouterr().err
+
+
+def test_underscore_to_dot_accepts_underscored_names(tmp_path: Path) -> None:
+    root = tmp_path / "result"
+    _write_results(
+        root, "simple_python", "non_live", [{"id": "simple_python_0", "result": _fc(0, "math_add")}]
+    )
+    out = tmp_path / "report.json"
+    assert _score(root, "--underscore-to-dot", "--mode", "fc", "--output", str(out)) == 0
+    assert RunReport.model_validate_json(out.read_text()).results[0].valid
+
+
+def test_live_release_results_are_reported_under_the_release_label(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(
+        "BFCL_ACTION_LIVE_DIR", str(Path(__file__).parent / "fixtures" / "dataset" / "live")
+    )
+    root = tmp_path / "result"
+    call = [{"weather.get_forecast": json.dumps({"city": "city 1", "days": 2})}]
+    _write_results(root, "live_simple", "live", [{"id": "live_simple_1-0-1", "result": call}])
+    out = tmp_path / "report.json"
+    code = main(
+        [
+            "score",
+            "--dataset",
+            "live@latest",
+            "--results",
+            str(root),
+            "--model-name",
+            "m-FC",
+            "--output",
+            str(out),
+        ]
+    )
+    assert code == 0
+    report = RunReport.model_validate_json(out.read_text())
+    assert report.datasets == ["live@2026-W48"]  # resolved, so the fingerprint pins it
+    assert list(report.categories) == ["live@2026-W48/live_simple"]
+    assert report.summary["live@2026-W48/live_ast"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("name", "results", "mode"),
+    [
+        ("gpt-4o-2024-11-20-FC", ["text"], "fc"),
+        ("nova-pro-v1.0", ["text"], "fc"),  # an FC model of BFCL's registry without -FC
+        ("gpt-4o-2024-11-20", ["[f(a=1)]"], "prompt"),
+        ("my-model", [[{"f": "{}"}], "text"], "fc"),  # call lists only come from FC runs
+        ("my-model", ["[f(a=1)]"], "prompt"),
+    ],
+)
+def test_mode_is_inferred_from_the_model_name_then_the_results(
+    name: str, results: list[Any], mode: str
+) -> None:
+    from bfcl_action.commands.score import infer_mode
+    from bfcl_action.results_io import ResultEntry
+
+    entries = [ResultEntry(id=f"x_{i}", category="x", result=r) for i, r in enumerate(results)]
+    assert infer_mode(name, entries).value == mode
+
+
+def test_result_filed_under_another_category_is_an_error(
+    results: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = results / "model-FC" / "non_live" / "BFCL_v4_parallel_result.json"
+    path.write_text(path.read_text() + json.dumps({"id": "simple_python_0", "result": []}) + "\n")
+    assert _score(results) == 2
+    assert f"{path}:3: id:" in capsys.readouterr().err
+
+
+def test_model_name_with_markup_is_printed_literally(
+    results: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        ["score", "--results", str(results), "--model-name", "[red]x[/red]", "--mode", "fc"]
+    )
+    assert code == 0
+    assert "[red]x[/red]" in capsys.readouterr().out
