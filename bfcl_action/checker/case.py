@@ -130,9 +130,7 @@ def check_case(
                 verdict = _judge(category, case, decoded, None, underscore_to_dot)
     except Exception as exc:
         verdict = _guard_verdict(exc)
-    # Built without validation: every field already has its declared type, and validating
-    # the decoded calls again would cost more than checking them.
-    return CaseResult.model_construct(
+    return CaseResult(
         id=case.id,
         category=case.category,
         suite=case.suite,
