@@ -134,8 +134,15 @@ class TokenStream:
         self.depth -= 1
 
 
-def scan_quoted(text: str, start: int, quote: str, *, multiline: bool) -> int:
-    """End offset (after the closing quote) of a quoted literal starting at `start`."""
+def scan_quoted(
+    text: str, start: int, quote: str, *, multiline: bool, trailing_blank_lines: bool = False
+) -> int:
+    """End offset (after the closing quote) of a quoted literal starting at `start`.
+
+    `trailing_blank_lines` accepts raw newlines when only whitespace follows them up to the
+    closing quote, as tree-sitter-javascript does (it skips whitespace between a string's
+    fragments); BFCL's JavaScript decoder then keeps them in the value.
+    """
     index = start + 1
     length = len(text)
     while index < length:
@@ -146,6 +153,12 @@ def scan_quoted(text: str, start: int, quote: str, *, multiline: bool) -> int:
         if char == quote:
             return index + 1
         if char == "\n" and not multiline:
+            if trailing_blank_lines:
+                rest = index
+                while rest < length and text[rest] in " \t\r\n\f\v":
+                    rest += 1
+                if rest < length and text[rest] == quote:
+                    return rest + 1
             break
         index += 1
     raise ParseFailure("unterminated string")

@@ -212,7 +212,7 @@ def _tokenize(source: Source) -> list[Node]:
             continue
         previous = tokens[-1].type if tokens else None
         if char in "\"'":
-            index = scan_quoted(text, index, char, multiline=False)
+            index = scan_quoted(text, index, char, multiline=False, trailing_blank_lines=True)
             _check_escapes(text[start:index])
             tokens.append(Node("string", start, index))
         elif char == "`":
@@ -275,7 +275,7 @@ def _skip_substitution(text: str, index: int) -> int:
     while index < length:
         char = text[index]
         if char in "\"'":
-            index = scan_quoted(text, index, char, multiline=False)
+            index = scan_quoted(text, index, char, multiline=False, trailing_blank_lines=True)
             continue
         if char == "`":
             index = _scan_template(text, index)
