@@ -598,6 +598,8 @@ def python_source_variants(calls: Calls) -> dict[str, str]:
             out["text_unary_plus"] = _py_text_with(calls, k, f"+{v}")
             out["text_unary_invert"] = _py_text_with(calls, k, f"~{-v - 1}")
             out["text_complex_value"] = _py_text_with(calls, k, f"{v}j")
+            out["text_binop_builtin_call"] = _py_text_with(calls, k, f"len('ab') + {v - 2}")
+            out["text_binop_string_format"] = _py_text_with(calls, k, f"int('%d' % {v})")
         if isinstance(v, str) and "text_ellipsis_value" not in out:
             out["text_ellipsis_value"] = _py_text_with(calls, k, "...")
             out["text_subscript_value"] = _py_text_with(calls, k, "items[0]")
