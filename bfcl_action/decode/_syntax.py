@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from bfcl_action.decode.errors import DecodeError, failed
-from bfcl_action.decode.limits import MAX_DEPTH
+from bfcl_action.decode.limits import MAX_DEPTH, MAX_TOKENS
 
 
 @dataclass(eq=False)
@@ -39,9 +39,11 @@ class Node:
             stack.extend(reversed(node.children))
 
 
-def check_depth(root: Node, limit: int = 2 * MAX_DEPTH) -> None:
+def check_depth(root: Node, tokens: int, limit: int = 2 * MAX_DEPTH) -> None:
     """Refuse trees deeper than `limit` (long operator chains nest without brackets) before
-    any recursive walk over them."""
+    any recursive walk over them; a tree of `tokens` leaves is at most that deep."""
+    if tokens <= limit:
+        return
     stack = [(root, 0)]
     while stack:
         node, depth = stack.pop()
@@ -96,19 +98,44 @@ class ParseFailure(Exception):
     """Internal: the text is not in the grammar (upstream: tree-sitter reports ERROR)."""
 
 
+def check_token_count(tokens: list[Node]) -> None:
+    if len(tokens) > MAX_TOKENS:
+        raise DecodeError("ast_decoder:decoder_failed", f"text has over {MAX_TOKENS} tokens")
+
+
 @dataclass(eq=False)
 class TokenStream:
     tokens: list[Node]
     position: int = 0
     depth: int = 0
+    _closers: dict[int, int] | None = None
+
+    def closing_paren(self, ahead: int = 0) -> int | None:
+        """Index (relative to the current position) of the `)` matching the `(` at `ahead`.
+
+        Computed once for the whole text, so look-ahead for lambdas stays linear.
+        """
+        if self._closers is None:
+            closers: dict[int, int] = {}
+            open_positions: list[int] = []
+            for index, token in enumerate(self.tokens):
+                if token.type == "(":
+                    open_positions.append(index)
+                elif token.type == ")" and open_positions:
+                    closers[open_positions.pop()] = index
+            self._closers = closers
+        closer = self._closers.get(self.position + ahead)
+        return None if closer is None else closer - self.position
 
     def peek(self, ahead: int = 0) -> Node | None:
         index = self.position + ahead
-        return self.tokens[index] if index < len(self.tokens) else None
+        tokens = self.tokens
+        return tokens[index] if index < len(tokens) else None
 
     def at(self, *texts: str, ahead: int = 0) -> bool:
-        token = self.peek(ahead)
-        return token is not None and token.type in texts
+        index = self.position + ahead
+        tokens = self.tokens
+        return index < len(tokens) and tokens[index].type in texts
 
     def next(self) -> Node:
         token = self.peek()

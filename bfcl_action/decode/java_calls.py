@@ -33,6 +33,7 @@ printed token by token.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from bfcl_action.decode._syntax import (
@@ -41,10 +42,9 @@ from bfcl_action.decode._syntax import (
     Source,
     TokenStream,
     check_depth,
+    check_token_count,
     composite,
     is_identifier_part,
-    is_identifier_start,
-    scan_quoted,
 )
 from bfcl_action.decode.errors import DecodeError, failed, wrong_format
 from bfcl_action.decode.prompt_text import bracket_text
@@ -141,6 +141,15 @@ _PUNCTUATION = sorted(
     key=len,
     reverse=True,
 )
+_TOKEN_PATTERN = re.compile(
+    r"(?P<skip>[ \t\n\r\f]+|//[^\n]*|/\*.*?\*/)"
+    r'|(?P<string_literal>"""(?:[^"\\]|\\.|"(?!""))*"""|"(?:[^"\\]|\\.)*")'
+    r"|(?P<character_literal>'(?:[^'\\\n]|\\.)*')"
+    r"|(?P<number>(?=\.?\d))"
+    r"|(?P<word>[^\W\d][\w$]*|\$[\w$]*)"
+    "|(?P<punctuation>" + "|".join(map(re.escape, _PUNCTUATION)) + ")",
+    re.DOTALL,
+)
 _ASSIGNMENT_OPERATORS = ("=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=")
 _BINARY_LEVELS: tuple[tuple[str, ...], ...] = (
     ("||",),
@@ -154,6 +163,8 @@ _BINARY_LEVELS: tuple[tuple[str, ...], ...] = (
     ("+", "-"),
     ("*", "/", "%"),
 )
+_MAX_CAST_TOKENS = 100
+"""How far `(` is looked past to tell a cast `(a.b.C<D>) x` from a parenthesised value."""
 _ASSIGNABLE = frozenset({"identifier", "field_access", "array_access"})
 _OPERATOR_LEVEL = {
     operator: level for level, operators in enumerate(_BINARY_LEVELS) for operator in operators
@@ -165,8 +176,9 @@ def decode_java(text: str) -> list[Call]:
     """Decode Java call text into calls (at most one), or raise `DecodeError`."""
     source = Source(bracket_text(text)[1:-1])
     try:
-        program = _Parser(source).program()
-        check_depth(program)
+        parser = _Parser(source)
+        program = parser.program()
+        check_depth(program, len(parser.stream.tokens))
         for node in program.walk():
             if node.type == "method_invocation":
                 return [_call(source, node)]
@@ -185,56 +197,24 @@ def _tokenize(source: Source) -> list[Node]:
     tokens: list[Node] = []
     index = 0
     length = len(text)
+    match_token = _TOKEN_PATTERN.match
     while index < length:
-        char = text[index]
-        if char in " \t\n\r\f":
-            index += 1
+        match = match_token(text, index)
+        if match is None:
+            raise ParseFailure(f"unexpected character {text[index]!r}")
+        kind = match.lastgroup
+        if kind == "skip":
+            index = match.end()
             continue
-        start = index
-        if text.startswith("//", index):
-            newline = text.find("\n", index)
-            index = length if newline < 0 else newline
-            continue
-        if text.startswith("/*", index):
-            close = text.find("*/", index + 2)
-            if close < 0:
-                raise ParseFailure("unterminated comment")
-            index = close + 2
-            continue
-        if text.startswith('"""', index):
-            close = text.find('"""', index + 3)
-            while close > 0 and text[close - 1] == "\\":
-                close = text.find('"""', close + 1)
-            if close < 0:
-                raise ParseFailure("unterminated text block")
-            index = close + 3
-            tokens.append(Node("string_literal", start, index))
-            continue
-        if char == '"':
-            index = scan_quoted(text, index, '"', multiline=True)
-            tokens.append(Node("string_literal", start, index))
-            continue
-        if char == "'":
-            index = scan_quoted(text, index, "'", multiline=False)
-            tokens.append(Node("character_literal", start, index))
-            continue
-        if char.isdigit() or (char == "." and index + 1 < length and text[index + 1].isdigit()):
-            index = _scan_number(text, index)
-            tokens.append(Node("number", start, index))
-            continue
-        if is_identifier_start(char):
-            while index < length and is_identifier_part(text[index]):
-                index += 1
-            word = text[start:index]
-            tokens.append(Node(word if word in _KEYWORDS else "identifier", start, index))
-            continue
-        for mark in _PUNCTUATION:
-            if text.startswith(mark, index):
-                index += len(mark)
-                tokens.append(Node(mark, start, index))
-                break
-        else:
-            raise ParseFailure(f"unexpected character {char!r}")
+        check_token_count(tokens)
+        end = _scan_number(text, index) if kind == "number" else match.end()
+        if kind == "word":
+            word = match.group()
+            kind = word if word in _KEYWORDS else "identifier"
+        elif kind == "punctuation":
+            kind = match.group()
+        tokens.append(Node(str(kind), index, end))
+        index = end
     return tokens
 
 
@@ -272,7 +252,9 @@ def _scan_number(text: str, index: int) -> int:
 class _Parser:
     def __init__(self, source: Source) -> None:
         self.source = source
-        self.stream = TokenStream(_tokenize(source))
+        tokens = _tokenize(source)
+        check_token_count(tokens)
+        self.stream = TokenStream(tokens)
 
     def program(self) -> Node:
         statements: list[Node] = []
@@ -383,17 +365,8 @@ class _Parser:
             return True
         if not stream.at("("):
             return False
-        depth = 0
-        ahead = 0
-        while (token := stream.peek(ahead)) is not None:
-            if token.type == "(":
-                depth += 1
-            elif token.type == ")":
-                depth -= 1
-                if depth == 0:
-                    return stream.at("->", ahead=ahead + 1)
-            ahead += 1
-        return False
+        closer = stream.closing_paren()
+        return closer is not None and stream.at("->", ahead=closer + 1)
 
     def lambda_expression(self) -> Node:
         stream = self.stream
@@ -499,7 +472,7 @@ class _Parser:
             return False
         ahead = 2
         angle = 0
-        while (token := stream.peek(ahead)) is not None:
+        while ahead < _MAX_CAST_TOKENS and (token := stream.peek(ahead)) is not None:
             if token.type == "<":
                 angle += 1
             elif token.type == ">":

@@ -35,13 +35,14 @@ from bfcl_action.decode._syntax import (
     Source,
     TokenStream,
     check_depth,
+    check_token_count,
     composite,
     is_identifier_part,
-    is_identifier_start,
     scan_quoted,
 )
 from bfcl_action.decode.errors import failed, wrong_format
 from bfcl_action.decode.java_calls import POSITIONAL_KEY
+from bfcl_action.decode.limits import MAX_DEPTH
 from bfcl_action.decode.prompt_text import bracket_text
 from bfcl_action.models import Call
 
@@ -125,6 +126,25 @@ _PUNCTUATION = sorted(
     key=len,
     reverse=True,
 )
+_PUNCTUATION_PATTERN = re.compile(
+    "|".join(r"\?\.(?!\d)" if mark == "?." else re.escape(mark) for mark in _PUNCTUATION)
+)
+_STRING_PATTERN = r"{quote}(?:[^{quote}\\\n]|\\.)*(?:\n[ \t\r\n\f\v]*)?{quote}"
+_TOKEN_PATTERN = re.compile(
+    r"(?P<skip>[ \t\n\r\f\v\u00a0\ufeff\u2028\u2029]+|//[^\n]*|/\*.*?\*/)"
+    # A raw line break may end a string when only blanks follow it up to the quote, as
+    # tree-sitter skips whitespace between a string's fragments.
+    "|(?P<string>"
+    + _STRING_PATTERN.format(quote='"')
+    + "|"
+    + _STRING_PATTERN.format(quote="'")
+    + ")"
+    r"|(?P<template_string>(?=`))"
+    r"|(?P<number>(?=\.?\d))"
+    r"|(?P<word>[^\W\d][\w$]*|\$[\w$]*)"
+    "|(?P<punctuation>" + _PUNCTUATION_PATTERN.pattern + ")",
+    re.DOTALL,
+)
 _ASSIGNMENT_OPERATORS = (
     "=",
     "+=",
@@ -172,8 +192,9 @@ def decode_javascript(text: str) -> list[Call]:
     """Decode JavaScript call text into calls (at most one), or raise `DecodeError`."""
     source = Source(bracket_text(text)[1:-1])
     try:
-        program = _Parser(source).program()
-        check_depth(program)
+        parser = _Parser(source)
+        program = parser.program()
+        check_depth(program, len(parser.stream.tokens))
     except ParseFailure as exc:
         raise failed(f"not JavaScript call syntax: {exc}") from None
     except RecursionError:
@@ -194,51 +215,34 @@ def _tokenize(source: Source) -> list[Node]:
     tokens: list[Node] = []
     index = 0
     length = len(text)
+    match_token = _TOKEN_PATTERN.match
     while index < length:
-        char = text[index]
-        if char in " \t\n\r\f\v\u00a0\ufeff\u2028\u2029":
-            index += 1
+        match = match_token(text, index)
+        if match is None:
+            raise ParseFailure(f"unexpected character {text[index]!r}")
+        kind = match.lastgroup
+        if kind == "skip":
+            index = match.end()
             continue
-        start = index
-        if text.startswith("//", index):
-            newline = text.find("\n", index)
-            index = length if newline < 0 else newline
-            continue
-        if text.startswith("/*", index):
-            close = text.find("*/", index + 2)
-            if close < 0:
-                raise ParseFailure("unterminated comment")
-            index = close + 2
-            continue
+        check_token_count(tokens)
         previous = tokens[-1].type if tokens else None
-        if char in "\"'":
-            index = scan_quoted(text, index, char, multiline=False, trailing_blank_lines=True)
-            _check_escapes(text[start:index])
-            tokens.append(Node("string", start, index))
-        elif char == "`":
-            index = _scan_template(text, index)
-            tokens.append(Node("template_string", start, index))
-        elif char == "/" and previous not in _VALUE_TOKENS:
-            index = _scan_regex(text, index)
-            tokens.append(Node("regex", start, index))
-        elif char.isdigit() or (char == "." and index + 1 < length and text[index + 1].isdigit()):
-            index = _scan_number(text, index)
-            tokens.append(Node("number", start, index))
-        elif is_identifier_start(char):
-            while index < length and is_identifier_part(text[index]):
-                index += 1
-            word = text[start:index]
-            tokens.append(Node(word if word in _WORD_TOKENS else "identifier", start, index))
+        if kind == "punctuation" and text[index] == "/" and previous not in _VALUE_TOKENS:
+            kind, end = "regex", _scan_regex(text, index)
+        elif kind == "template_string":
+            end = _scan_template(text, index)
+        elif kind == "number":
+            end = _scan_number(text, index)
         else:
-            for mark in _PUNCTUATION:
-                if text.startswith(mark, index):
-                    if mark == "?." and index + 2 < length and text[index + 2].isdigit():
-                        continue
-                    index += len(mark)
-                    tokens.append(Node(mark, start, index))
-                    break
-            else:
-                raise ParseFailure(f"unexpected character {char!r}")
+            end = match.end()
+            if kind == "string":
+                _check_escapes(match.group())
+            elif kind == "word":
+                word = match.group()
+                kind = word if word in _WORD_TOKENS else "identifier"
+            elif kind == "punctuation":
+                kind = match.group()
+        tokens.append(Node(str(kind), index, end))
+        index = end
     return tokens
 
 
@@ -252,8 +256,10 @@ def _check_escapes(literal: str) -> None:
             raise ParseFailure(f"malformed \\{match.group(1)} escape")
 
 
-def _scan_template(text: str, index: int) -> int:
+def _scan_template(text: str, index: int, depth: int = 0) -> int:
     """End of a template literal, skipping over `${ ... }` (with nested templates)."""
+    if depth > MAX_DEPTH:
+        raise ParseFailure("template literals nested too deeply")
     index += 1
     length = len(text)
     while index < length:
@@ -263,14 +269,14 @@ def _scan_template(text: str, index: int) -> int:
         elif char == "`":
             return index + 1
         elif text.startswith("${", index):
-            index = _skip_substitution(text, index + 2)
+            index = _skip_substitution(text, index + 2, depth)
         else:
             index += 1
     raise ParseFailure("unterminated template literal")
 
 
-def _skip_substitution(text: str, index: int) -> int:
-    depth = 1
+def _skip_substitution(text: str, index: int, depth: int) -> int:
+    braces = 1
     length = len(text)
     while index < length:
         char = text[index]
@@ -278,13 +284,13 @@ def _skip_substitution(text: str, index: int) -> int:
             index = scan_quoted(text, index, char, multiline=False, trailing_blank_lines=True)
             continue
         if char == "`":
-            index = _scan_template(text, index)
+            index = _scan_template(text, index, depth + 1)
             continue
         if char == "{":
-            depth += 1
+            braces += 1
         elif char == "}":
-            depth -= 1
-            if depth == 0:
+            braces -= 1
+            if braces == 0:
                 return index + 1
         index += 1
     raise ParseFailure("unterminated template substitution")
@@ -346,7 +352,9 @@ def _scan_number(text: str, index: int) -> int:
 class _Parser:
     def __init__(self, source: Source) -> None:
         self.source = source
-        self.stream = TokenStream(_tokenize(source))
+        tokens = _tokenize(source)
+        check_token_count(tokens)
+        self.stream = TokenStream(tokens)
 
     def line_break_before(self, token: Node) -> bool:
         """Whether a line break separates `token` (the next one) from the token before it."""
@@ -368,7 +376,8 @@ class _Parser:
             semicolon = stream.next()
             return Node("empty_statement", semicolon.start, semicolon.end, [semicolon])
         token = stream.peek()
-        assert token is not None
+        if token is None:
+            raise ParseFailure("statement expected, found end of text")
         if token.type == "identifier" and stream.at(":", ahead=1):
             label = [stream.next(), stream.next()]
             return composite("labeled_statement", [*label, self.statement()])
@@ -469,17 +478,8 @@ class _Parser:
 
     def closing_followed_by_arrow(self) -> bool:
         stream = self.stream
-        depth = 0
-        ahead = 0
-        while (token := stream.peek(ahead)) is not None:
-            if token.type == "(":
-                depth += 1
-            elif token.type == ")":
-                depth -= 1
-                if depth == 0:
-                    return stream.at("=>", ahead=ahead + 1)
-            ahead += 1
-        return False
+        closer = stream.closing_paren()
+        return closer is not None and stream.at("=>", ahead=closer + 1)
 
     def balanced(self, type_: str, opener: str, closer: str) -> Node:
         stream = self.stream
