@@ -47,6 +47,10 @@ from bfcl_action.checker.verdict import (
 )
 from bfcl_action.models import Call, ExpectedCall, FunctionDoc, Language
 
+# Enum members bound once: looking one up on its class costs as much as a dict lookup chain.
+_PARALLEL, _MULTIPLE = Matching.PARALLEL, Matching.MULTIPLE
+_PYTHON, _JAVA = Language.PYTHON, Language.JAVA
+
 
 def expected_name(name: str, underscore_to_dot: bool) -> str:
     """The function name BFCL expects in the output (dots become underscores for FC models
@@ -64,9 +68,9 @@ def check_ast(
     underscore_to_dot: bool = False,
 ) -> Verdict:
     """Verdict on `calls` for one AST case (see the module docstring for the rule order)."""
-    if matching is Matching.PARALLEL:
+    if matching is _PARALLEL:
         return _check_parallel(functions, calls, answers, language, underscore_to_dot)
-    if matching is Matching.MULTIPLE:
+    if matching is _MULTIPLE:
         if len(calls) != len(answers):
             return fail(WRONG_COUNT_MULTIPLE, f"expected {len(answers)} call(s), got {len(calls)}")
         if not answers or not answers[0]:
@@ -160,25 +164,30 @@ def check_call(
         for param in required:
             if param not in arguments:
                 return fail(MISSING_REQUIRED, f"{name}: missing required parameter {param!r}")
-    python = language is Language.PYTHON
+    python = language is _PYTHON
+    verbatim = _VERBATIM_TYPES.get(language, _NO_TYPES)
     for param, value in arguments.items():
-        if param not in properties or param not in expected:
+        spec = properties.get(param, _ABSENT)
+        options = expected.get(param, _ABSENT)
+        if spec is _ABSENT or options is _ABSENT:
             why = "function's schema" if param not in properties else "expected answer"
             return fail(
                 UNEXPECTED_PARAM, f"{name}: unexpected parameter {param!r} (not in the {why})"
             )
-        spec = properties[param]
-        options = expected[param]
-        if python and type(spec) is dict:
-            # Fast path for scalars given exactly as one of the options: every rule accepts
-            # them (normalising both sides keeps equal strings equal).
-            scalar = _PYTHON_SCALARS.get(spec.get("type"))
-            if scalar is not None:
-                if scalar is float and type(value) is int:
-                    with contextlib.suppress(OverflowError):  # too big for a float: stays int
-                        value = float(value)
-                if type(value) is scalar and value in options:
-                    continue
+        # Fast paths for scalars given exactly as one of the options: every rule accepts
+        # them (normalising both sides keeps equal strings equal).
+        if type(spec) is dict:
+            type_name = spec.get("type")
+            if python and type(type_name) is str:
+                scalar = _PYTHON_SCALARS.get(type_name)
+                if scalar is not None:
+                    if scalar is float and type(value) is int:
+                        with contextlib.suppress(OverflowError):  # too big: stays an int
+                            value = float(value)
+                    if type(value) is scalar and value in options:
+                        continue
+            elif type(value) is str and type_name in verbatim and value in options:
+                continue
         verdict = _check_argument(name, param, value, spec, options, language)
         if verdict is not None:
             return verdict
@@ -193,6 +202,13 @@ def check_call(
 
 
 _NO_PROPERTIES: dict[str, Any] = {}
+_ABSENT: Any = object()
+_NO_TYPES: frozenset[str] = frozenset()
+_VERBATIM_TYPES: dict[Language, frozenset[str]] = {
+    Language.JAVA: frozenset({"any", "String", "char"}),
+    Language.JAVASCRIPT: frozenset({"any"}),
+}
+"""Java/JS types whose source text is the value itself (no conversion)."""
 _SCALAR_TYPES = (str, int, float, bool)
 _PYTHON_SCALARS: dict[Any, type] = {
     name: found
@@ -214,7 +230,7 @@ def _check_argument(
     items = spec.get("items")
     item_name = items.get("type") if isinstance(items, dict) else None
     item_type: type | None = None
-    if language is Language.PYTHON:
+    if language is _PYTHON:
         resolved = python_type(type_name)
         if resolved is None:
             return fail(INVALID_CASE, f"{where}: unknown type {type_name!r} in the schema")
@@ -228,7 +244,7 @@ def _check_argument(
             with contextlib.suppress(OverflowError):  # too big for a float: stays an int
                 value = float(value)
     else:
-        java = language is Language.JAVA
+        java = language is _JAVA
         table = java_types.JAVA_TYPES if java else js_types.JS_TYPES
         collections = java_types.COLLECTION_TYPES if java else js_types.COLLECTION_TYPES
         found = table.get(type_name)

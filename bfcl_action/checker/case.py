@@ -16,12 +16,15 @@ from bfcl_action.checker.relevance import check_relevance
 from bfcl_action.checker.verdict import (
     DECODER_FAILED,
     INTERNAL_ERROR,
+    TOO_DEEP,
     UNSUPPORTED_CATEGORY,
     Verdict,
     fail,
 )
 from bfcl_action.decode import DecodeError, decode_output
 from bfcl_action.models import Call, CaseResult, Language, Mode, TestCase
+
+_AST = Checker.AST
 
 
 def _category(case: TestCase) -> Category | Verdict:
@@ -67,7 +70,7 @@ def check_calls(
     """
     try:
         category = CATEGORIES.get(case.category)
-        if category is not None and category.checker is Checker.AST:
+        if category is not None and category.checker is _AST:
             return check_ast(
                 case.functions,
                 calls,
@@ -81,7 +84,13 @@ def check_calls(
             return found
         return _judge(found, case, calls, None, underscore_to_dot)
     except Exception as exc:  # the guard that keeps one odd case from stopping a run
-        return fail(INTERNAL_ERROR, f"checker bug, please report: {type(exc).__name__}: {exc}")
+        return _guard_verdict(exc)
+
+
+def _guard_verdict(exc: Exception) -> Verdict:
+    if isinstance(exc, RecursionError):
+        return fail(TOO_DEEP, "an argument is nested too deeply to compare")
+    return fail(INTERNAL_ERROR, f"checker bug, please report: {type(exc).__name__}: {exc}")
 
 
 def decode_for(category: Category, model_output: Any, mode: Mode) -> list[Call] | Verdict:
@@ -120,7 +129,7 @@ def check_case(
                 decoded = outcome
                 verdict = _judge(category, case, decoded, None, underscore_to_dot)
     except Exception as exc:
-        verdict = fail(INTERNAL_ERROR, f"checker bug, please report: {type(exc).__name__}: {exc}")
+        verdict = _guard_verdict(exc)
     return CaseResult(
         id=case.id,
         category=case.category,
