@@ -196,6 +196,9 @@ def _norm_variants(s: str, rng: random.Random) -> dict[str, str]:
         "str_edge_space": f"  {s} ",
         "str_tab_newline": s.replace(" ", "\t", 1) if " " in s else s + "\n",
         "str_zero_width": s[:1] + "\u200b" + s[1:],
+        "str_only_ignored_punct": " -_. ",
+        "str_sharp_s": s.replace("ss", "ß") if "ss" in s else s + "ß",
+        "str_dotted_capital_i": s.replace("i", "İ", 1) if "i" in s else "İ" + s,
     }
     return out
 
@@ -591,10 +594,66 @@ def python_source_variants(calls: Calls) -> dict[str, str]:
             and all(isinstance(x, (str, int)) and not isinstance(x, bool) for x in v)
         ):
             out["text_set_value"] = _py_text_with(calls, k, "{" + ", ".join(map(repr, v)) + "}")
+        if isinstance(v, int) and not isinstance(v, bool) and "text_unary_plus" not in out:
+            out["text_unary_plus"] = _py_text_with(calls, k, f"+{v}")
+            out["text_unary_invert"] = _py_text_with(calls, k, f"~{-v - 1}")
+            out["text_complex_value"] = _py_text_with(calls, k, f"{v}j")
+            out["text_binop_builtin_call"] = _py_text_with(calls, k, f"len('ab') + {v - 2}")
+            out["text_binop_string_format"] = _py_text_with(calls, k, f"int('%d' % {v})")
+        if isinstance(v, str) and "text_ellipsis_value" not in out:
+            out["text_ellipsis_value"] = _py_text_with(calls, k, "...")
+            out["text_subscript_value"] = _py_text_with(calls, k, "items[0]")
+            out["text_lambda_value"] = _py_text_with(calls, k, f"lambda: {v!r}")
+            out["text_bytes_value"] = _py_text_with(calls, k, "b'x'")
+            out["text_concat_strings"] = _py_text_with(calls, k, f"{v[:1]!r} {v[1:]!r}")
+            out["text_duplicate_kwarg"] = _py_text_with(calls, k, f"{v!r}, {k}={v!r}")
+        if isinstance(v, bool) and "text_unary_not" not in out:
+            out["text_unary_not"] = _py_text_with(calls, k, f"not {not v}")
         if isinstance(v, bool) and "text_json_literals" not in out:
             out["text_json_literals"] = _py_text_with(calls, k, "true" if v else "false")
         if v is None and "text_json_null" not in out:
             out["text_json_null"] = _py_text_with(calls, k, "null")
+    name, args0 = next(iter(calls[0].items()))
+    rendered = ", ".join(f"{k}={v!r}" for k, v in args0.items())
+    out["text_double_star"] = f"[{name}(**{dict(args0)!r})]"
+    out["text_chained_call"] = f"[make()({rendered})]"
+    out["text_call_attr"] = f"[make().{name.split('.')[-1]}({rendered})]"
+    out["text_starred_call"] = f"[{name}(*[1], {rendered})]" if rendered else f"[{name}(*[1])]"
+    return out
+
+
+def lang_source_variants(calls: Calls, ctx: _Ctx) -> dict[str, str]:
+    """Java/JS text a model writes with other literal forms for one argument."""
+    if not calls:
+        return {}
+    lang = ctx.case.language.value
+    render = java_src if lang == "java" else js_src
+    name, args = next(iter(calls[0].items()))
+
+    def text_with(param: str, raw: str) -> str:
+        parts = [
+            f"{k}={raw if k == param else render(v, ctx.ptype(name, k), ctx.items_type(name, k))}"
+            for k, v in args.items()
+        ]
+        return f"[{name}(" + ", ".join(parts) + ")]"
+
+    out: dict[str, str] = {}
+    for k, v in args.items():
+        if isinstance(v, str) and '"' not in v and "'" not in v and "lit_single_quoted" not in out:
+            out["lit_single_quoted"] = text_with(k, f"'{v}'")
+            out["lit_method_value"] = text_with(k, "helper.get()")
+            if lang == "javascript":
+                out["lit_template_string"] = text_with(k, f"`{v}`")
+            else:
+                out["lit_char_literal"] = text_with(k, f"'{v[:1]}'")
+        if isinstance(v, int) and not isinstance(v, bool) and "lit_unary_plus" not in out:
+            out["lit_unary_plus"] = text_with(k, f"+{v}")
+            out["lit_parenthesised"] = text_with(k, f"({v})")
+        if isinstance(v, bool) and "lit_bool_capitalised" not in out:
+            out["lit_bool_capitalised"] = text_with(k, str(v))
+        if isinstance(v, (list, dict)) and "lit_spaced_collection" not in out:
+            src = render(v, ctx.ptype(name, k), ctx.items_type(name, k))
+            out["lit_spaced_collection"] = text_with(k, src.replace(", ", " ,  "))
     return out
 
 
@@ -695,6 +754,9 @@ def case_samples(case: TestCase, seed: int = 0) -> list[Sample]:
             samples.append(Sample(case.id, kind, "prompt", variant))
         if case.language.value == "python":
             for kind, variant in python_source_variants(base).items():
+                samples.append(Sample(case.id, kind, "prompt", variant))
+        else:
+            for kind, variant in lang_source_variants(base, ctx).items():
                 samples.append(Sample(case.id, kind, "prompt", variant))
         if base:
             pos = _positional(base[0], ctx)

@@ -364,14 +364,25 @@ def print_report(report: dict[str, Any], *, show: int) -> None:
         f"error_type-only disagreements: {len(et_only)}; "
         f"official crashes (excluded): {len(report['official_crashes'])}"
     )
-    for title, rows in (("UNEXPLAINED", bad), ("ERROR_TYPE ONLY", et_only)):
-        if rows:
-            print(f"\n{title} (first {min(show, len(rows))} of {len(rows)}):")
-        for d in rows[:show]:
-            print(
-                f"  {d['key']}\n    official={d['official']} ours={d['ours']}\n"
-                f"    output={d['output']}"
-            )
+    if bad:
+        print(f"\nUNEXPLAINED (first {min(show, len(bad))} of {len(bad)}):")
+    for d in bad[:show]:
+        print(
+            f"  {d['key']}\n    official={d['official']} ours={d['ours']}\n    output={d['output']}"
+        )
+    groups: dict[tuple[str, str, str, str], list[dict[str, Any]]] = defaultdict(list)
+    for d in et_only:
+        key = (d["kind"], d["rep"], d["official"]["error_type"], d["ours"]["error_type"])
+        groups[key].append(d)
+    if groups:
+        print(f"\nERROR_TYPE ONLY, by mutation kind ({len(groups)} groups):")
+    for (kind, rep, official, ours), rows in sorted(groups.items(), key=lambda g: -len(g[1]))[
+        :show
+    ]:
+        print(
+            f"  {len(rows):6}  {kind}|{rep}: official {official}, ours {ours}"
+            f"  e.g. {rows[0]['key']}"
+        )
     print(f"\nseconds: {report['seconds']}")
 
 
