@@ -7,6 +7,7 @@ import pytest
 
 from bfcl_action.compare import compare_runs
 from bfcl_action.digest import make_digest, parse_digest
+from bfcl_action.models import CaseResult
 from bfcl_action.report import (
     render_comment,
     render_history_svg,
@@ -124,3 +125,16 @@ def test_history_chart_accepts_digests_of_earlier_runs() -> None:
     tips = [t.text for t in root.iter(f"{SVG}title")]
     assert "simple_python @ 2026-11-01: 50.0% (1/2)" in tips
     assert "simple_python @ 2026-11-08: 100.0% (2/2)" in tips
+
+
+def test_tools_chart_falls_back_to_the_k_of_distractor_suites() -> None:
+    def result(k: int, i: int) -> CaseResult:
+        label = f"own_distractors_k{k}"
+        made = make_result(f"{label}__c{i}", label, "1" if i < 4 - k // 8 else "0")
+        return made.model_copy(update={"category": "own_distractors", "functions": None})
+
+    results = [result(k, i) for k in (0, 4, 16, 32) for i in range(4)]
+    report = make_report({}, results=results)
+    assert tool_count_curve(report) == [(0, 4, 4), (4, 4, 4), (16, 2, 4), (32, 0, 4)]
+    root = ET.fromstring(render_tools_svg(report))
+    assert "distractor tools added" in [t.text for t in root.iter(f"{SVG}text")]

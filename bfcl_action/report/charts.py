@@ -8,6 +8,7 @@ or a committed file). Geometry is computed here; `chart.svg.j2` only draws it, a
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -193,38 +194,60 @@ def render_history_svg(
     return _draw(title, "run", plot, x_ticks, series)
 
 
-def tool_count_curve(
-    report: RunReport, suite: str = "own_distractors"
-) -> list[tuple[int, int, int]]:
-    """`(number of tools offered, correct, answered)` per tool count in `suite`, ascending.
+_DISTRACTOR_LABEL = re.compile(r"_k(\d+)$")
 
-    Needs each result's `functions` (see `compare.attach_case_context`); results without it
-    are skipped.
+
+def tool_count_curve(
+    report: RunReport, category: str = "own_distractors"
+) -> list[tuple[int, int, int]]:
+    """`(number of tools offered, correct, answered)` per tool count, ascending, over the
+    results of `category` (all its suites, e.g. `own_distractors_k4`, `own_distractors_k16`).
+
+    The count is the number of functions offered (each result's `functions`, see
+    `compare.attach_case_context`); a result without it counts by the `_k<N>` of its suite
+    label (distractors added), and the chart's axis says which it used.
     """
+    return _curve(report, category)[0]
+
+
+def _curve(report: RunReport, category: str) -> tuple[list[tuple[int, int, int]], bool]:
     buckets: dict[int, tuple[int, int]] = {}
+    offered = False
     for r in report.results:
-        if r.label() != suite or r.infra_error or r.functions is None:
+        if r.category != category or r.infra_error:
             continue
-        correct, total = buckets.get(len(r.functions), (0, 0))
-        buckets[len(r.functions)] = (correct + int(r.valid), total + 1)
-    return [(k, *buckets[k]) for k in sorted(buckets)]
+        if r.functions is not None:
+            x, offered = len(r.functions), True
+        elif match := _DISTRACTOR_LABEL.search(r.label()):
+            x = int(match.group(1))
+        else:
+            continue
+        correct, total = buckets.get(x, (0, 0))
+        buckets[x] = (correct + int(r.valid), total + 1)
+    return [(k, *buckets[k]) for k in sorted(buckets)], offered
 
 
 def render_tools_svg(
     report: RunReport,
     *,
-    suite: str = "own_distractors",
+    category: str = "own_distractors",
     title: str = "Accuracy vs number of tools offered",
 ) -> str:
-    """Accuracy by number of tools in the distractors suite, with Wilson 95% error bars."""
+    """Accuracy by number of tools in the distractors suites, with Wilson 95% error bars."""
     plot = _Plot()
-    curve = tool_count_curve(report, suite)
+    curve, offered = _curve(report, category)
+    unit = "tools" if offered or not curve else "distractors"
+    axis = "tools offered" if unit == "tools" else "distractor tools added"
     series: list[_Series] = []
     x_ticks: list[dict[str, object]] = []
     if curve:
         lo, hi = curve[0][0], curve[-1][0]
-        # Tool counts usually double (1, 2, 4, ... 64): a log scale spaces them evenly.
-        scale = math.log2 if lo >= 1 and hi / lo >= 8 else float
+        # Tool counts usually double (1, 2, 4, ... 64): a log scale (of 1 + count, so 0
+        # distractors fits) spaces them evenly.
+        log = hi / max(lo, 1) >= 8
+
+        def scale(k: int) -> float:
+            return math.log2(1 + k) if log else float(k)
 
         def x_of(k: int) -> float:
             if hi == lo:
@@ -232,14 +255,14 @@ def render_tools_svg(
             share = (scale(k) - scale(lo)) / (scale(hi) - scale(lo))
             return round(plot.left + PAD + share * (plot.right - plot.left - 2 * PAD), 1)
 
-        s = _Series(label=suite, color=PALETTE[0])
+        s = _Series(label=category, color=PALETTE[0])
         for k, correct, total in curve:
             low, high = wilson_interval(correct, total)
             s.points.append(
                 _Point(
                     x=x_of(k),
                     y=plot.y(correct / total),
-                    tip=f"{k} tools: {correct / total * 100:.1f}% ({correct}/{total})",
+                    tip=f"{k} {unit}: {correct / total * 100:.1f}% ({correct}/{total})",
                     low_y=plot.y(low),
                     high_y=plot.y(high),
                 )
@@ -251,4 +274,4 @@ def render_tools_svg(
             if x_of(k) - last >= len(str(k)) * CHAR_WIDTH + 8:
                 x_ticks.append({"x": x_of(k), "label": str(k)})
                 last = x_of(k)
-    return _draw(title, "tools offered", plot, x_ticks, series)
+    return _draw(title, axis, plot, x_ticks, series)
