@@ -17,11 +17,11 @@ from bfcl_action.categories import Checker
 from bfcl_action.config import load_config
 from bfcl_action.suites import (
     DatasetSource,
-    _pool_cases,
     derive_distractors,
     derive_irrelevance,
     distractor_pool,
     load_own,
+    pool_cases,
 )
 from bfcl_action.tools import load_tools
 
@@ -70,8 +70,8 @@ def main() -> dict[str, Any]:
         figures["tools_128_load_s"] = _median(lambda: load_tools(["*.json"], base_dir=Path(tmp)))
     tools, own = load_own(config, base_dir=EXAMPLE)
     source = DatasetSource(EXAMPLE)
-    irrelevance = _pool_cases(source, [SPEC], Checker.IRRELEVANCE)
-    everything = _pool_cases(source, [SPEC], None)
+    irrelevance = pool_cases(source, [SPEC], Checker.IRRELEVANCE)
+    everything = pool_cases(source, [SPEC], None)
     kept = derive_irrelevance(
         tools.functions, irrelevance, count=len(irrelevance), seed=0, max_similarity=90
     )
