@@ -23,6 +23,7 @@ COMMANDS: list[str] = [
     "run",
     "merge",
     "github",
+    "validate",
 ]
 
 
