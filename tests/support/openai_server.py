@@ -149,9 +149,10 @@ class OpenAIServer:
                 loop.run_forever()
             finally:
                 server.close()
-                for task in asyncio.all_tasks(loop):
+                tasks = asyncio.all_tasks(loop)
+                for task in tasks:
                     task.cancel()
-                loop.run_until_complete(asyncio.sleep(0))
+                loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
                 loop.close()
 
         self._thread = threading.Thread(target=serve, daemon=True)
@@ -189,8 +190,8 @@ class OpenAIServer:
                 raw = await reader.readexactly(int(headers.get("content-length") or 0))
                 if not await self._respond(path, headers, raw, writer):
                     return
-        except (ConnectionError, asyncio.IncompleteReadError):
-            return
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
+            return  # client went away, or the server is stopping
         finally:
             with contextlib.suppress(Exception):
                 writer.close()
