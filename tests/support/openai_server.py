@@ -138,6 +138,7 @@ class OpenAIServer:
 
         def serve() -> None:
             loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(loop)
             self._loop = loop
             server = loop.run_until_complete(
                 asyncio.start_server(self._handle, "127.0.0.1", 0, backlog=512)
