@@ -70,6 +70,7 @@ class OpenAIServer:
         self.headers: list[dict[str, str]] = []
         self.faults_served: list[str] = []
         self.count = 0
+        self.connections = 0
         self._planned: list[tuple[str, list[str]]] = []
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
@@ -122,6 +123,7 @@ class OpenAIServer:
             self.headers.clear()
             self.faults_served.clear()
             self.count = 0
+            self.connections = 0
 
     # -- lifecycle -------------------------------------------------------------------------
     @property
@@ -175,6 +177,8 @@ class OpenAIServer:
 
     # -- HTTP ------------------------------------------------------------------------------
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with self._lock:
+            self.connections += 1
         try:
             while True:
                 try:
