@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bfcl_action.checker import Verdict, check_calls
-from bfcl_action.checker.java_types import convert_java
+from bfcl_action.checker.java_types import JAVA_TYPES, convert_java
 from bfcl_action.models import Language
 from tests.support.checker_cases import call, case, fn
 
@@ -114,3 +116,8 @@ def test_java_string_array_never_matches_unquoted_answer() -> None:
 
 def test_unknown_java_type_is_an_invalid_case() -> None:
     assert check_java({"type": "Widget"}, ["w"], "w").error_type == "checker:invalid_case"
+
+
+@given(st.text(), st.sampled_from(sorted(JAVA_TYPES)), st.sampled_from(["integer", "String", None]))
+def test_any_text_converts_without_raising(text: str, type_name: str, item: str | None) -> None:
+    convert_java(text, type_name, item)

@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bfcl_action.checker import Verdict, check_calls
-from bfcl_action.checker.js_types import convert_js
+from bfcl_action.checker.js_types import JS_TYPES, convert_js
 from bfcl_action.models import Language
 from tests.support.checker_cases import call, case, fn
 
@@ -96,3 +98,8 @@ def test_js_object_compares_like_a_dict() -> None:
 def test_js_array_compares_like_a_list() -> None:
     schema = {"type": "array", "items": {"type": "String"}}
     assert check_js(schema, [["x", "y"]], '["x", "y"]').valid
+
+
+@given(st.text(), st.sampled_from(sorted(JS_TYPES)), st.sampled_from(["integer", "String", None]))
+def test_any_text_converts_without_raising(text: str, type_name: str, item: str | None) -> None:
+    convert_js(text, type_name, item)

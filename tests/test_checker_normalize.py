@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from bfcl_action.checker import check_calls, normalize_text
 from bfcl_action.models import Call
-from tests.support.checker_cases import STRING, call, case, fn
+from tests.support.checker_cases import INTEGER, STRING, array, call, case, fn
 
 _DROPPED = re.compile(r"[ ,./\-_*^]")
 
@@ -64,3 +64,21 @@ def test_huge_string_argument_is_checked_quickly() -> None:
 def test_unknown_category_is_a_verdict_not_an_exception() -> None:
     test = case("simple_python", [fn("f")], [{"f": {}}]).model_copy(update={"category": "nope"})
     assert check_calls(test, [call("f")]).error_type == "checker:unsupported_category"
+
+
+def _deep(depth: int) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_deeply_nested_argument_gets_a_verdict() -> None:
+    test = case("simple_python", [fn("f", x=array("integer"))], [{"f": {"x": [[1]]}}])
+    verdict = check_calls(test, [call("f", x=_deep(200_000))])
+    assert verdict.error_type == "type_error:nested"
+
+
+def test_argument_too_deep_to_compare_is_its_own_error_type() -> None:
+    test = case("simple_python", [fn("f", x=INTEGER)], [{"f": {"x": [_deep(200_000)]}}])
+    assert check_calls(test, [call("f", x=_deep(200_000))]).error_type == "checker:value_too_deep"

@@ -263,3 +263,12 @@ def test_dict_schema_rejects_non_dicts(value: Any) -> None:
 def test_error_message_says_expected_and_got() -> None:
     verdict = check_one(INTEGER, [5], 6)
     assert "6" in verdict.error[0] and "[5]" in verdict.error[0]
+
+
+def test_empty_string_item_against_empty_string_option_in_list_of_dicts_is_unclear() -> None:
+    verdict = check_one(array("dict"), ["", ["", {"a": [1]}]], ["", {"a": 1}], required=False)
+    assert verdict.error_type == "dict_checker:unclear"
+
+
+def test_integer_items_pass_when_the_option_list_starts_with_an_integer() -> None:
+    assert check_one(array("float"), [[1, 2.5]], [1, 2.5]).valid

@@ -216,3 +216,22 @@ def test_mode_is_inferred_from_the_model_name_then_the_results(
 
     entries = [ResultEntry(id=f"x_{i}", category="x", result=r) for i, r in enumerate(results)]
     assert infer_mode(name, entries).value == mode
+
+
+def test_result_filed_under_another_category_is_an_error(
+    results: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = results / "model-FC" / "non_live" / "BFCL_v4_parallel_result.json"
+    path.write_text(path.read_text() + json.dumps({"id": "simple_python_0", "result": []}) + "\n")
+    assert _score(results) == 2
+    assert f"{path}:3: id:" in capsys.readouterr().err
+
+
+def test_model_name_with_markup_is_printed_literally(
+    results: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        ["score", "--results", str(results), "--model-name", "[red]x[/red]", "--mode", "fc"]
+    )
+    assert code == 0
+    assert "[red]x[/red]" in capsys.readouterr().out

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from bfcl_action.categories import parse_categories
@@ -116,7 +117,7 @@ def score_entries(
     results: list[CaseResult] = []
     for entry in entries:
         case = cases.get(entry.id)
-        if case is None:
+        if case is None or case.category != entry.category:
             raise InputError(
                 f"id {entry.id!r} is not in the dataset's {entry.category!r} cases",
                 file=entry.file,
@@ -183,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
         notes=notes,
     )
     for note in notes:
-        warn.print(f"[yellow]note:[/yellow] {note}", markup=True, highlight=False)
+        warn.print(f"[yellow]note:[/yellow] {escape(note)}", highlight=False)
     console.print(score_table(report))
     if args.output:
         write_report(report, args.output)
@@ -213,7 +214,8 @@ def _pct(value: float | None) -> str:
 
 def score_table(report: RunReport) -> Table:
     """Per-suite rows, then the summary columns that have a value."""
-    table = Table(title=f"{report.model} ({report.mode.value}) on {', '.join(report.datasets)}")
+    title = f"{report.model} ({report.mode.value}) on {', '.join(report.datasets)}"
+    table = Table(title=escape(title))
     table.add_column("Suite")
     table.add_column("Correct", justify="right")
     table.add_column("Total", justify="right")
@@ -221,12 +223,13 @@ def score_table(report: RunReport) -> Table:
     for label, score in report.categories.items():
         infra = f" (+{score.infra_errors} infra)" if score.infra_errors else ""
         table.add_row(
-            label, str(score.correct), f"{score.total}{infra}", _pct(score.accuracy or 0.0)
+            escape(label), str(score.correct), f"{score.total}{infra}", _pct(score.accuracy)
         )
     rows = [(k, v) for k, v in report.summary.items() if v is not None]
     if rows:
         table.add_section()
         order = {c: i for i, c in enumerate(SUMMARY_COLUMNS)}
         for key, value in sorted(rows, key=lambda kv: ("/" in kv[0], order.get(kv[0], 99))):
-            table.add_row(SUMMARY_TITLES.get(key, key), "", "", _pct(value), style="bold")
+            name = SUMMARY_TITLES.get(key, key)
+            table.add_row(escape(name), "", "", _pct(value), style="bold")
     return table

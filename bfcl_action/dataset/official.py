@@ -360,7 +360,9 @@ def _members(source: Path) -> Iterator[tuple[str, Callable[[], bytes]]]:
             yield rel, _zip_reader(archive, info, source)
 
 
-def _zip_reader(archive: zipfile.ZipFile, info: zipfile.ZipInfo, source: Path) -> Any:
+def _zip_reader(
+    archive: zipfile.ZipFile, info: zipfile.ZipInfo, source: Path
+) -> Callable[[], bytes]:
     def read() -> bytes:
         try:
             return archive.read(info)
