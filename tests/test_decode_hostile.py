@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 import pytest
 
@@ -102,3 +102,21 @@ def test_hundred_thousand_deep_fc_json_is_refused() -> None:
 def test_many_fc_calls_decode_in_linear_time() -> None:
     output = [{"f": '{"a": 1}'}] * 100_000
     assert verdict(lambda: decode_fc(output)) == "calls"
+
+
+RICH_CALLS = [
+    'a.b(x=new HashMap<String, List<Integer>>() {{ put("k", 1); }}, y=new int[][]{{1}}, '
+    "z=(int) 2.5, w=v -> v + 1, u=Foo.class, t=x ? 'c' : \"s\", s=A::b, r=-1L);",
+    "obj?.fn(a=[1, , {k: `t ${x} u`}], b=async (p) => { await p; }, c=/re[/]x/g, "
+    "d=new Date(), e=function named() {}, f=a ?? b, g=1n, h=x => ({...x}));",
+    "[mod.f(a=[1, -2.5, {'k': (1, None)}], b=g(1, c=True), c=x[1:2], d=2 ** 0.5, e=...)]",
+]
+
+
+@ALL_LANGUAGES
+@pytest.mark.parametrize("text", RICH_CALLS, ids=["java", "javascript", "python"])
+def test_every_prefix_of_a_call_gives_a_verdict(language: Language, text: str) -> None:
+    with within_seconds():
+        for end in range(len(text) + 1):
+            with suppress(DecodeError):
+                decode_prompt(text[:end], language)

@@ -97,7 +97,7 @@ def test_bracketing_is_idempotent(text: str) -> None:
 python_alphabet = st.sampled_from([*"f(a=1, [{'\"x}]).-+*%:\\\n `", "\x00", "\ud800", "é"])
 
 
-@settings(max_examples=300)
+@settings(max_examples=150)
 @given(
     st.text(python_alphabet, max_size=60) | st.text(max_size=60),
     st.sampled_from(list(Language)),
@@ -120,7 +120,7 @@ json_like = st.recursive(
 )
 
 
-@settings(max_examples=300)
+@settings(max_examples=150)
 @given(json_like)
 def test_any_fc_structure_gives_calls_or_a_decode_error(output: Any) -> None:
     try:
@@ -128,3 +128,102 @@ def test_any_fc_structure_gives_calls_or_a_decode_error(output: Any) -> None:
     except DecodeError:
         return
     assert all(isinstance(call, Call) for call in result)
+
+
+RESERVED = set(
+    [
+        "abstract",
+        "assert",
+        "boolean",
+        "break",
+        "byte",
+        "case",
+        "catch",
+        "char",
+        "class",
+        "const",
+        "continue",
+        "debugger",
+        "default",
+        "delete",
+        "do",
+        "double",
+        "else",
+        "enum",
+        "export",
+        "extends",
+        "false",
+        "final",
+        "finally",
+        "float",
+        "for",
+        "function",
+        "goto",
+        "if",
+        "implements",
+        "import",
+        "in",
+        "instanceof",
+        "int",
+        "interface",
+        "let",
+        "long",
+        "native",
+        "new",
+        "null",
+        "package",
+        "private",
+        "protected",
+        "public",
+        "return",
+        "short",
+        "static",
+        "strictfp",
+        "super",
+        "switch",
+        "synchronized",
+        "this",
+        "throw",
+        "throws",
+        "transient",
+        "true",
+        "try",
+        "typeof",
+        "undefined",
+        "var",
+        "void",
+        "volatile",
+        "while",
+        "with",
+        "yield",
+        "await",
+        "async",
+        "java",
+        "javascript",
+    ]
+)
+code_names = identifiers.filter(lambda name: name not in RESERVED)
+plain_text = st.text(st.characters(codec="ascii", exclude_characters='"\\\n\r'), max_size=12)
+code_values = st.one_of(
+    st.integers(min_value=0, max_value=10**9).map(str),
+    st.booleans().map(lambda flag: "true" if flag else "false"),
+    plain_text.map(lambda text: f'"{text}"'),
+    code_names,
+)
+
+
+def unquoted(value: str) -> str:
+    return value[1:-1] if value.startswith('"') else value
+
+
+@given(
+    st.lists(code_names, min_size=1, max_size=3).map(".".join),
+    st.dictionaries(code_names, code_values, max_size=4),
+    st.sampled_from(["java", "javascript"]),
+)
+def test_java_and_javascript_call_text_decodes_to_its_argument_text(
+    name: str, arguments: dict[str, str], language: str
+) -> None:
+    text = f"{name}({', '.join(f'{key}={value}' for key, value in arguments.items())});"
+    expected = Call(name=name, arguments={key: unquoted(value) for key, value in arguments.items()})
+    assert decode_prompt(text, language) == [expected]

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from bfcl_action.decode.errors import DecodeError, failed
-from bfcl_action.decode.limits import MAX_DEPTH
+from bfcl_action.decode.limits import MAX_DEPTH, MAX_TOKENS
 
 
 @dataclass(eq=False)
@@ -96,11 +96,34 @@ class ParseFailure(Exception):
     """Internal: the text is not in the grammar (upstream: tree-sitter reports ERROR)."""
 
 
+def check_token_count(tokens: list[Node]) -> None:
+    if len(tokens) > MAX_TOKENS:
+        raise DecodeError("ast_decoder:decoder_failed", f"text has over {MAX_TOKENS} tokens")
+
+
 @dataclass(eq=False)
 class TokenStream:
     tokens: list[Node]
     position: int = 0
     depth: int = 0
+    _closers: dict[int, int] | None = None
+
+    def closing_paren(self, ahead: int = 0) -> int | None:
+        """Index (relative to the current position) of the `)` matching the `(` at `ahead`.
+
+        Computed once for the whole text, so look-ahead for lambdas stays linear.
+        """
+        if self._closers is None:
+            closers: dict[int, int] = {}
+            open_positions: list[int] = []
+            for index, token in enumerate(self.tokens):
+                if token.type == "(":
+                    open_positions.append(index)
+                elif token.type == ")" and open_positions:
+                    closers[open_positions.pop()] = index
+            self._closers = closers
+        closer = self._closers.get(self.position + ahead)
+        return None if closer is None else closer - self.position
 
     def peek(self, ahead: int = 0) -> Node | None:
         index = self.position + ahead
@@ -134,8 +157,15 @@ class TokenStream:
         self.depth -= 1
 
 
-def scan_quoted(text: str, start: int, quote: str, *, multiline: bool) -> int:
-    """End offset (after the closing quote) of a quoted literal starting at `start`."""
+def scan_quoted(
+    text: str, start: int, quote: str, *, multiline: bool, trailing_blank_lines: bool = False
+) -> int:
+    """End offset (after the closing quote) of a quoted literal starting at `start`.
+
+    `trailing_blank_lines` accepts raw newlines when only whitespace follows them up to the
+    closing quote, as tree-sitter-javascript does (it skips whitespace between a string's
+    fragments); BFCL's JavaScript decoder then keeps them in the value.
+    """
     index = start + 1
     length = len(text)
     while index < length:
@@ -146,6 +176,12 @@ def scan_quoted(text: str, start: int, quote: str, *, multiline: bool) -> int:
         if char == quote:
             return index + 1
         if char == "\n" and not multiline:
+            if trailing_blank_lines:
+                rest = index
+                while rest < length and text[rest] in " \t\r\n\f\v":
+                    rest += 1
+                if rest < length and text[rest] == quote:
+                    return rest + 1
             break
         index += 1
     raise ParseFailure("unterminated string")

@@ -33,6 +33,7 @@ printed token by token.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from bfcl_action.decode._syntax import (
@@ -41,6 +42,7 @@ from bfcl_action.decode._syntax import (
     Source,
     TokenStream,
     check_depth,
+    check_token_count,
     composite,
     is_identifier_part,
     is_identifier_start,
@@ -141,6 +143,7 @@ _PUNCTUATION = sorted(
     key=len,
     reverse=True,
 )
+_PUNCTUATION_PATTERN = re.compile("|".join(map(re.escape, _PUNCTUATION)))
 _ASSIGNMENT_OPERATORS = ("=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=")
 _BINARY_LEVELS: tuple[tuple[str, ...], ...] = (
     ("||",),
@@ -154,6 +157,8 @@ _BINARY_LEVELS: tuple[tuple[str, ...], ...] = (
     ("+", "-"),
     ("*", "/", "%"),
 )
+_MAX_CAST_TOKENS = 100
+"""How far `(` is looked past to tell a cast `(a.b.C<D>) x` from a parenthesised value."""
 _ASSIGNABLE = frozenset({"identifier", "field_access", "array_access"})
 _OPERATOR_LEVEL = {
     operator: level for level, operators in enumerate(_BINARY_LEVELS) for operator in operators
@@ -186,6 +191,7 @@ def _tokenize(source: Source) -> list[Node]:
     index = 0
     length = len(text)
     while index < length:
+        check_token_count(tokens)
         char = text[index]
         if char in " \t\n\r\f":
             index += 1
@@ -228,13 +234,11 @@ def _tokenize(source: Source) -> list[Node]:
             word = text[start:index]
             tokens.append(Node(word if word in _KEYWORDS else "identifier", start, index))
             continue
-        for mark in _PUNCTUATION:
-            if text.startswith(mark, index):
-                index += len(mark)
-                tokens.append(Node(mark, start, index))
-                break
-        else:
+        match = _PUNCTUATION_PATTERN.match(text, index)
+        if match is None:
             raise ParseFailure(f"unexpected character {char!r}")
+        index = match.end()
+        tokens.append(Node(match.group(), start, index))
     return tokens
 
 
@@ -272,7 +276,9 @@ def _scan_number(text: str, index: int) -> int:
 class _Parser:
     def __init__(self, source: Source) -> None:
         self.source = source
-        self.stream = TokenStream(_tokenize(source))
+        tokens = _tokenize(source)
+        check_token_count(tokens)
+        self.stream = TokenStream(tokens)
 
     def program(self) -> Node:
         statements: list[Node] = []
@@ -383,17 +389,8 @@ class _Parser:
             return True
         if not stream.at("("):
             return False
-        depth = 0
-        ahead = 0
-        while (token := stream.peek(ahead)) is not None:
-            if token.type == "(":
-                depth += 1
-            elif token.type == ")":
-                depth -= 1
-                if depth == 0:
-                    return stream.at("->", ahead=ahead + 1)
-            ahead += 1
-        return False
+        closer = stream.closing_paren()
+        return closer is not None and stream.at("->", ahead=closer + 1)
 
     def lambda_expression(self) -> Node:
         stream = self.stream
@@ -499,7 +496,7 @@ class _Parser:
             return False
         ahead = 2
         angle = 0
-        while (token := stream.peek(ahead)) is not None:
+        while ahead < _MAX_CAST_TOKENS and (token := stream.peek(ahead)) is not None:
             if token.type == "<":
                 angle += 1
             elif token.type == ">":

@@ -35,6 +35,7 @@ from bfcl_action.decode._syntax import (
     Source,
     TokenStream,
     check_depth,
+    check_token_count,
     composite,
     is_identifier_part,
     is_identifier_start,
@@ -42,6 +43,7 @@ from bfcl_action.decode._syntax import (
 )
 from bfcl_action.decode.errors import failed, wrong_format
 from bfcl_action.decode.java_calls import POSITIONAL_KEY
+from bfcl_action.decode.limits import MAX_DEPTH
 from bfcl_action.decode.prompt_text import bracket_text
 from bfcl_action.models import Call
 
@@ -125,6 +127,9 @@ _PUNCTUATION = sorted(
     key=len,
     reverse=True,
 )
+_PUNCTUATION_PATTERN = re.compile(
+    "|".join(r"\?\.(?!\d)" if mark == "?." else re.escape(mark) for mark in _PUNCTUATION)
+)
 _ASSIGNMENT_OPERATORS = (
     "=",
     "+=",
@@ -195,6 +200,7 @@ def _tokenize(source: Source) -> list[Node]:
     index = 0
     length = len(text)
     while index < length:
+        check_token_count(tokens)
         char = text[index]
         if char in " \t\n\r\f\v\u00a0\ufeff\u2028\u2029":
             index += 1
@@ -212,7 +218,7 @@ def _tokenize(source: Source) -> list[Node]:
             continue
         previous = tokens[-1].type if tokens else None
         if char in "\"'":
-            index = scan_quoted(text, index, char, multiline=False)
+            index = scan_quoted(text, index, char, multiline=False, trailing_blank_lines=True)
             _check_escapes(text[start:index])
             tokens.append(Node("string", start, index))
         elif char == "`":
@@ -230,15 +236,11 @@ def _tokenize(source: Source) -> list[Node]:
             word = text[start:index]
             tokens.append(Node(word if word in _WORD_TOKENS else "identifier", start, index))
         else:
-            for mark in _PUNCTUATION:
-                if text.startswith(mark, index):
-                    if mark == "?." and index + 2 < length and text[index + 2].isdigit():
-                        continue
-                    index += len(mark)
-                    tokens.append(Node(mark, start, index))
-                    break
-            else:
+            match = _PUNCTUATION_PATTERN.match(text, index)
+            if match is None:
                 raise ParseFailure(f"unexpected character {char!r}")
+            index = match.end()
+            tokens.append(Node(match.group(), start, index))
     return tokens
 
 
@@ -252,8 +254,10 @@ def _check_escapes(literal: str) -> None:
             raise ParseFailure(f"malformed \\{match.group(1)} escape")
 
 
-def _scan_template(text: str, index: int) -> int:
+def _scan_template(text: str, index: int, depth: int = 0) -> int:
     """End of a template literal, skipping over `${ ... }` (with nested templates)."""
+    if depth > MAX_DEPTH:
+        raise ParseFailure("template literals nested too deeply")
     index += 1
     length = len(text)
     while index < length:
@@ -263,28 +267,28 @@ def _scan_template(text: str, index: int) -> int:
         elif char == "`":
             return index + 1
         elif text.startswith("${", index):
-            index = _skip_substitution(text, index + 2)
+            index = _skip_substitution(text, index + 2, depth)
         else:
             index += 1
     raise ParseFailure("unterminated template literal")
 
 
-def _skip_substitution(text: str, index: int) -> int:
-    depth = 1
+def _skip_substitution(text: str, index: int, depth: int) -> int:
+    braces = 1
     length = len(text)
     while index < length:
         char = text[index]
         if char in "\"'":
-            index = scan_quoted(text, index, char, multiline=False)
+            index = scan_quoted(text, index, char, multiline=False, trailing_blank_lines=True)
             continue
         if char == "`":
-            index = _scan_template(text, index)
+            index = _scan_template(text, index, depth + 1)
             continue
         if char == "{":
-            depth += 1
+            braces += 1
         elif char == "}":
-            depth -= 1
-            if depth == 0:
+            braces -= 1
+            if braces == 0:
                 return index + 1
         index += 1
     raise ParseFailure("unterminated template substitution")
@@ -346,7 +350,9 @@ def _scan_number(text: str, index: int) -> int:
 class _Parser:
     def __init__(self, source: Source) -> None:
         self.source = source
-        self.stream = TokenStream(_tokenize(source))
+        tokens = _tokenize(source)
+        check_token_count(tokens)
+        self.stream = TokenStream(tokens)
 
     def line_break_before(self, token: Node) -> bool:
         """Whether a line break separates `token` (the next one) from the token before it."""
@@ -368,7 +374,8 @@ class _Parser:
             semicolon = stream.next()
             return Node("empty_statement", semicolon.start, semicolon.end, [semicolon])
         token = stream.peek()
-        assert token is not None
+        if token is None:
+            raise ParseFailure("statement expected, found end of text")
         if token.type == "identifier" and stream.at(":", ahead=1):
             label = [stream.next(), stream.next()]
             return composite("labeled_statement", [*label, self.statement()])
@@ -469,17 +476,8 @@ class _Parser:
 
     def closing_followed_by_arrow(self) -> bool:
         stream = self.stream
-        depth = 0
-        ahead = 0
-        while (token := stream.peek(ahead)) is not None:
-            if token.type == "(":
-                depth += 1
-            elif token.type == ")":
-                depth -= 1
-                if depth == 0:
-                    return stream.at("=>", ahead=ahead + 1)
-            ahead += 1
-        return False
+        closer = stream.closing_paren()
+        return closer is not None and stream.at("=>", ahead=closer + 1)
 
     def balanced(self, type_: str, opener: str, closer: str) -> Node:
         stream = self.stream

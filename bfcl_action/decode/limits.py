@@ -22,6 +22,9 @@ MAX_OPERATORS: Final = 50_000
 """Most operator characters (`+ - * / % | & ^ ~ @ < >`) prompt-mode text may hold; long
 operator chains parse into deep trees (prose with dashes and slashes stays far below)."""
 
+MAX_TOKENS: Final = 20_000
+"""Most tokens Java or JavaScript text may hold (a realistic call has a few hundred)."""
+
 MAX_JSON_CHARS: Final = 5_000_000
 """An FC `arguments` string longer than this is refused before `json.loads`."""
 
