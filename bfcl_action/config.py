@@ -25,7 +25,7 @@ from rapidfuzz import process
 from bfcl_action.categories import CATEGORIES, Checker, Group
 from bfcl_action.errors import ConfigError
 from bfcl_action.models import Mode, SourceLocation
-from bfcl_action.tools.source import Document, parse_yaml
+from bfcl_action.tools.source import Document, ParseError, parse_yaml
 from bfcl_action.tools.validate import ToolLimits
 
 CONFIG_NAMES = (".bfcl.yml", ".bfcl.yaml")
@@ -258,6 +258,14 @@ class BfclConfig(_Strict):
         line, col = pos if pos else (None, None)
         return SourceLocation(file=self._doc.file, line=line, column=col)
 
+    def origins(self, key: str) -> list[SourceLocation]:
+        """Where each item of a list setting (`tools`, `cases`) was written."""
+        items = getattr(self, key)
+        out = []
+        for i in range(len(items)):
+            out.append(self.where(key, i) or SourceLocation(file=self.source_file))
+        return out
+
     @property
     def source_file(self) -> str:
         return self._doc.file if self._doc else CONFIG_NAMES[0]
@@ -311,7 +319,10 @@ def _render_error(err: Any, doc: Document) -> tuple[int, int, str]:
 
 def parse_config(text: str, file: str = ".bfcl.yml") -> BfclConfig:
     """Parse config text; raises `ConfigError` listing every problem with its line."""
-    doc = parse_yaml(text, file)
+    try:
+        doc = parse_yaml(text, file)
+    except ParseError as exc:
+        raise ConfigError(exc.message, file=file, line=exc.line, column=exc.column) from None
     data = doc.data if doc.data is not None else {}
     if not isinstance(data, dict):
         raise ConfigError("expected a mapping of settings", file=file, line=1, column=1)

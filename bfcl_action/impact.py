@@ -68,6 +68,53 @@ def tool_changes(base: Sequence[FunctionDoc], head: Sequence[FunctionDoc]) -> To
     )
 
 
+def _what_changed(before: FunctionDoc, after: FunctionDoc) -> list[str]:
+    parts = []
+    if before.description != after.description:
+        parts.append("description changed")
+    old = before.parameters.get("properties") or {}
+    new = after.parameters.get("properties") or {}
+    parts += [f"parameter {n} added" for n in sorted(new.keys() - old.keys())]
+    parts += [f"parameter {n} removed" for n in sorted(old.keys() - new.keys())]
+    for n in sorted(old.keys() & new.keys()):
+        if old[n] != new[n]:
+            parts.append(f"parameter {n} changed")
+    if set(before.parameters.get("required") or []) != set(after.parameters.get("required") or []):
+        parts.append("required parameters changed")
+    return parts or ["definition changed"]
+
+
+def change_records(
+    base: Sequence[FunctionDoc], head: Sequence[FunctionDoc]
+) -> list[dict[str, Any]]:
+    """Changed tools as `{name, kind, summary, before, after}` records, the shape the
+    comparison report (`compare --changed-tools`) shows next to regressions."""
+    before = {f.name: f for f in base}
+    after = {f.name: f for f in head}
+    changes = tool_changes(base, head)
+
+    def dump(fn: FunctionDoc) -> dict[str, Any]:
+        return fn.model_dump(mode="json", exclude_none=True)
+
+    records: list[dict[str, Any]] = []
+    for name in sorted(changes.names):
+        if name in changes.added:
+            records.append({"name": name, "kind": "added", "after": dump(after[name])})
+        elif name in changes.removed:
+            records.append({"name": name, "kind": "removed", "before": dump(before[name])})
+        else:
+            records.append(
+                {
+                    "name": name,
+                    "kind": "changed",
+                    "summary": "; ".join(_what_changed(before[name], after[name])),
+                    "before": dump(before[name]),
+                    "after": dump(after[name]),
+                }
+            )
+    return records
+
+
 def presents_changed_tool(case: TestCase, changes: ToolChanges) -> bool:
     """A case is impacted when it offers a changed or added tool, or expects a removed one."""
     names = changes.names

@@ -17,7 +17,7 @@ function order on every machine. Pools come from a `CaseSource`, injectable for 
 from __future__ import annotations
 
 import importlib
-import json
+import logging
 import random
 import re
 from collections.abc import Sequence
@@ -32,59 +32,17 @@ from bfcl_action.config import BfclConfig
 from bfcl_action.errors import ConfigError, DatasetError
 from bfcl_action.models import FunctionDoc, TestCase
 from bfcl_action.tools.load import ToolSet, load_tools
-from bfcl_action.tools.source import ParseError, parse_jsonl
+from bfcl_action.tools.source import parse_jsonl
 from bfcl_action.tools.validate import mapped_name
 
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "can",
-        "could",
-        "do",
-        "does",
-        "for",
-        "from",
-        "get",
-        "give",
-        "how",
-        "i",
-        "in",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "please",
-        "set",
-        "show",
-        "tell",
-        "that",
-        "the",
-        "this",
-        "to",
-        "use",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-    ]
-)
+log = logging.getLogger(__name__)
+
+_STOPWORDS = """
+a an and are as at be between by can could do does for from get give has have how i in into
+is it its like me more my of on or please set show tell than that the then there these this
+those to use was were what when where which who will with would you your been
+"""
+STOPWORDS = frozenset(_STOPWORDS.split())
 
 
 class CaseSource(Protocol):
@@ -98,8 +56,8 @@ class CaseSource(Protocol):
 class DatasetSource:
     """The default source: local BFCL JSONL files (relative to the config), else datasets.
 
-    Dataset specs (`bfcl@2026.3.23`, `live@latest`) go to `bfcl_action.dataset` (the `data`
-    branch), imported lazily so that own cases work without it.
+    Dataset specs (`bfcl@2026.3.23`, `live@latest`) go to `bfcl_action.dataset`, imported
+    only when a spec needs it.
     """
 
     def __init__(self, base_dir: Path) -> None:
@@ -155,8 +113,6 @@ def read_pool_file(path: Path, display: str) -> list[TestCase]:
         doc = parse_jsonl(path.read_text(encoding="utf-8"), display)
     except (OSError, UnicodeDecodeError) as exc:
         raise DatasetError(f"cannot read pool file: {exc}", file=display) from None
-    except ParseError:
-        raise
     out: list[TestCase] = []
     for index, entry in enumerate(doc.data):
         line = index + 1
@@ -179,39 +135,12 @@ def read_pool_file(path: Path, display: str) -> list[TestCase]:
 
 # ---------------------------------------------------------------------- closeness
 
-GENERIC_WORDS = frozenset(
-    [
-        "about",
-        "after",
-        "all",
-        "any",
-        "city",
-        "date",
-        "day",
-        "days",
-        "description",
-        "details",
-        "e.g",
-        "each",
-        "find",
-        "given",
-        "id",
-        "information",
-        "list",
-        "name",
-        "names",
-        "number",
-        "optional",
-        "return",
-        "returns",
-        "time",
-        "today",
-        "using",
-        "value",
-        "values",
-        "via",
-    ]
-)
+_GENERIC_WORDS = """
+about active after all any city current data date day days description details e.g each find
+free given id information issued list matching name names now number optional provide query
+request result results return returns right text their time today using value values via
+"""
+GENERIC_WORDS = frozenset(_GENERIC_WORDS.split())
 """Words so common in tool descriptions that sharing one says nothing about relevance."""
 
 
@@ -371,14 +300,21 @@ def derive_distractors(
 # ---------------------------------------------------------------------- build
 
 
-def _pool_cases(
-    source: CaseSource, specs: Sequence[str], checker: Checker | None
-) -> list[TestCase]:
+def pool_cases(source: CaseSource, specs: Sequence[str], checker: Checker | None) -> list[TestCase]:
+    """Pool cases of every spec; a Live spec that is unavailable (no release published or
+    synced yet) is skipped with a warning rather than failing the run."""
     out: list[TestCase] = []
     for spec in specs:
+        try:
+            available = source.categories(spec)
+        except DatasetError as exc:
+            if not spec.startswith("live@"):
+                raise
+            log.warning("pool %s skipped: %s", spec, exc)
+            continue
         wanted = [
             c
-            for c in source.categories(spec)
+            for c in available
             if c in CATEGORIES
             and CATEGORIES[c].checker is not Checker.MULTI_TURN
             and (checker is None or CATEGORIES[c].checker is checker)
@@ -400,9 +336,17 @@ def load_own(
             base_dir=base_dir,
             exclude=config.tools_exclude,
             limits=config.tool_limits,
+            origins=config.origins("tools"),
         )
     cases = (
-        load_cases(config.cases, base_dir=base_dir, tools=tools.functions) if config.cases else []
+        load_cases(
+            config.cases,
+            base_dir=base_dir,
+            tools=tools.functions,
+            origins=config.origins("cases"),
+        )
+        if config.cases
+        else []
     )
     return tools, cases
 
@@ -447,7 +391,7 @@ def _derived(
     out: list[TestCase] = []
     irr = config.derived.irrelevance
     if irr.enabled and irr.count and "own_irrelevance" in own_categories:
-        pool = _pool_cases(src, irr.pools, Checker.IRRELEVANCE)
+        pool = pool_cases(src, irr.pools, Checker.IRRELEVANCE)
         out.extend(
             derive_irrelevance(
                 tools.functions,
@@ -460,7 +404,7 @@ def _derived(
         )
     dis = config.derived.distractors
     if dis.enabled and dis.k and "own_distractors" in own_categories:
-        pool = _pool_cases(src, dis.pools, None)
+        pool = pool_cases(src, dis.pools, None)
         functions = distractor_pool(tools.functions, pool, max_similarity=dis.max_similarity)
         out.extend(derive_distractors(own, functions, ks=dis.k, seed=config.seed))
     return out
@@ -482,11 +426,3 @@ def _external(config: BfclConfig, src: CaseSource) -> list[TestCase]:
         chosen = parse_categories(",".join(wanted), available)
         out.extend(src.load(spec, chosen))
     return out
-
-
-def case_ids_json(cases: Sequence[TestCase]) -> str:
-    """Ids by reported suite, as JSON (handy for `--dry-run` style listings)."""
-    by_suite: dict[str, list[str]] = {}
-    for case in cases:
-        by_suite.setdefault(case.label(), []).append(case.id)
-    return json.dumps(by_suite, indent=2)

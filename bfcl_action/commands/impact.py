@@ -14,7 +14,7 @@ from typing import Any
 
 from bfcl_action.config import BfclConfig, find_config, load_config
 from bfcl_action.errors import ConfigError
-from bfcl_action.impact import impacted_cases, tool_changes, tools_at_ref
+from bfcl_action.impact import change_records, impacted_cases, tool_changes, tools_at_ref
 from bfcl_action.suites import build_cases
 from bfcl_action.tools.load import ToolSet, load_tools
 
@@ -43,6 +43,12 @@ def register(sub: Any) -> None:
         help="skip derived suites (they need the irrelevance and function pools)",
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    parser.add_argument(
+        "--changed-tools-out",
+        type=Path,
+        metavar="TOOLS.json",
+        help="also write the changed tools for `compare --changed-tools`",
+    )
     parser.set_defaults(func=run)
 
 
@@ -80,6 +86,9 @@ def run(args: argparse.Namespace) -> int:
         config, base_dir=config_dir, derived=not args.own_only, external=False, tools=head
     )
     hit = impacted_cases(cases, changes)
+    if args.changed_tools_out:
+        records = change_records(base.functions, head.functions)
+        args.changed_tools_out.write_text(json.dumps(records, indent=2) + "\n", encoding="utf-8")
     if args.json:
         payload = {
             "base": base_name,

@@ -1,9 +1,11 @@
 """Write the example's replay files: synthetic recordings of a model run on base and head.
 
 The outputs are what a tool-calling model typically answers, in BFCL's FC result format
-(`{"id", "result": [{name: "<json args>"}]}`; prose for no call). A few mistakes are common
-to both runs; head adds the ones its vaguer `get_forecast` description causes (the model
-reaches for `get_forecast` when asked about current conditions). Re-run after changing cases:
+(`{"id", "result": [{name: "<json args>"}]}`; prose for no call), one
+`BFCL_v4_<category>_result.json` file per category under `<run>/own/`, as BFCL lays out
+results. A few mistakes are common to both runs; head adds the ones its vaguer
+`get_forecast` description causes (the model reaches for `get_forecast` when asked about
+current conditions). Re-run after changing cases:
 
     python examples/weather-app/replay/make_replay.py
 """
@@ -82,8 +84,9 @@ def main() -> None:
     config = load_config(APP / ".bfcl.yml")
     cases = build_cases(config, base_dir=APP)
     for run, overrides in (("base", BOTH), ("head", {**BOTH, **HEAD})):
-        lines = []
+        files: dict[str, list[str]] = {}
         for i, case in enumerate(cases):
+            lines = files.setdefault(case.category, [])
             result = relevance_answer(case) if case.category == "own_relevance" else ideal(case)
             result = overrides.get(case.id, result)
             lines.append(
@@ -97,8 +100,15 @@ def main() -> None:
                     }
                 )
             )
-        (HERE / f"{run}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-        print(f"wrote {run}.jsonl ({len(lines)} results)")
+        folder = HERE / run / "own"
+        folder.mkdir(parents=True, exist_ok=True)
+        for old in folder.glob("BFCL_v4_*_result.json"):
+            old.unlink()
+        for category, lines in sorted(files.items()):
+            path = folder / f"BFCL_v4_{category}_result.json"
+            path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        total = sum(len(v) for v in files.values())
+        print(f"wrote {run}/own/ ({total} results in {len(files)} files)")
 
 
 if __name__ == "__main__":
