@@ -273,7 +273,7 @@ def test_config_suites_run_with_a_replayed_model(
             "--config",
             str(EXAMPLE / ".bfcl.yml"),
             "--model",
-            f"replay:{EXAMPLE / 'replay' / 'head.jsonl'}",
+            f"replay:{EXAMPLE / 'replay' / 'head'}",
             "--output",
             str(tmp_path / "own.json"),
         ]
