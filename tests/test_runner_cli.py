@@ -273,7 +273,7 @@ def test_config_suites_run_with_a_replayed_model(
             "--config",
             str(EXAMPLE / ".bfcl.yml"),
             "--model",
-            f"replay:{EXAMPLE / 'replay' / 'head.jsonl'}",
+            f"replay:{EXAMPLE / 'replay' / 'head'}",
             "--output",
             str(tmp_path / "own.json"),
         ]
@@ -299,3 +299,27 @@ def test_config_model_section_supplies_defaults_the_command_line_overrides(
     assert body["model"] == "from-config"
     assert body["temperature"] == 0.2
     assert "tools" not in body
+
+
+def test_results_dir_is_rescored_by_the_score_command_to_the_same_verdicts(
+    env: OpenAIServer, tmp_path: Path
+) -> None:
+    run_cli(env, tmp_path, "--results-dir", str(tmp_path / "results"))
+    code = main(
+        [
+            "score",
+            "--dataset",
+            "live@2026-W48",
+            "--results",
+            str(tmp_path / "results"),
+            "--model-name",
+            "test-model",
+            "--mode",
+            "fc",
+            "--no-underscore-to-dot",
+            "--output",
+            str(tmp_path / "scored.json"),
+        ]
+    )
+    assert code == 0
+    assert verdicts(report(tmp_path / "scored.json")) == verdicts(report(tmp_path / "run.json"))

@@ -173,6 +173,13 @@ def test_concurrency_bound_is_respected(server: OpenAIServer) -> None:
     assert len(server.requests) == 16
 
 
+def test_connections_are_reused_across_requests(server: OpenAIServer) -> None:
+    cases = [make_case(f"simple_python_{i}", "hi") for i in range(40)]
+    run(server, cases)  # concurrency 4
+    assert server.count == 40
+    assert server.connections <= 4
+
+
 def test_tools_are_rendered_once_per_distinct_function_set(server: OpenAIServer) -> None:
     backend = create_backend(options(server))
     shared = [function("add", "a")]
