@@ -148,6 +148,21 @@ def push_baseline(server: GitHubServer, tmp_path: Path, outcomes: str = PASSING)
     )
 
 
+TOOLS = """[
+  {"type": "function", "function": {"name": "get_value", "description": "Get a value.",
+    "parameters": {"type": "object", "properties": {"x": {"type": "integer",
+      "description": "the key"}}, "required": ["x"]}}}
+]
+"""
+
+
+def write_tools(workdir: Path) -> None:
+    """A repository's own tool file and the .bfcl.yml naming it."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    (workdir / "tools.json").write_text(TOOLS)
+    (workdir / ".bfcl.yml").write_text("tools:\n  - tools.json\n")
+
+
 def store_baseline(server: GitHubServer, outcomes: str = PASSING) -> None:
     """What a push run leaves behind: a check run on main carrying the digest."""
     from github import Auth, Github
@@ -223,6 +238,7 @@ def test_pr_regression_comments_checks_the_head_sha_and_fails_last(
     store_baseline(github_server)
     number = open_pr(github_server)
     head_sha = github_server.repo("octo/app").branches["feature"]
+    write_tools(tmp_path / "pr")
 
     run = run_pr(github_server, tmp_path / "pr", number, REGRESSED, statuses="true")
 
@@ -235,6 +251,13 @@ def test_pr_regression_comments_checks_the_head_sha_and_fails_last(
     [check] = github_server.check_runs_on("octo/app", head_sha)
     assert check["conclusion"] == "failure"
     assert github_server.check_runs_on("octo/app", "e" * 40) == []
+    [note] = github_server.annotations_of("octo/app", check["id"])
+    assert (note["path"], note["start_line"], note["annotation_level"]) == (
+        "tools.json",
+        2,
+        "failure",
+    )
+    assert "get_value" in note["title"]
     statuses = github_server.latest_statuses("octo/app", head_sha)
     assert statuses["bfcl/simple_python"]["state"] == "failure"
     assert "regression" in run.summary

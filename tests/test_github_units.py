@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from github import GithubException
 
+from bfcl_action.cli import build_parser
 from bfcl_action.errors import ConfigError
 from bfcl_action.github import outputs
 from bfcl_action.github.checks import Annotation, publish_check_run, summary_with_digest
@@ -21,7 +22,7 @@ from bfcl_action.github.comment import (
     with_marker,
 )
 from bfcl_action.github.context import ActionContext, CommentMode, parse_inputs
-from bfcl_action.github.evaluate import parse_thresholds
+from bfcl_action.github.evaluate import needs_api_key, parse_thresholds, run_args
 from tests.support.github_server import GitHubServer, running_github_server
 
 
@@ -195,3 +196,39 @@ def test_plain_403_is_not_retried(github_server: GitHubServer) -> None:
         repo.create_issue("t")
     assert describe_error(err.value) == "403 Resource not accessible by integration"
     assert len(github_server.calls("POST", r"/issues$")) == 1
+
+
+# ------------------------------------------------------------------ inputs -> `run`
+def test_evaluation_inputs_become_run_arguments(tmp_path: Path) -> None:
+    (tmp_path / ".bfcl.yml").write_text("tools: []\n")
+    ctx = ActionContext.from_env(
+        {
+            "INPUT_WORKING_DIRECTORY": str(tmp_path),
+            "INPUT_MODEL": "gpt-4o-mini",
+            "INPUT_BASE_URL": "http://127.0.0.1:9/v1",
+            "INPUT_MODE": "prompt",
+            "INPUT_CATEGORIES": "simple_python, multiple",
+            "INPUT_SUITES": "bfcl@2026.3.23 live@latest",
+            "INPUT_SAMPLE": "40",
+            "INPUT_SHARD": "2/4",
+            "INPUT_CONCURRENCY": "3",
+        }
+    )
+    argv = run_args(ctx, tmp_path / "report.json")
+    args = build_parser().parse_args(argv)  # the `run` command's own parser accepts them
+    assert args.command == "run"
+    assert (args.model, args.base_url, args.mode) == (
+        "gpt-4o-mini",
+        "http://127.0.0.1:9/v1",
+        "prompt",
+    )
+    assert args.categories == "simple_python,multiple"
+    assert args.dataset == ["bfcl@2026.3.23", "live@latest"]
+    assert (args.sample, args.shard, args.concurrency) == (40, "2/4", 3)
+    assert args.config == tmp_path / ".bfcl.yml"
+    assert args.api_key_env == "INPUT_API_KEY"
+
+
+def test_a_replay_model_needs_no_api_key() -> None:
+    assert not needs_api_key(ActionContext.from_env({"INPUT_MODEL": "replay:answers.jsonl"}))
+    assert needs_api_key(ActionContext.from_env({"INPUT_MODEL": "gpt-4o-mini"}))
