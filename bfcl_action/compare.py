@@ -19,9 +19,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
+from bfcl_action.categories import CATEGORIES
 from bfcl_action.digest import FAIL, INFRA, PASS, RunDigest, outcome_of
 from bfcl_action.fingerprint import case_set_hash
-from bfcl_action.models import CaseResult, ExpectedCall, RunReport, TestCase
+from bfcl_action.models import CaseResult, ExpectedCall, FunctionDoc, RunReport, TestCase
 from bfcl_action.stats import mcnemar_exact, wilson_interval
 
 OVERALL = "overall"
@@ -30,31 +31,66 @@ OVERALL = "overall"
 class Thresholds(BaseModel):
     """When a change is a regression (or an improvement); all scores in percent points.
 
-    Per-suite entries are looked up by suite label, then by category name, falling back to
-    the global value. `min_score` applies to the overall score, `category_min_score` to
-    suites. In `informational` mode the verdict is still computed but never fails the check.
+    Per-suite values are looked up by suite label, then category name, then the category's
+    group (`live`, `own`, ...), falling back to the global value. The global `min_score` is
+    the floor of the overall score and of every suite without its own. Same meaning as the
+    `thresholds` section of `.bfcl.yml` (see `from_config`). In `informational` mode the
+    verdict is still computed but never fails the check.
     """
 
     model_config = ConfigDict(extra="forbid")
 
-    max_drop_points: float = Field(default=1.0, ge=0, le=100)
+    max_drop_points: float = Field(default=2.0, ge=0, le=100)
     category_max_drop_points: dict[str, float] = Field(default_factory=dict)
     alpha: float = Field(default=0.05, gt=0, lt=1)
+    category_alpha: dict[str, float] = Field(default_factory=dict)
     min_score: float | None = Field(default=None, ge=0, le=100)
     category_min_score: dict[str, float] = Field(default_factory=dict)
     informational: bool = False
 
-    def max_drop_for(self, suite: str, category: str) -> float:
+    @staticmethod
+    def _lookup(table: Mapping[str, Any], suite: str, category: str) -> Any:
         if suite == OVERALL:
-            return self.max_drop_points
-        table = self.category_max_drop_points
-        return table.get(suite, table.get(category, self.max_drop_points))
+            return None
+        group = CATEGORIES[category].group.value if category in CATEGORIES else None
+        for key in (suite, category, group):
+            if key is not None and key in table:
+                return table[key]
+        return None
+
+    def max_drop_for(self, suite: str, category: str) -> float:
+        found = self._lookup(self.category_max_drop_points, suite, category)
+        return self.max_drop_points if found is None else float(found)
+
+    def alpha_for(self, suite: str, category: str) -> float:
+        found = self._lookup(self.category_alpha, suite, category)
+        return self.alpha if found is None else float(found)
 
     def min_score_for(self, suite: str, category: str) -> float | None:
-        if suite == OVERALL:
-            return self.min_score
-        table = self.category_min_score
-        return table.get(suite, table.get(category))
+        found = self._lookup(self.category_min_score, suite, category)
+        return self.min_score if found is None else float(found)
+
+    @classmethod
+    def from_config(cls, config: Any, *, informational: bool = False) -> Thresholds:
+        """From `.bfcl.yml`'s `thresholds` (`max_drop`, `alpha`, `min_score`, `categories:
+        {key: {max_drop, alpha, min_score}}`), as a model or the plain mapping."""
+        data = config.model_dump() if hasattr(config, "model_dump") else dict(config)
+        tables: dict[str, dict[str, float]] = {"max_drop": {}, "alpha": {}, "min_score": {}}
+        for key, entry in (data.get("categories") or {}).items():
+            for name, table in tables.items():
+                if (entry or {}).get(name) is not None:
+                    table[key] = entry[name]
+        values: dict[str, Any] = {
+            "category_max_drop_points": tables["max_drop"],
+            "category_alpha": tables["alpha"],
+            "category_min_score": tables["min_score"],
+            "informational": informational,
+        }
+        for ours, theirs in (("max_drop_points", "max_drop"), ("alpha", "alpha")):
+            if data.get(theirs) is not None:
+                values[ours] = data[theirs]
+        values["min_score"] = data.get("min_score")
+        return cls.model_validate(values)
 
 
 class Verdict(StrEnum):
@@ -133,6 +169,61 @@ class ToolChange(BaseModel):
     after: dict[str, Any] | None = None
 
 
+def _tool_dict(fn: FunctionDoc) -> dict[str, Any]:
+    return fn.model_dump(mode="json", exclude_none=True)
+
+
+def _what_changed(before: FunctionDoc, after: FunctionDoc) -> list[str]:
+    parts = []
+    if before.description != after.description:
+        parts.append("description changed")
+    old = before.parameters.get("properties") or {}
+    new = after.parameters.get("properties") or {}
+    for name in sorted(new.keys() - old.keys()):
+        parts.append(f"parameter {name} added")
+    for name in sorted(old.keys() - new.keys()):
+        parts.append(f"parameter {name} removed")
+    for name in sorted(old.keys() & new.keys()):
+        if old[name] != new[name]:
+            keys = sorted(
+                k
+                for k in old[name].keys() | new[name].keys()
+                if old[name].get(k) != new[name].get(k)
+            )
+            parts.append(f"parameter {name}: {', '.join(keys)} changed")
+    if set(before.parameters.get("required") or []) != set(after.parameters.get("required") or []):
+        parts.append("required parameters changed")
+    if not parts and _tool_dict(before) != _tool_dict(after):
+        parts.append("definition changed")
+    return parts
+
+
+def describe_tool_changes(
+    base: Sequence[FunctionDoc], head: Sequence[FunctionDoc]
+) -> list[ToolChange]:
+    """What changed between two sets of tool definitions, by tool name, for the report."""
+    before = {f.name: f for f in base}
+    after = {f.name: f for f in head}
+    changes = []
+    for name in sorted(before.keys() | after.keys()):
+        if name not in before:
+            changes.append(ToolChange(name=name, kind="added", after=_tool_dict(after[name])))
+        elif name not in after:
+            changes.append(ToolChange(name=name, kind="removed", before=_tool_dict(before[name])))
+        else:
+            parts = _what_changed(before[name], after[name])
+            if parts:
+                changes.append(
+                    ToolChange(
+                        name=name,
+                        summary="; ".join(parts),
+                        before=_tool_dict(before[name]),
+                        after=_tool_dict(after[name]),
+                    )
+                )
+    return changes
+
+
 class InvolvedTool(BaseModel):
     change: ToolChange
     cases: list[str] = Field(default_factory=list)
@@ -162,6 +253,8 @@ class SuiteComparison(BaseModel):
     flipped: list[FlippedCase] = Field(default_factory=list)
     only_in_base: int = 0
     only_in_head: int = 0
+    within_noise: bool = False
+    """Moved by more than the allowed points, but not significantly: shown, not flagged."""
 
     @property
     def moved(self) -> bool:
@@ -338,6 +431,9 @@ def _suites_of_digest(digest: RunDigest, head: Mapping[str, _Suite]) -> dict[str
     return suites
 
 
+_UNSET = object()
+
+
 def _config_differences(base: RunReport | RunDigest, head: RunReport) -> list[Difference]:
     diffs: list[Difference] = []
     if base.model != head.model:
@@ -353,9 +449,15 @@ def _config_differences(base: RunReport | RunDigest, head: RunReport) -> list[Di
             )
         )
     for key in sorted(set(base.settings) | set(head.settings)):
-        b, h = base.settings.get(key, "(unset)"), head.settings.get(key, "(unset)")
+        b, h = base.settings.get(key, _UNSET), head.settings.get(key, _UNSET)
         if b != h:
-            diffs.append(Difference(field=f"settings.{key}", base=_value(b), head=_value(h)))
+            diffs.append(
+                Difference(
+                    field=f"settings.{key}",
+                    base="(unset)" if b is _UNSET else _value(b),
+                    head="(unset)" if h is _UNSET else _value(h),
+                )
+            )
     if not diffs and base.fingerprint and head.fingerprint and base.fingerprint != head.fingerprint:
         diffs.append(Difference(field="fingerprint", base=base.fingerprint, head=head.fingerprint))
     return diffs
@@ -368,6 +470,12 @@ def _pct(value: float) -> str:
     return f"{value * 100:.1f}"
 
 
+def _p_text(p: float | None) -> str:
+    if p is None:
+        return "n/a"
+    return "< 0.001" if p < 0.001 else f"= {p:.3g}"
+
+
 def _judge(row: SuiteComparison, thresholds: Thresholds, *, comparable: bool) -> None:
     """Set `significant`, `verdict` and `reasons` of a row whose numbers are filled in."""
     if row.base is None or row.head is None:
@@ -376,15 +484,18 @@ def _judge(row: SuiteComparison, thresholds: Thresholds, *, comparable: bool) ->
         row.verdict = Verdict.INCOMPARABLE
     elif row.delta_points is not None:
         allowed = thresholds.max_drop_for(row.suite, row.category)
+        alpha = thresholds.alpha_for(row.suite, row.category)
         p = row.paired.p_value if row.paired else None
-        row.significant = p is not None and p < thresholds.alpha
+        row.significant = p is not None and p < alpha
         if row.significant and abs(row.delta_points) > allowed:
             row.verdict = Verdict.REGRESSION if row.delta_points < 0 else Verdict.IMPROVEMENT
             word = "dropped" if row.delta_points < 0 else "rose"
             row.reasons.append(
-                f"{word} {abs(row.delta_points):.1f} points (allowed {allowed:g}), "
-                f"McNemar p={p:.3g} < alpha {thresholds.alpha:g}"
+                f"{word} {abs(row.delta_points):.1f} points (allowed {allowed:g}), significant "
+                f"(McNemar p {_p_text(p)}, alpha {alpha:g})"
             )
+        elif p is not None and abs(row.delta_points) > allowed:
+            row.within_noise = True
     minimum = thresholds.min_score_for(row.suite, row.category)
     head_accuracy = row.head.accuracy if row.head is not None else None
     if minimum is not None and head_accuracy is not None and head_accuracy * 100 < minimum:
@@ -466,10 +577,12 @@ def _row(label: str, base: _Suite | None, head: _Suite | None, comparable: bool)
     row = SuiteComparison(suite=label, category=head.category, base=base.score(), head=head.score())
     if comparable:
         row.delta_points = _unpaired_delta(row.base, row.head)
-        row.notes.append(
-            "case set changed and the baseline is a digest: per-case outcomes cannot be "
-            "aligned, so only the suite's counts are compared (no paired test)"
+        why = (
+            "case set changed and the baseline is a digest: per-case outcomes cannot be aligned"
+            if base.ids and head.outcomes is not None
+            else "a run has no per-case results for this suite"
         )
+        row.notes.append(f"{why}, so only the suite's counts are compared (no paired test)")
     return row
 
 

@@ -40,7 +40,13 @@ def one_line(text: str) -> str:
     return _CONTROL.sub("", _NEWLINES.sub(NEWLINE_MARK, text))
 
 
+def _no_comment(text: str) -> str:
+    """`<!--` could open a comment or fake an embedded digest in the raw Markdown."""
+    return text.replace("<!--", "<" + ZWJ + "!--")
+
+
 def _defuse(text: str) -> str:
+    text = _no_comment(text)
     text = _MENTION.sub("@" + ZWJ, text)
     text = _ISSUE_REF.sub("#" + ZWJ, text)
     return text.replace("::", ":" + ZWJ + ":").replace("##[", "#" + ZWJ + "#[")
@@ -63,7 +69,7 @@ def md_code(value: object, limit: int | None = None, *, in_table: bool = False) 
     splits cells before it parses code spans) and renders as `|`.
     """
     text = truncate(one_line(str(value)), limit)
-    text = text.replace("::", ":" + ZWJ + ":")
+    text = _no_comment(text.replace("::", ":" + ZWJ + ":").replace("##[", "#" + ZWJ + "#["))
     if in_table:
         text = text.replace("|", "\\|")
     longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)

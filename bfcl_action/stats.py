@@ -27,7 +27,10 @@ def wilson_interval(successes: int, n: int, z: float = Z_95) -> tuple[float, flo
     denom = 1 + z2 / n
     centre = (p + z2 / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # At 0 and n the bounds are exactly 0 and 1; rounding must not move them.
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == n else min(1.0, centre + half)
+    return (low, high)
 
 
 def binomial_cdf_half(k: int, n: int) -> float:
@@ -36,7 +39,11 @@ def binomial_cdf_half(k: int, n: int) -> float:
         return 0.0
     if k >= n:
         return 1.0
-    return sum(math.comb(n, i) for i in range(k + 1)) / (1 << n)
+    term = total = 1  # C(n, 0); each next term is exact: C(n, i+1) = C(n, i) * (n-i) / (i+1)
+    for i in range(k):
+        term = term * (n - i) // (i + 1)
+        total += term
+    return total / (1 << n)
 
 
 def mcnemar_exact(b: int, c: int) -> float:

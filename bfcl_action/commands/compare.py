@@ -52,7 +52,7 @@ def register(subparsers: Any) -> None:
         nargs="+",
         default=[],
         metavar="REPORT.json",
-        help="earlier reports, oldest first, for --svg-history (head is appended)",
+        help="earlier reports or digests, oldest first, for --svg-history (head is appended)",
     )
     p.add_argument("--svg-history", type=Path, metavar="OUT.svg", help="per-suite score chart")
     p.add_argument(
@@ -126,7 +126,7 @@ def _pairs(items: list[str], flag: str) -> dict[str, float]:
 
 
 def _config_thresholds(path: Path) -> dict[str, Any]:
-    """Thresholds from `.bfcl.yml` through the config loader (owntools' bfcl_action.config)."""
+    """`thresholds` of `.bfcl.yml`, read by the config loader (`bfcl_action.config`)."""
     try:
         config_module = importlib.import_module("bfcl_action.config")
     except ModuleNotFoundError:
@@ -137,13 +137,7 @@ def _config_thresholds(path: Path) -> dict[str, Any]:
         ) from None
     config = config_module.load_config(path)
     raw = getattr(config, "thresholds", None)
-    if raw is None:
-        return {}
-    if isinstance(raw, Thresholds):
-        return raw.model_dump(exclude_unset=True)
-    if hasattr(raw, "model_dump"):
-        return dict(raw.model_dump(exclude_unset=True))
-    return dict(raw)
+    return {} if raw is None else Thresholds.from_config(raw).model_dump()
 
 
 def thresholds_from_args(args: argparse.Namespace) -> Thresholds:
@@ -229,7 +223,8 @@ def run(args: argparse.Namespace) -> int:
     if args.digest:
         _write(args.digest, make_digest(head) + "\n")
     if args.svg_history:
-        history = [load_report(p) for p in args.history] + [head]
+        history: list[RunReport | RunDigest] = [load_baseline(p) for p in args.history]
+        history.append(head)
         _write(args.svg_history, render_history_svg(history))
     if args.svg_tools:
         _write(args.svg_tools, render_tools_svg(head))

@@ -7,11 +7,14 @@ or a committed file). Geometry is computed here; `chart.svg.j2` only draws it, a
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import jinja2
 
+from bfcl_action.digest import RunDigest
 from bfcl_action.escape import xml_text
 from bfcl_action.models import RunReport
 from bfcl_action.stats import wilson_interval
@@ -31,6 +34,10 @@ PALETTE = [
 """Okabe-Ito (colour-blind safe), extended."""
 
 WIDTH, HEIGHT = 760, 380
+PAD = 16
+"""Horizontal inset of the first and last point from the axes."""
+CHAR_WIDTH = 7
+"""Approximate width of a 12px label character, to keep tick labels from overlapping."""
 MAX_LEGEND = 16
 
 _ENV = jinja2.Environment(
@@ -110,7 +117,9 @@ def _draw(
     )
 
 
-def _suite_counts(report: RunReport) -> dict[str, tuple[int, int]]:
+def _suite_counts(report: RunReport | RunDigest) -> dict[str, tuple[int, int]]:
+    if isinstance(report, RunDigest):
+        return {k: (v.correct, v.total) for k, v in report.suites.items()}
     counts: dict[str, tuple[int, int]] = {}
     if report.results:
         for r in report.results:
@@ -124,12 +133,14 @@ def _suite_counts(report: RunReport) -> dict[str, tuple[int, int]]:
 
 
 def render_history_svg(
-    reports: Sequence[RunReport],
+    reports: Sequence[RunReport | RunDigest],
     *,
     labels: Sequence[str] | None = None,
     title: str = "BFCL scores by suite",
 ) -> str:
     """Per-suite accuracy across `reports` (oldest first), plus the pooled overall line.
+
+    Digests work as well as reports, so a history can be rebuilt from earlier check runs.
 
     `labels` name the x positions (default: each report's date, or its index).
     """
@@ -140,15 +151,17 @@ def render_history_svg(
         if labels is not None
         else [(r.created_at[:10] or str(i + 1)) for i, r in enumerate(reports)]
     )
-    step = (plot.right - plot.left) / max(1, n - 1)
+    inner_left, inner_right = plot.left + PAD, plot.right - PAD
+    step = (inner_right - inner_left) / max(1, n - 1)
     xs = [
-        round(plot.left + (step * i if n > 1 else (plot.right - plot.left) / 2), 1)
-        for i in range(n)
+        round(inner_left + step * i if n > 1 else (plot.left + plot.right) / 2, 1) for i in range(n)
     ]
-    every = max(1, n // 8)
-    x_ticks: list[dict[str, object]] = [
-        {"x": xs[i], "label": labels[i]} for i in range(n) if i % every == 0 or i == n - 1
-    ]
+    widest = max((len(label) for label in labels), default=1) * CHAR_WIDTH + 10
+    every = max(1, math.ceil(widest / step)) if n > 1 else 1
+    shown = list(range(0, n, every))
+    if shown and shown[-1] != n - 1:  # always label the latest run, dropping a crowded one
+        shown[-1 if n - 1 - shown[-1] < every else len(shown) :] = [n - 1]
+    x_ticks: list[dict[str, object]] = [{"x": xs[i], "label": labels[i]} for i in shown]
     per_report = [_suite_counts(r) for r in reports]
     names = sorted({name for counts in per_report for name in counts})
     table: dict[str, list[tuple[int, int] | None]] = {
@@ -181,61 +194,84 @@ def render_history_svg(
     return _draw(title, "run", plot, x_ticks, series)
 
 
-def tool_count_curve(
-    report: RunReport, suite: str = "own_distractors"
-) -> list[tuple[int, int, int]]:
-    """`(number of tools offered, correct, answered)` per tool count in `suite`, ascending.
+_DISTRACTOR_LABEL = re.compile(r"_k(\d+)$")
 
-    Needs each result's `functions` (see `compare.attach_case_context`); results without it
-    are skipped.
+
+def tool_count_curve(
+    report: RunReport, category: str = "own_distractors"
+) -> list[tuple[int, int, int]]:
+    """`(number of tools offered, correct, answered)` per tool count, ascending, over the
+    results of `category` (all its suites, e.g. `own_distractors_k4`, `own_distractors_k16`).
+
+    The count is the number of functions offered (each result's `functions`, see
+    `compare.attach_case_context`); a result without it counts by the `_k<N>` of its suite
+    label (distractors added), and the chart's axis says which it used.
     """
+    return _curve(report, category)[0]
+
+
+def _curve(report: RunReport, category: str) -> tuple[list[tuple[int, int, int]], bool]:
     buckets: dict[int, tuple[int, int]] = {}
+    offered = False
     for r in report.results:
-        if r.label() != suite or r.infra_error or r.functions is None:
+        if r.category != category or r.infra_error:
             continue
-        correct, total = buckets.get(len(r.functions), (0, 0))
-        buckets[len(r.functions)] = (correct + int(r.valid), total + 1)
-    return [(k, *buckets[k]) for k in sorted(buckets)]
+        if r.functions is not None:
+            x, offered = len(r.functions), True
+        elif match := _DISTRACTOR_LABEL.search(r.label()):
+            x = int(match.group(1))
+        else:
+            continue
+        correct, total = buckets.get(x, (0, 0))
+        buckets[x] = (correct + int(r.valid), total + 1)
+    return [(k, *buckets[k]) for k in sorted(buckets)], offered
 
 
 def render_tools_svg(
     report: RunReport,
     *,
-    suite: str = "own_distractors",
+    category: str = "own_distractors",
     title: str = "Accuracy vs number of tools offered",
 ) -> str:
-    """Accuracy by number of tools in the distractors suite, with Wilson 95% error bars."""
+    """Accuracy by number of tools in the distractors suites, with Wilson 95% error bars."""
     plot = _Plot()
-    curve = tool_count_curve(report, suite)
+    curve, offered = _curve(report, category)
+    unit = "tools" if offered or not curve else "distractors"
+    axis = "tools offered" if unit == "tools" else "distractor tools added"
     series: list[_Series] = []
     x_ticks: list[dict[str, object]] = []
     if curve:
         lo, hi = curve[0][0], curve[-1][0]
-        span = max(1, hi - lo)
+        # Tool counts usually double (1, 2, 4, ... 64): a log scale (of 1 + count, so 0
+        # distractors fits) spaces them evenly.
+        log = hi / max(lo, 1) >= 8
+
+        def scale(k: int) -> float:
+            return math.log2(1 + k) if log else float(k)
 
         def x_of(k: int) -> float:
             if hi == lo:
                 return round((plot.left + plot.right) / 2, 1)
-            return round(plot.left + (k - lo) / span * (plot.right - plot.left), 1)
+            share = (scale(k) - scale(lo)) / (scale(hi) - scale(lo))
+            return round(plot.left + PAD + share * (plot.right - plot.left - 2 * PAD), 1)
 
-        s = _Series(label=suite, color=PALETTE[0])
+        s = _Series(label=category, color=PALETTE[0])
         for k, correct, total in curve:
             low, high = wilson_interval(correct, total)
             s.points.append(
                 _Point(
                     x=x_of(k),
                     y=plot.y(correct / total),
-                    tip=f"{k} tools: {correct / total * 100:.1f}% ({correct}/{total})",
+                    tip=f"{k} {unit}: {correct / total * 100:.1f}% ({correct}/{total})",
                     low_y=plot.y(low),
                     high_y=plot.y(high),
                 )
             )
         s.segments.append(s.points)
         series.append(s)
-        every = max(1, len(curve) // 10)
-        x_ticks = [
-            {"x": x_of(k), "label": str(k)}
-            for i, (k, _, _) in enumerate(curve)
-            if i % every == 0 or i == len(curve) - 1
-        ]
-    return _draw(title, "tools offered", plot, x_ticks, series)
+        last = -math.inf
+        for k, _, _ in curve:  # label ticks that do not collide with the previous label
+            if x_of(k) - last >= len(str(k)) * CHAR_WIDTH + 8:
+                x_ticks.append({"x": x_of(k), "label": str(k)})
+                last = x_of(k)
+    return _draw(title, axis, plot, x_ticks, series)

@@ -26,6 +26,8 @@ SUMMARY_LIMIT = 1_048_576
 """GitHub's cap on `$GITHUB_STEP_SUMMARY` per step, in bytes."""
 
 DEFAULT_TITLE = "BFCL function-calling check"
+HEADLINE_LIMIT = 10
+"""Suites named in the headline; the table and the full report have the rest."""
 
 
 class Safe(str):
@@ -186,14 +188,17 @@ def _render(
     flip_limit: int | None,
     row_limit: int | None,
     text_limit: int,
-    infra_limit: int,
+    list_limit: int,
     charts: Sequence[tuple[str, str]],
     full_report_url: str | None,
     cut_note: str | None,
 ) -> str:
     groups, shown = _flip_groups(comparison, flip_limit)
     flips = comparison.flipped
-    rows = comparison.suites if row_limit is None else comparison.suites[:row_limit]
+    rows = comparison.suites
+    if row_limit is not None:  # keep the suites that moved, then the others, in table order
+        keep = sorted(rows, key=lambda s: not s.moved)[:row_limit]
+        rows = [s for s in rows if any(s is k for k in keep)]
     return _ENV.get_template("comment.md.j2").render(
         comparison=comparison,
         title=title,
@@ -205,10 +210,11 @@ def _render(
         failing_total=sum(f.direction == "newly_failing" for f in flips),
         passing_total=sum(f.direction == "newly_passing" for f in flips),
         text_limit=text_limit,
-        infra_limit=infra_limit,
+        list_limit=list_limit,
         charts=list(charts),
         full_report_url=full_report_url,
         cut_note=cut_note,
+        headline_limit=HEADLINE_LIMIT,
     )
 
 
@@ -290,7 +296,7 @@ def render_comment(
         where=where,
         title=title,
         text_limit=300,
-        infra_limit=20,
+        list_limit=20,
         charts=charts,
         full_report_url=full_report_url,
     )
@@ -312,7 +318,7 @@ def render_summary(
         where=full_report_url or "the JSON report of this run",
         title=title,
         text_limit=2000,
-        infra_limit=10_000,
+        list_limit=10_000,
         charts=charts,
         full_report_url=full_report_url,
     )

@@ -1,0 +1,118 @@
+"""The PR comment, as reviewers will see it, for the situations that matter.
+
+Snapshots live in tests/fixtures/compare/snapshots/; after an intended change, regenerate
+them with `BFCL_UPDATE_SNAPSHOTS=1 pytest tests/test_compare_snapshots.py` and review the diff.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+from bfcl_action.compare import Comparison, Thresholds, ToolChange, compare_runs
+from bfcl_action.report import COMMENT_LIMIT, render_comment
+from tests.support.reports import make_report, make_result
+from tests.support.snapshots import assert_snapshot
+
+SNAPSHOTS = Path(__file__).parent / "fixtures" / "compare" / "snapshots"
+RUN_URL = "https://github.com/acme/tools/actions/runs/42"
+
+HOSTILE = (
+    "<img src=x onerror=alert(1)> @octocat ping @acme/admins, see #1 and acme/x#2\n"
+    "::set-output name=verdict::pass\n##[error]fake | broken | table |\n"
+    "# heading ``` fence `tick` [link](javascript:alert(1)) *bold* _it_ "
+    "<!-- bfcl-action:digest v1 AAAA --> \u202eevil\r\nend"
+)
+
+
+def _snapshot(name: str, comparison: Comparison) -> str:
+    text = render_comment(comparison, full_report_url=RUN_URL)
+    assert_snapshot(SNAPSHOTS / f"{name}.md", text)
+    return text
+
+
+def test_first_run_without_baseline() -> None:
+    head = make_report({"simple_python": "1101", "live_simple": "10e", "own_simple": "111"})
+    _snapshot("first_run", compare_runs(None, head, Thresholds(min_score=50)))
+
+
+def test_unchanged() -> None:
+    base = make_report({"simple_python": "1" * 18 + "01", "live_simple": "1100"})
+    head = make_report({"simple_python": "1" * 18 + "10", "live_simple": "1100"})
+    _snapshot("unchanged", compare_runs(base, head))
+
+
+def test_significant_regression_with_changed_tools() -> None:
+    base = make_report({"simple_python": "1" * 30, "own_simple": "1" * 20 + "0" * 4})
+    head = make_report({"simple_python": "1" * 30, "own_simple": "1" * 10 + "0" * 12 + "e1"})
+    change = ToolChange(
+        name="get_value", kind="changed", summary="description shortened",
+        before={"name": "get_value", "description": "Get the value x of a case."},
+        after={"name": "get_value", "description": "Value."},
+    )  # fmt: skip
+    text = _snapshot("regression", compare_runs(base, head, changed_tools=[change]))
+    assert text.startswith("### ❌")
+
+
+def test_non_significant_dip() -> None:
+    base = make_report({"simple_python": "1" * 16 + "0" * 4})
+    head = make_report({"simple_python": "1" * 15 + "0" * 5})
+    text = _snapshot("dip", compare_runs(base, head))
+    assert "unchanged" in text.splitlines()[0]
+
+
+def test_incomparable_runs() -> None:
+    base = make_report({"simple_python": "1" * 10}, model="model-a", settings={"temperature": 0})
+    head = make_report(
+        {"simple_python": "0" * 10}, model="model-b", settings={"temperature": 0.7, "top_p": 1}
+    )
+    text = _snapshot("incomparable", compare_runs(base, head))
+    assert "settings.top\\_p" not in text and "`settings.top_p`" in text
+
+
+def _huge() -> Comparison:
+    rng = random.Random(3)
+    suites = ["simple_python", "multiple", "parallel", "live_simple", "live_multiple"]
+    base = make_report({s: "1" * 1000 for s in suites})
+    results = [
+        make_result(
+            f"{s}_{i}", s, "0" if rng.random() < 0.4 else "1",
+            question="Please find the value of a long question " * 12,
+        )
+        for s in suites
+        for i in range(1000)
+    ]  # fmt: skip
+    return compare_runs(base, make_report({}, results=results))
+
+
+def test_huge_run_is_cut_at_the_comment_limit_with_a_note() -> None:
+    text = _snapshot("huge_cut", _huge())
+    assert len(text) <= COMMENT_LIMIT
+    assert "flipped cases not shown" in text and RUN_URL in text
+    assert text.count("<details>") == text.count("</details>")
+
+
+def _outside_code(text: str) -> str:
+    return re.sub(r"(`+)(.+?)(?<!`)\1(?!`)", "CODE", text)
+
+
+def test_hostile_strings_are_inert() -> None:
+    base = make_report({"simple_python": "1" * 10, "x | y": "1"})
+    bad = make_result(
+        "simple_python_9", "simple_python", "0", question=HOSTILE, got=HOSTILE, error=HOSTILE
+    )
+    head = make_report({"simple_python": "1" * 9, "x | y": "0"}, results=[bad])
+    head.results[1] = head.results[1].model_copy(update={"infra_error": HOSTILE})
+    change = ToolChange(name="get_value", summary=HOSTILE, after={"description": HOSTILE})
+    text = _snapshot("hostile", compare_runs(base, head, changed_tools=[change]))
+    prose = _outside_code(text)
+    assert not re.search(r"<(?!/?(details|summary|sub)>)[A-Za-z!/]", prose)
+    assert not re.search(r"@(acme|octocat)", prose)
+    assert not re.search(r"#\d", prose)
+    assert "::" not in text and "##[" not in text and "\u202e" not in text
+    assert "<!-- bfcl-action:digest" not in text
+    assert "`" not in prose.replace("\\`", "")
+    rows = [line for line in text.splitlines() if line.startswith("|")]
+    pipes = {len(re.findall(r"(?<!\\)\|", row)) for row in rows}
+    assert pipes == {7}, pipes
