@@ -27,7 +27,7 @@ from typing import Any
 from bfcl_action.errors import InputError
 from bfcl_action.models import Call, ExpectedCall, FunctionDoc, Message, SourceLocation, TestCase
 from bfcl_action.tools.issues import CaseValidationError, ToolIssue, describe
-from bfcl_action.tools.load import display_name, expand_globs
+from bfcl_action.tools.load import display_name, expand_globs, unmatched_issue
 from bfcl_action.tools.source import Document, JsonPath, parse_text
 from bfcl_action.tools.validate import matches_type, schema_types
 
@@ -507,7 +507,11 @@ def parse_cases(text: str, file: str, tools: Sequence[FunctionDoc]) -> list[Test
 
 
 def load_cases(
-    patterns: Sequence[str], *, base_dir: Path, tools: Sequence[FunctionDoc]
+    patterns: Sequence[str],
+    *,
+    base_dir: Path,
+    tools: Sequence[FunctionDoc],
+    origins: Sequence[SourceLocation] = (),
 ) -> list[TestCase]:
     """Cases of every file matched by `patterns` (relative to `base_dir`), ids unique.
 
@@ -515,14 +519,7 @@ def load_cases(
     """
     files, unmatched = expand_globs(patterns, base_dir)
     early = [
-        ToolIssue(
-            file=".bfcl.yml",
-            field="cases",
-            message="pattern matched no files",
-            expected="at least one case file",
-            found=repr(p),
-        )
-        for p in unmatched
+        unmatched_issue(p, patterns, origins, key="cases", what="case file") for p in unmatched
     ]
     sources = []
     for path in files:

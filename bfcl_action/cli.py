@@ -14,7 +14,17 @@ from collections.abc import Sequence
 from bfcl_action import __version__
 from bfcl_action.errors import BfclActionError
 
-COMMANDS: list[str] = ["compare", "run", "merge", "score", "check", "github"]
+COMMANDS: list[str] = [
+    "compare",
+    "run",
+    "merge",
+    "score",
+    "check",
+    "init",
+    "impact",
+    "validate",
+    "github",
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -25,7 +25,7 @@ from rapidfuzz import process
 from bfcl_action.categories import CATEGORIES, Checker, Group
 from bfcl_action.errors import ConfigError
 from bfcl_action.models import Mode, SourceLocation
-from bfcl_action.tools.source import Document, parse_yaml
+from bfcl_action.tools.source import Document, ParseError, parse_yaml
 from bfcl_action.tools.validate import ToolLimits
 
 CONFIG_NAMES = (".bfcl.yml", ".bfcl.yaml")
@@ -120,8 +120,9 @@ class IrrelevanceSuite(_Strict):
     """How many pool questions to sample (fewer if the filtered pool is smaller)."""
     pools: list[str] = Field(default_factory=lambda: list(DEFAULT_POOLS))
     """Dataset specs (`bfcl@...`, `live@...`) or BFCL JSONL files relative to .bfcl.yml."""
-    max_similarity: float = Field(default=50.0, ge=0, le=100)
-    """Questions at least this close (0-100, rapidfuzz) to any of your tools are dropped."""
+    max_similarity: float = Field(default=90.0, ge=0, le=100)
+    """A question sharing a word this similar (0-100, rapidfuzz ratio) with a tool's name or
+    description is dropped: it might be answerable with your tools."""
     exclude_ids: list[str] = Field(default_factory=list)
 
 
@@ -257,6 +258,14 @@ class BfclConfig(_Strict):
         line, col = pos if pos else (None, None)
         return SourceLocation(file=self._doc.file, line=line, column=col)
 
+    def origins(self, key: str) -> list[SourceLocation]:
+        """Where each item of a list setting (`tools`, `cases`) was written."""
+        items = getattr(self, key)
+        out = []
+        for i in range(len(items)):
+            out.append(self.where(key, i) or SourceLocation(file=self.source_file))
+        return out
+
     @property
     def source_file(self) -> str:
         return self._doc.file if self._doc else CONFIG_NAMES[0]
@@ -310,7 +319,10 @@ def _render_error(err: Any, doc: Document) -> tuple[int, int, str]:
 
 def parse_config(text: str, file: str = ".bfcl.yml") -> BfclConfig:
     """Parse config text; raises `ConfigError` listing every problem with its line."""
-    doc = parse_yaml(text, file)
+    try:
+        doc = parse_yaml(text, file)
+    except ParseError as exc:
+        raise ConfigError(exc.message, file=file, line=exc.line, column=exc.column) from None
     data = doc.data if doc.data is not None else {}
     if not isinstance(data, dict):
         raise ConfigError("expected a mapping of settings", file=file, line=1, column=1)

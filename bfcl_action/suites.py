@@ -17,14 +17,14 @@ function order on every machine. Pools come from a `CaseSource`, injectable for 
 from __future__ import annotations
 
 import importlib
-import json
+import logging
 import random
 import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 
 from bfcl_action.cases import load_cases
 from bfcl_action.categories import CATEGORIES, Checker, parse_categories
@@ -32,59 +32,17 @@ from bfcl_action.config import BfclConfig
 from bfcl_action.errors import ConfigError, DatasetError
 from bfcl_action.models import FunctionDoc, TestCase
 from bfcl_action.tools.load import ToolSet, load_tools
-from bfcl_action.tools.source import ParseError, parse_jsonl
+from bfcl_action.tools.source import parse_jsonl
 from bfcl_action.tools.validate import mapped_name
 
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "can",
-        "could",
-        "do",
-        "does",
-        "for",
-        "from",
-        "get",
-        "give",
-        "how",
-        "i",
-        "in",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "please",
-        "set",
-        "show",
-        "tell",
-        "that",
-        "the",
-        "this",
-        "to",
-        "use",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-    ]
-)
+log = logging.getLogger(__name__)
+
+_STOPWORDS = """
+a an and are as at be between by can could do does for from get give has have how i in into
+is it its like me more my of on or please set show tell than that the then there these this
+those to use was were what when where which who will with would you your been
+"""
+STOPWORDS = frozenset(_STOPWORDS.split())
 
 
 class CaseSource(Protocol):
@@ -98,8 +56,8 @@ class CaseSource(Protocol):
 class DatasetSource:
     """The default source: local BFCL JSONL files (relative to the config), else datasets.
 
-    Dataset specs (`bfcl@2026.3.23`, `live@latest`) go to `bfcl_action.dataset` (the `data`
-    branch), imported lazily so that own cases work without it.
+    Dataset specs (`bfcl@2026.3.23`, `live@latest`) go to `bfcl_action.dataset`, imported
+    only when a spec needs it.
     """
 
     def __init__(self, base_dir: Path) -> None:
@@ -155,8 +113,6 @@ def read_pool_file(path: Path, display: str) -> list[TestCase]:
         doc = parse_jsonl(path.read_text(encoding="utf-8"), display)
     except (OSError, UnicodeDecodeError) as exc:
         raise DatasetError(f"cannot read pool file: {exc}", file=display) from None
-    except ParseError:
-        raise
     out: list[TestCase] = []
     for index, entry in enumerate(doc.data):
         line = index + 1
@@ -179,34 +135,59 @@ def read_pool_file(path: Path, display: str) -> list[TestCase]:
 
 # ---------------------------------------------------------------------- closeness
 
+_GENERIC_WORDS = """
+about active after all any city current data date day days description details e.g each find
+free given id information issued list matching name names now number optional provide query
+request result results return returns right text their time today using value values via
+"""
+GENERIC_WORDS = frozenset(_GENERIC_WORDS.split())
+"""Words so common in tool descriptions that sharing one says nothing about relevance."""
 
-def _words(text: str) -> str:
+
+def _words(text: str) -> list[str]:
     tokens = re.findall(r"[a-z0-9]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", text).lower())
-    return " ".join(t for t in tokens if t not in STOPWORDS and len(t) > 1)
+    return [t for t in tokens if t not in STOPWORDS and len(t) > 1]
 
 
-def tool_text(fn: FunctionDoc) -> str:
-    """Content words of a tool's name and description (`get_current_weather` -> 3 words)."""
-    return _words(fn.name.replace("_", " ").replace(".", " ") + " " + fn.description)
+def _name_words(name: str) -> str:
+    return " ".join(_words(name.replace("_", " ").replace(".", " ")))
 
 
-def question_text(case: TestCase) -> str:
-    return _words(
-        " ".join(m.content or "" for turn in case.question for m in turn if m.role == "user")
-    )
+def tool_vocabulary(fn: FunctionDoc) -> list[str]:
+    """Distinctive words of a tool's name and description (generic words left out)."""
+    words = _words(fn.name.replace("_", " ").replace(".", " ") + " " + fn.description)
+    return sorted({w for w in words if w not in GENERIC_WORDS and len(w) > 2})
 
 
-def closeness(question: str, tool: str) -> float:
-    """0-100: how much a question's content words overlap a tool's (rapidfuzz token set)."""
-    if not question or not tool:
-        return 0.0
-    return float(fuzz.token_set_ratio(question, tool))
+def question_words(case: TestCase) -> list[str]:
+    text = " ".join(m.content or "" for turn in case.question for m in turn if m.role == "user")
+    return [w for w in _words(text) if w not in GENERIC_WORDS and len(w) > 2]
+
+
+def closeness(words: Sequence[str], vocabulary: Sequence[str]) -> float:
+    """0-100: the best rapidfuzz ratio between a question word and a tool word.
+
+    One shared distinctive word ("forecast", "pollen") is enough to make a question possibly
+    answerable by the tool, so the maximum, not an average, decides.
+    """
+    best = 0.0
+    for word in words:
+        hit = process.extractOne(word, vocabulary, scorer=fuzz.ratio)
+        if hit is not None:
+            best = max(best, float(hit[1]))
+    return best
 
 
 def function_closeness(a: FunctionDoc, b: FunctionDoc) -> float:
-    """0-100: how close two function definitions are (name, then name + description)."""
-    names = fuzz.ratio(mapped_name(a.name).lower(), mapped_name(b.name).lower())
-    return float(max(names, fuzz.token_set_ratio(tool_text(a), tool_text(b))))
+    """0-100: how close two function definitions are.
+
+    The token-set ratio of the name words (100 when one name's words contain the other's, as
+    `get_weather_forecast` and `get_forecast`) or of names plus descriptions, whichever is
+    higher.
+    """
+    names = fuzz.token_set_ratio(_name_words(a.name), _name_words(b.name))
+    texts = fuzz.token_set_ratio(" ".join(tool_vocabulary(a)), " ".join(tool_vocabulary(b)))
+    return float(max(names, texts))
 
 
 # ---------------------------------------------------------------------- derived
@@ -226,8 +207,12 @@ def derive_irrelevance(
     max_similarity: float,
     exclude_ids: Sequence[str] = (),
 ) -> list[TestCase]:
-    """`count` pool questions (sampled by `seed`) asked with `tools`; none close to a tool."""
-    texts = [tool_text(t) for t in tools]
+    """`count` pool questions (sampled by `seed`) asked with `tools`; none close to a tool.
+
+    A question is close when one of its content words has a rapidfuzz ratio of at least
+    `max_similarity` with a distinctive word of a tool's name or description.
+    """
+    vocabularies = [tool_vocabulary(t) for t in tools]
     excluded = set(exclude_ids)
     seen: set[str] = set()
     candidates: list[TestCase] = []
@@ -235,8 +220,8 @@ def derive_irrelevance(
         if case.id in excluded or case.id in seen or len(case.question) != 1:
             continue
         seen.add(case.id)
-        q = question_text(case)
-        if any(closeness(q, t) >= max_similarity for t in texts):
+        words = question_words(case)
+        if any(closeness(words, v) >= max_similarity for v in vocabularies):
             continue
         candidates.append(case)
     rng = _rng(f"own_irrelevance:{seed}")
@@ -315,14 +300,21 @@ def derive_distractors(
 # ---------------------------------------------------------------------- build
 
 
-def _pool_cases(
-    source: CaseSource, specs: Sequence[str], checker: Checker | None
-) -> list[TestCase]:
+def pool_cases(source: CaseSource, specs: Sequence[str], checker: Checker | None) -> list[TestCase]:
+    """Pool cases of every spec; a Live spec that is unavailable (no release published or
+    synced yet) is skipped with a warning rather than failing the run."""
     out: list[TestCase] = []
     for spec in specs:
+        try:
+            available = source.categories(spec)
+        except DatasetError as exc:
+            if not spec.startswith("live@"):
+                raise
+            log.warning("pool %s skipped: %s", spec, exc)
+            continue
         wanted = [
             c
-            for c in source.categories(spec)
+            for c in available
             if c in CATEGORIES
             and CATEGORIES[c].checker is not Checker.MULTI_TURN
             and (checker is None or CATEGORIES[c].checker is checker)
@@ -332,15 +324,29 @@ def _pool_cases(
     return out
 
 
-def load_own(config: BfclConfig, *, base_dir: Path) -> tuple[ToolSet, list[TestCase]]:
-    """The repository's tools and own cases, validated (errors list every problem)."""
-    if not config.tools:
-        raise ConfigError("no tool files configured", file=config.source_file, field="tools")
-    tools = load_tools(
-        config.tools, base_dir=base_dir, exclude=config.tools_exclude, limits=config.tool_limits
-    )
+def load_own(
+    config: BfclConfig, *, base_dir: Path, tools: ToolSet | None = None
+) -> tuple[ToolSet, list[TestCase]]:
+    """The repository's tools (unless given) and own cases, validated (every problem listed)."""
+    if tools is None:
+        if not config.tools:
+            raise ConfigError("no tool files configured", file=config.source_file, field="tools")
+        tools = load_tools(
+            config.tools,
+            base_dir=base_dir,
+            exclude=config.tools_exclude,
+            limits=config.tool_limits,
+            origins=config.origins("tools"),
+        )
     cases = (
-        load_cases(config.cases, base_dir=base_dir, tools=tools.functions) if config.cases else []
+        load_cases(
+            config.cases,
+            base_dir=base_dir,
+            tools=tools.functions,
+            origins=config.origins("cases"),
+        )
+        if config.cases
+        else []
     )
     return tools, cases
 
@@ -352,21 +358,24 @@ def build_cases(
     source: CaseSource | None = None,
     derived: bool = True,
     external: bool = True,
+    tools: ToolSet | None = None,
 ) -> list[TestCase]:
     """All cases the config selects, in a stable order: own, derived, official, Live.
 
     `source` supplies pools, official and Live data (default: `DatasetSource(base_dir)`).
     `derived=False` skips the derived suites and `external=False` the official and Live sets
-    (both need pools or downloads).
+    (both need pools or downloads). `tools` replaces the configured tool files (used by
+    `impact` to build cases against another tool set).
     """
     src = source or DatasetSource(base_dir)
-    own_categories = set(config.suites.own_categories()) if config.tools else set()
+    has_tools = bool(config.tools) or tools is not None
+    own_categories = set(config.suites.own_categories()) if has_tools else set()
     cases: list[TestCase] = []
     if own_categories:
-        tools, own = load_own(config, base_dir=base_dir)
+        toolset, own = load_own(config, base_dir=base_dir, tools=tools)
         cases.extend(c for c in own if c.category in own_categories)
         if derived:
-            cases.extend(_derived(config, src, tools, own, own_categories))
+            cases.extend(_derived(config, src, toolset, own, own_categories))
     if external:
         cases.extend(_external(config, src))
     return cases
@@ -382,7 +391,7 @@ def _derived(
     out: list[TestCase] = []
     irr = config.derived.irrelevance
     if irr.enabled and irr.count and "own_irrelevance" in own_categories:
-        pool = _pool_cases(src, irr.pools, Checker.IRRELEVANCE)
+        pool = pool_cases(src, irr.pools, Checker.IRRELEVANCE)
         out.extend(
             derive_irrelevance(
                 tools.functions,
@@ -395,7 +404,7 @@ def _derived(
         )
     dis = config.derived.distractors
     if dis.enabled and dis.k and "own_distractors" in own_categories:
-        pool = _pool_cases(src, dis.pools, None)
+        pool = pool_cases(src, dis.pools, None)
         functions = distractor_pool(tools.functions, pool, max_similarity=dis.max_similarity)
         out.extend(derive_distractors(own, functions, ks=dis.k, seed=config.seed))
     return out
@@ -417,11 +426,3 @@ def _external(config: BfclConfig, src: CaseSource) -> list[TestCase]:
         chosen = parse_categories(",".join(wanted), available)
         out.extend(src.load(spec, chosen))
     return out
-
-
-def case_ids_json(cases: Sequence[TestCase]) -> str:
-    """Ids by reported suite, as JSON (handy for `--dry-run` style listings)."""
-    by_suite: dict[str, list[str]] = {}
-    for case in cases:
-        by_suite.setdefault(case.label(), []).append(case.id)
-    return json.dumps(by_suite, indent=2)

@@ -16,11 +16,15 @@ from bfcl_action.checker.relevance import check_relevance
 from bfcl_action.checker.verdict import (
     DECODER_FAILED,
     INTERNAL_ERROR,
+    TOO_DEEP,
     UNSUPPORTED_CATEGORY,
     Verdict,
     fail,
 )
+from bfcl_action.decode import DecodeError, decode_output
 from bfcl_action.models import Call, CaseResult, Language, Mode, TestCase
+
+_AST = Checker.AST
 
 
 def _category(case: TestCase) -> Category | Verdict:
@@ -65,26 +69,40 @@ def check_calls(
     function named `a.b` (see `needs_underscore_to_dot`).
     """
     try:
-        category = _category(case)
-        if isinstance(category, Verdict):
-            return category
-        return _judge(category, case, calls, None, underscore_to_dot)
+        category = CATEGORIES.get(case.category)
+        if category is not None and category.checker is _AST:
+            return check_ast(
+                case.functions,
+                calls,
+                case.possible_answer,
+                matching=category.matching,
+                language=category.language,
+                underscore_to_dot=underscore_to_dot,
+            )
+        found = _category(case)
+        if isinstance(found, Verdict):
+            return found
+        return _judge(found, case, calls, None, underscore_to_dot)
     except Exception as exc:  # the guard that keeps one odd case from stopping a run
-        return fail(INTERNAL_ERROR, f"checker bug, please report: {type(exc).__name__}: {exc}")
+        return _guard_verdict(exc)
+
+
+def _guard_verdict(exc: Exception) -> Verdict:
+    if isinstance(exc, RecursionError):
+        return fail(TOO_DEEP, "an argument is nested too deeply to compare")
+    return fail(INTERNAL_ERROR, f"checker bug, please report: {type(exc).__name__}: {exc}")
 
 
 def decode_for(category: Category, model_output: Any, mode: Mode) -> list[Call] | Verdict:
     """Decode as BFCL does for this category: relevance outputs are always read as Python."""
     if isinstance(model_output, list) and all(isinstance(item, Call) for item in model_output):
         return list(model_output)
-    from bfcl_action.decode import DecodeError, decode_output  # type: ignore[import-untyped,import-not-found,unused-ignore]
-
     language = category.language if category.checker is Checker.AST else Language.PYTHON
     try:
         calls: list[Call] = decode_output(model_output, mode=mode, language=language)
         return calls
     except DecodeError as exc:
-        return fail(exc.error_type, str(exc))
+        return fail(exc.error_type, exc.message)
     except Exception as exc:  # upstream counts any decoder exception as "did not decode"
         return fail(DECODER_FAILED, f"decoder error: {type(exc).__name__}: {exc}")
 
@@ -111,7 +129,7 @@ def check_case(
                 decoded = outcome
                 verdict = _judge(category, case, decoded, None, underscore_to_dot)
     except Exception as exc:
-        verdict = fail(INTERNAL_ERROR, f"checker bug, please report: {type(exc).__name__}: {exc}")
+        verdict = _guard_verdict(exc)
     return CaseResult(
         id=case.id,
         category=case.category,

@@ -22,6 +22,7 @@ verdict depends on it; docs/checker.md lists the quirks):
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 JAVA_TYPES: dict[str, type] = {
@@ -48,7 +49,7 @@ JAVA_TYPES: dict[str, type] = {
 COLLECTION_TYPES = frozenset({"Array", "ArrayList"})
 """Types whose schema carries an `items` type used for the elements."""
 
-MAX_COLLECTION_CHARS = 20_000
+MAX_COLLECTION_CHARS = 10_000
 """Longer collection text is not parsed (stays a string): the patterns below are searched
 anywhere in the text and cost up to quadratic time on hostile input."""
 
@@ -75,27 +76,34 @@ def _to_int(text: str) -> int | str:
 
 def convert_java(text: str, type_name: str, item_type: str | None = None) -> Any:
     """The Python value `text` stands for as a Java `type_name`; unreadable text stays."""
-    if type_name in ("byte", "short", "integer"):
-        return _to_int(text) if _INTEGER.match(text) else text
-    if type_name == "long":
-        match = _LONG.match(text)
-        return _to_int(match.group(1)) if match else text
-    if type_name == "float":
-        match = _FLOAT.match(text)
-        return float(match.group(1)) if match else text
-    if type_name == "double":
-        return float(text) if _DOUBLE.match(text) else text
-    if type_name == "boolean":
-        return text == "true" if text in ("true", "false") else text
-    if len(text) > MAX_COLLECTION_CHARS:
-        return text
-    if type_name == "Array":
-        return _array(text, item_type)
-    if type_name == "ArrayList":
-        return _array_list(text, item_type)
-    if type_name == "HashMap":
-        return _hash_map(text)
-    return text
+    reader = _READERS.get(type_name)
+    return text if reader is None else reader(text, item_type)
+
+
+def _integer(text: str, _item_type: str | None) -> Any:
+    return _to_int(text) if _INTEGER.match(text) else text
+
+
+def _long(text: str, _item_type: str | None) -> Any:
+    match = _LONG.match(text)
+    return _to_int(match.group(1)) if match else text
+
+
+def _float(text: str, _item_type: str | None) -> Any:
+    match = _FLOAT.match(text)
+    return float(match.group(1)) if match else text
+
+
+def _double(text: str, _item_type: str | None) -> Any:
+    return float(text) if _DOUBLE.match(text) else text
+
+
+def _boolean(text: str, _item_type: str | None) -> Any:
+    return text == "true" if text in ("true", "false") else text
+
+
+def _collection(text: str, item_type: str | None, read: Callable[[str, str | None], Any]) -> Any:
+    return text if len(text) > MAX_COLLECTION_CHARS else read(text, item_type)
 
 
 def _item(text: str, item_type: str | None, *, unquote: bool) -> Any:
@@ -126,7 +134,7 @@ def _array_list(text: str, item_type: str | None) -> Any:
     return [_item(part.strip(), item_type, unquote=True) for part in parts]
 
 
-def _hash_map(text: str) -> Any:
+def _hash_map(text: str, _item_type: str | None = None) -> Any:
     match = _MAP.search(text)
     if not match:
         return {} if _EMPTY_MAP.search(text) else text
@@ -135,6 +143,20 @@ def _hash_map(text: str) -> Any:
         return {}
     return {key: java_literal(value.strip()) for key, value in _PUT.findall(body)}
 
+
+_READERS: dict[str, Callable[[str, str | None], Any]] = {
+    "byte": _integer,
+    "short": _integer,
+    "integer": _integer,
+    "long": _long,
+    "float": _float,
+    "double": _double,
+    "boolean": _boolean,
+    "Array": lambda text, item_type: _collection(text, item_type, _array),
+    "ArrayList": lambda text, item_type: _collection(text, item_type, _array_list),
+    "HashMap": lambda text, item_type: _collection(text, item_type, _hash_map),
+}
+"""Converters by type name; every other type (char, String, any, ...) keeps the text."""
 
 _LONG_LITERAL = re.compile(r"-?\d+[lL]$")
 

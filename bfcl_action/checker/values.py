@@ -91,7 +91,7 @@ def _dict_against(where: str, value: dict[Any, Any], option: dict[Any, Any]) -> 
     return Verdict(False, error_type, tuple(messages))
 
 
-def check_dict(where: str, value: dict[Any, Any], options: list[Any]) -> Verdict:
+def check_dict(where: str, value: Any, options: list[Any]) -> Verdict:
     """Match a dict against each option dict; the last option's failure is reported.
 
     Within one option, an unexpected key or wrong value is reported unless a required key is
@@ -102,6 +102,8 @@ def check_dict(where: str, value: dict[Any, Any], options: list[Any]) -> Verdict
     for option in options:
         if type(option) is str and option == "":
             continue
+        if type(value) is not dict:  # only reachable inside a list of dicts
+            return fail(TYPE_NESTED, f"{where}: expected a dict, got {show(value)}")
         if type(option) is not dict:
             outcome = fail(VALUE_DICT_KEY, f"{where}: expected option {show(option)} is no dict")
             continue
@@ -128,12 +130,7 @@ def check_list_of_dicts(where: str, value: list[Any], options: list[Any]) -> Ver
             continue
         matched = True
         for index, item in enumerate(value):
-            label = f"{where}[{index}]"
-            if type(item) is not dict:
-                outcome = fail(TYPE_NESTED, f"{label}: expected a dict, got {show(item)}")
-                matched = False
-                break
-            outcome = check_dict(label, item, [option[index]])
+            outcome = check_dict(f"{where}[{index}]", item, [option[index]])
             if not outcome.valid:
                 matched = False
                 break

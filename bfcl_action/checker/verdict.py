@@ -37,6 +37,8 @@ INVALID_CASE = "checker:invalid_case"
 function, a parameter without a type, a type the language does not know)."""
 UNSUPPORTED_CATEGORY = "checker:unsupported_category"
 """The category is unknown or is not checked from a single output (multi-turn)."""
+TOO_DEEP = "checker:value_too_deep"
+"""An argument nested too deeply for Python to compare (upstream raises RecursionError)."""
 INTERNAL_ERROR = "checker:internal_error"
 """A bug in the checker; the case is scored as failed and the message says what happened."""
 
@@ -63,7 +65,10 @@ def fail(error_type: str, *messages: str) -> Verdict:
 
 def show(value: Any, limit: int = 200) -> str:
     """`repr` cut to a readable length, so a 10 MB argument does not flood a report."""
-    text = repr(value)
+    try:
+        text = repr(value)
+    except (RecursionError, ValueError):  # too deep, or an int too long to print
+        return f"<{type(value).__name__} too large to show>"
     if len(text) > limit:
         return f"{text[:limit]}... ({len(text)} chars)"
     return text

@@ -7,10 +7,10 @@ never a command-line value, never printed and never part of a report or cache ke
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import platformdirs
 
@@ -43,26 +43,26 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     src.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")
     src.add_argument("--shard", metavar="I/N", help="evaluate shard I of N (1-based)")
     model = p.add_argument_group("model")
-    model.add_argument("--model", required=True, help="model name, or replay:PATH")
+    model = p.add_argument_group(
+        "model (each defaults to the `model:` section of --config, then to the value shown)"
+    )
+    model.add_argument("--model", help="model name, or replay:PATH (required)")
     model.add_argument(
-        "--base-url",
-        default=os.environ.get("OPENAI_BASE_URL") or None,
-        help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL or OpenAI)",
+        "--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL or OpenAI)"
     )
     model.add_argument(
         "--api-key-env",
-        default="OPENAI_API_KEY",
         metavar="NAME",
         help="environment variable holding the API key (default OPENAI_API_KEY)",
     )
-    model.add_argument("--mode", choices=[m.value for m in Mode], default=Mode.FC.value)
-    model.add_argument("--temperature", type=float, default=0.001, help="BFCL uses 0.001")
-    model.add_argument("--max-tokens", type=int, default=None)
+    model.add_argument("--mode", choices=[m.value for m in Mode], help="default fc")
+    model.add_argument("--temperature", type=float, help="default 0.001, as BFCL")
+    model.add_argument("--max-tokens", type=int)
     run = p.add_argument_group("execution")
-    run.add_argument("--concurrency", type=int, default=8)
-    run.add_argument("--timeout", type=float, default=120.0, help="seconds per request")
-    run.add_argument("--max-retries", type=int, default=6)
-    run.add_argument("--repeat", type=int, default=1, metavar="K", help="K samples per case")
+    run.add_argument("--concurrency", type=int, help="requests in flight (default 8)")
+    run.add_argument("--timeout", type=float, help="seconds per request (default 120)")
+    run.add_argument("--max-retries", type=int, help="retries per request (default 6)")
+    run.add_argument("--repeat", type=int, metavar="K", help="K samples per case (default 1)")
     run.add_argument(
         "--cache",
         type=Path,
@@ -86,18 +86,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def load_own_cases(config: Path) -> list[TestCase]:
-    """Cases of a `.bfcl.yml`'s own suites, via `bfcl_action.suites.build_cases`."""
-    try:
-        suites = importlib.import_module("bfcl_action.suites")
-    except ImportError:
-        suites = None
-    build = getattr(suites, "build_cases", None)
-    if build is None:
-        raise ConfigError(
-            "own-tools suites (--config) are not available yet in this build", field="config"
-        )
-    cases = build(config)
-    return [c for c in cases if isinstance(c, TestCase)]
+    """Cases of a `.bfcl.yml`'s suites (own, derived, and the sets it names)."""
+    from bfcl_action.config import load_config
+    from bfcl_action.suites import build_cases
+
+    return build_cases(load_config(config), base_dir=config.resolve().parent)
 
 
 def gather_cases(args: argparse.Namespace) -> tuple[list[TestCase], list[str]]:
@@ -145,7 +138,58 @@ def check_numbers(args: argparse.Namespace) -> None:
         parse_shard(args.shard)
 
 
+DEFAULTS: dict[str, Any] = {
+    "mode": Mode.FC.value,
+    "api_key_env": "OPENAI_API_KEY",
+    "temperature": 0.001,
+    "concurrency": 8,
+    "timeout": 120.0,
+    "max_retries": 6,
+    "repeat": 1,
+}
+_FROM_CONFIG = {
+    "model": "name",
+    "mode": "mode",
+    "base_url": "base_url",
+    "api_key_env": "api_key_env",
+    "temperature": "temperature",
+    "max_tokens": "max_tokens",
+    "concurrency": "concurrency",
+    "timeout": "timeout_s",
+    "max_retries": "retries",
+    "repeat": "samples",
+}
+
+
+def resolve_settings(args: argparse.Namespace) -> None:
+    """Command line, else the config's `model:` section, else the defaults (in place)."""
+    settings = None
+    if args.config is not None:
+        from bfcl_action.config import load_config
+
+        settings = load_config(args.config).model
+    for arg, key in _FROM_CONFIG.items():
+        if getattr(args, arg) is not None:
+            continue
+        value = getattr(settings, key, None) if settings is not None else None
+        if isinstance(value, Mode):
+            value = value.value
+        if value is None or value == "":
+            value = DEFAULTS.get(arg)
+        setattr(args, arg, value)
+    if args.base_url is None:
+        args.base_url = os.environ.get("OPENAI_BASE_URL") or None
+    if not args.model:
+        raise ConfigError("no model: give --model or `model.name` in --config", field="model")
+    if args.config is not None and args.model.startswith("replay:"):
+        path = Path(args.model.removeprefix("replay:"))
+        beside = args.config.resolve().parent / path
+        if not path.is_absolute() and not path.exists() and beside.exists():
+            args.model = f"replay:{beside}"
+
+
 def main(args: argparse.Namespace) -> int:
+    resolve_settings(args)
     check_numbers(args)
     api_key = resolve_api_key(args)
     cases, datasets = gather_cases(args)

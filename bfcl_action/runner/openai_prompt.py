@@ -11,6 +11,7 @@ import json
 import time
 from typing import Any
 
+from bfcl_action.fingerprint import sha256_hex
 from bfcl_action.models import Mode, TestCase
 from bfcl_action.runner.backends import BackendOptions, ModelAnswer, ModelRequest
 from bfcl_action.runner.messages import first_turn_messages
@@ -42,6 +43,10 @@ begins.
 Here is a list of functions in JSON format that you can invoke.
 {functions}
 """
+
+
+PROMPT_KEY = "prompt:" + sha256_hex(SYSTEM_PROMPT)[:12]
+"""Cache-key mode for prompt requests: editing the instruction text re-asks every case."""
 
 
 def system_prompt(functions_json: str) -> str:
@@ -83,7 +88,7 @@ class OpenAIPrompt:
         key = request_key(
             model=self.model,
             endpoint=self.client.endpoint,
-            mode=self.mode.value,
+            mode=PROMPT_KEY,
             messages_json=json.dumps(question, sort_keys=True),
             functions_key=rendered.key,
             params=self.params,

@@ -80,10 +80,18 @@ def run_evaluation(
     progress: Progress | None = None,
 ) -> tuple[RunReport, ExecutionStats]:
     """Answers for every case, checked and scored into a report."""
-    outcomes, stats = asyncio.run(
-        collect_answers(cases, options, backend=backend, progress=progress)
-    )
-    mode = backend.mode if backend is not None else options.backend.mode
+    owned = backend is None
+    backend = backend or create_backend(options.backend)
+    mode = backend.mode  # a replayed run report says which mode it was recorded in
+
+    async def answers() -> tuple[list[CaseOutcome], ExecutionStats]:
+        try:
+            return await collect_answers(cases, options, backend=backend, progress=progress)
+        finally:
+            if owned:
+                await backend.aclose()
+
+    outcomes, stats = asyncio.run(answers())
     results = judge_outcomes(outcomes, mode, judge)
     notes = list(options.extra_notes)
     notes.append(

@@ -13,7 +13,7 @@ from typing import Any
 
 from bfcl_action.errors import InputError
 from bfcl_action.models import Mode, RunReport, TestCase
-from bfcl_action.results_io import RESULT_FILE_RE, read_results
+from bfcl_action.results_io import RESULT_FILE_RE, read_result_file, read_results
 from bfcl_action.runner.backends import ModelAnswer, ModelRequest, PermanentError
 
 _MISSING = object()
@@ -38,7 +38,12 @@ def load_recorded_answers(path: str | Path) -> tuple[dict[str, Any], Mode | None
             whole = None
         if isinstance(whole, dict) and "results" in whole and "id" not in whole:
             return _read_report(root, whole)
-    return {entry.id: entry.result for entry in read_results(root)}, None
+    if root.is_file() and not RESULT_FILE_RE.match(root.name):
+        # Any JSON Lines file of {"id", "result"}: the case ids alone link answers to cases.
+        entries = read_result_file(root, category="replay")
+    else:
+        entries = read_results(root)
+    return {entry.id: entry.result for entry in entries}, None
 
 
 class ReplayBackend:

@@ -102,7 +102,7 @@ def detect_tool(entry: Any, path: JsonPath) -> RawTool | str | None:
         fmt, key = ToolFormat.ANTHROPIC, "input_schema"
     elif kind == "function":
         fmt, key = ToolFormat.OPENAI_RESPONSES, "parameters"
-    elif kind is not None and "name" in entry:
+    elif isinstance(kind, str) and kind != "function":
         return None
     elif "name" in entry and ("parameters" in entry or "description" in entry):
         params = entry.get("parameters")
@@ -161,7 +161,7 @@ def find_tools(doc: Document) -> tuple[list[RawTool], list[ToolIssue]]:
                     file=doc.file,
                     line=line,
                     column=col,
-                    tool=str(entry.get("name")),
+                    tool=str(entry.get("name", entry.get("type"))),
                     field="type",
                     message=f"built-in tool type {entry.get('type')!r} has no schema; skipped",
                     severity=Severity.WARNING,

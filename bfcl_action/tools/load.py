@@ -10,9 +10,10 @@ import glob
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from bfcl_action.errors import InputError
-from bfcl_action.models import FunctionDoc
+from bfcl_action.models import FunctionDoc, SourceLocation
 from bfcl_action.tools.formats import ToolFormat, find_tools
 from bfcl_action.tools.issues import Severity, ToolIssue, ToolValidationError
 from bfcl_action.tools.source import Document, parse_text
@@ -37,19 +38,40 @@ def read_tools(
     doc: Document, limits: ToolLimits | None = None
 ) -> tuple[list[tuple[FunctionDoc, ToolFormat]], list[ToolIssue]]:
     """Every valid tool of one parsed document and every issue found in it."""
+    tools, _, issues = _read(doc, limits)
+    return tools, issues
+
+
+def _read(
+    doc: Document, limits: ToolLimits | None
+) -> tuple[list[tuple[FunctionDoc, ToolFormat]], list[tuple[str, SourceLocation]], list[ToolIssue]]:
     raws, issues = find_tools(doc)
     out: list[tuple[FunctionDoc, ToolFormat]] = []
+    named: list[tuple[str, SourceLocation]] = []
     for raw in raws:
         function, found = check_tool(doc, raw, limits)
         issues.extend(found)
         if function is not None:
             out.append((function, raw.format))
-    return out, issues
+        name = _value(doc.data, raw.name_path)
+        if isinstance(name, str) and name:
+            line, col = doc.where(raw.path) or (None, None)
+            named.append((name, SourceLocation(file=doc.file, line=line, column=col)))
+    return out, named, issues
+
+
+def _value(data: Any, path: tuple[str | int, ...]) -> Any:
+    for part in path:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
 
 
 def parse_tools(text: str, file: str, limits: ToolLimits | None = None) -> ToolSet:
     """Tools from file content (used for files read from git); raises on any error."""
-    return _finish([(file, text)], limits or ToolLimits())
+    return tools_from_sources([(file, text)], limits or ToolLimits())
 
 
 def expand_globs(
@@ -78,6 +100,28 @@ def expand_globs(
     return files, unmatched
 
 
+def unmatched_issue(
+    pattern: str,
+    patterns: Sequence[str],
+    origins: Sequence[SourceLocation],
+    *,
+    key: str,
+    what: str,
+) -> ToolIssue:
+    """A glob that matched nothing, reported where it was written."""
+    index = list(patterns).index(pattern)
+    origin = origins[index] if index < len(origins) else SourceLocation(file=".bfcl.yml")
+    return ToolIssue(
+        file=origin.file,
+        line=origin.line,
+        column=origin.column,
+        field=f"{key}[{index}]",
+        message="pattern matched no files",
+        expected=f"at least one {what}",
+        found=repr(pattern),
+    )
+
+
 def display_name(path: Path, base_dir: Path) -> str:
     try:
         return path.resolve().relative_to(base_dir.resolve()).as_posix()
@@ -91,23 +135,19 @@ def load_tools(
     base_dir: Path,
     exclude: Sequence[str] = (),
     limits: ToolLimits | None = None,
+    origins: Sequence[SourceLocation] = (),
 ) -> ToolSet:
     """Load and validate the tools of every file matched by `patterns`.
 
-    File names in messages are relative to `base_dir`. Raises `ToolValidationError` listing
-    every error of every file (parse errors included); warnings are returned on the set.
+    File names in messages are relative to `base_dir`; `origins[i]` is where `patterns[i]`
+    was written (so a glob matching nothing is reported at its line in `.bfcl.yml`). Raises
+    `ToolValidationError` listing every error of every file (parse errors included);
+    warnings are returned on the set.
     """
     files, unmatched = expand_globs(patterns, base_dir, exclude)
     sources: list[tuple[str, str]] = []
-    early: list[ToolIssue] = [
-        ToolIssue(
-            file=".bfcl.yml",
-            field="tools",
-            message="pattern matched no files",
-            expected="at least one tool file",
-            found=repr(p),
-        )
-        for p in unmatched
+    early = [
+        unmatched_issue(p, patterns, origins, key="tools", what="tool file") for p in unmatched
     ]
     for path in files:
         name = display_name(path, base_dir)
@@ -115,13 +155,15 @@ def load_tools(
             sources.append((name, path.read_text(encoding="utf-8")))
         except (OSError, UnicodeDecodeError) as exc:
             early.append(ToolIssue(file=name, message=f"cannot read file: {exc}"))
-    return _finish(sources, limits or ToolLimits(), early)
+    return tools_from_sources(sources, limits or ToolLimits(), early)
 
 
-def _finish(
+def tools_from_sources(
     sources: list[tuple[str, str]], limits: ToolLimits, early: list[ToolIssue] | None = None
 ) -> ToolSet:
+    """Tools from (display name, text) pairs; raises `ToolValidationError` on any error."""
     issues = list(early or [])
+    named: list[tuple[str, SourceLocation]] = []
     result = ToolSet()
     for name, text in sources:
         result.files.append(name)
@@ -132,12 +174,13 @@ def _finish(
                 ToolIssue(file=name, line=exc.line, column=exc.column, message=exc.message)
             )
             continue
-        tools, found = read_tools(doc, limits)
+        tools, names, found = _read(doc, limits)
         issues.extend(found)
+        named.extend(names)
         for function, fmt in tools:
             result.functions.append(function)
             result.formats.setdefault(function.name, fmt)
-    issues.extend(check_tool_set(result.functions, limits))
+    issues.extend(check_tool_set(named, len(named), limits))
     errors = [i for i in issues if i.severity is Severity.ERROR]
     if errors:
         raise ToolValidationError(errors)

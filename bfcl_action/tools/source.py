@@ -165,7 +165,9 @@ class _JsonParser:
             key, i = self.string(i)
             if key in out:
                 first = self.key_positions[(*path, key)]
-                raise self.fail(key_at, f"duplicate key {key!r} (first at line {first[0]})")
+                raise self.fail(
+                    key_at, f"invalid JSON: duplicate key {key!r} (first at line {first[0]})"
+                )
             self.key_positions[(*path, key)] = self.pos(key_at)
             i = self.skip(i)
             if i >= len(self.s) or self.s[i] != ":":

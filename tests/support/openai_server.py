@@ -1,7 +1,8 @@
 """A local OpenAI-compatible Chat Completions server for tests and benchmarks.
 
-Real HTTP on 127.0.0.1 (ephemeral port, one thread per connection, keep-alive), so tests
-drive the real `openai` SDK. It scripts answers and injects faults:
+Real HTTP/1.1 on 127.0.0.1 (ephemeral port, keep-alive), served by an asyncio loop in its
+own thread (cheap per request, so benchmarks measure the client, not this server); tests
+drive the real `openai` SDK against it. It scripts answers and injects faults:
 
 - answers: `server.script[substring] = reply` matches the last user message; or the user
   message itself may be a directive `SCRIPT:{"content": ..., "tool_calls": [...]}`; else a
@@ -20,6 +21,8 @@ Run standalone (for benchmarks, so its CPU is not the client's):
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import json
 import random
 import socket
@@ -28,7 +31,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 FAULT_KINDS = ("429", "500", "503", "timeout", "reset", "malformed", "empty")
@@ -40,17 +42,6 @@ def _last_user_text(body: dict[str, Any]) -> str:
         if isinstance(message, dict) and message.get("role") == "user":
             return str(message.get("content") or "")
     return ""
-
-
-class _QuietHTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 256
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        exc = sys.exc_info()[1]
-        if isinstance(exc, (ConnectionError, TimeoutError)):
-            return  # the client gave up (timeout test) or we reset on purpose
-        super().handle_error(request, client_address)
 
 
 class OpenAIServer:
@@ -79,10 +70,13 @@ class OpenAIServer:
         self.headers: list[dict[str, str]] = []
         self.faults_served: list[str] = []
         self.count = 0
+        self.connections = 0
         self._planned: list[tuple[str, list[str]]] = []
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._server: asyncio.Server | None = None
+        self._port: int | None = None
         self._thread: threading.Thread | None = None
 
     # -- scripting -------------------------------------------------------------------------
@@ -129,35 +123,144 @@ class OpenAIServer:
             self.headers.clear()
             self.faults_served.clear()
             self.count = 0
+            self.connections = 0
 
     # -- lifecycle -------------------------------------------------------------------------
     @property
     def port(self) -> int:
-        assert self._httpd is not None
-        return int(self._httpd.server_address[1])
+        assert self._port is not None
+        return self._port
 
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def start(self) -> OpenAIServer:
-        handler = _make_handler(self)
-        self._httpd = _QuietHTTPServer(("127.0.0.1", 0), handler)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        ready = threading.Event()
+
+        def serve() -> None:
+            loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(loop)
+            self._loop = loop
+            server = loop.run_until_complete(
+                asyncio.start_server(self._handle, "127.0.0.1", 0, backlog=512)
+            )
+            self._server = server
+            self._port = int(server.sockets[0].getsockname()[1])
+            ready.set()
+            try:
+                loop.run_forever()
+            finally:
+                server.close()
+                tasks = asyncio.all_tasks(loop)
+                for task in tasks:
+                    task.cancel()
+                loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
+                loop.close()
+
+        self._thread = threading.Thread(target=serve, daemon=True)
         self._thread.start()
+        ready.wait(10)
         return self
 
     def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
+        if self._loop is not None and self._thread is not None:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(5)
+            self._loop = None
 
     def __enter__(self) -> OpenAIServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+    # -- HTTP ------------------------------------------------------------------------------
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with self._lock:
+            self.connections += 1
+        try:
+            while True:
+                try:
+                    head = await reader.readuntil(b"\r\n\r\n")
+                except (asyncio.IncompleteReadError, ConnectionError):
+                    return
+                lines = head.decode("latin-1").split("\r\n")
+                path = lines[0].split(" ")[1] if len(lines[0].split(" ")) > 1 else "/"
+                headers: dict[str, str] = {}
+                for line in lines[1:]:
+                    if ":" in line:
+                        key, value = line.split(":", 1)
+                        headers[key.strip().lower()] = value.strip()
+                raw = await reader.readexactly(int(headers.get("content-length") or 0))
+                if not await self._respond(path, headers, raw, writer):
+                    return
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
+            return  # client went away, or the server is stopping
+        finally:
+            with contextlib.suppress(Exception):
+                writer.close()
+
+    async def _respond(
+        self, path: str, headers: dict[str, str], raw: bytes, writer: asyncio.StreamWriter
+    ) -> bool:
+        """Answer one request; False when the connection must end."""
+
+        def send(status: int, payload: bytes, extra: dict[str, str] | None = None) -> None:
+            reason = _REASONS.get(status, "Status")
+            head = [f"HTTP/1.1 {status} {reason}", "Content-Type: application/json"]
+            head.append(f"Content-Length: {len(payload)}")
+            head.extend(f"{k}: {v}" for k, v in (extra or {}).items())
+            writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + payload)
+
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            send(400, b'{"error": {"message": "bad json"}}')
+            return True
+        with self._lock:
+            self.count += 1
+            if self.record:
+                self.requests.append(body)
+                self.headers.append(headers)
+        if not path.endswith("/chat/completions"):
+            send(404, b'{"error": {"message": "not found"}}')
+            return True
+        fault = self._fault_for(body)
+        if self.latency:
+            await asyncio.sleep(self.latency)
+        if fault is None:
+            send(200, json.dumps(completion(body, self.answer_for(body))).encode())
+        elif fault == "429":
+            err = b'{"error": {"message": "rate limited", "type": "rate_limit"}}'
+            send(429, err, {"Retry-After": self.retry_after})
+        elif fault in {"500", "503", "400"}:
+            send(int(fault), b'{"error": {"message": "scripted failure"}}')
+        elif fault == "timeout":
+            await asyncio.sleep(self.hang_s)
+            send(200, json.dumps(completion(body, self.answer_for(body))).encode())
+        elif fault == "reset":
+            sock = writer.get_extra_info("socket")
+            if sock is not None:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            writer.transport.abort()
+            return False
+        elif fault == "malformed":
+            send(200, b'{"id": "chatcmpl-local", "choices": [')
+        elif fault == "empty":
+            send(200, json.dumps({"id": "x", "choices": [], "model": "m"}).encode())
+        await writer.drain()
+        return True
+
+
+_REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    404: "Not Found",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    503: "Service Unavailable",
+}
 
 
 def completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
@@ -191,66 +294,6 @@ def completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
         ],
         "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
     }
-
-
-def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-        def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            for k, v in (headers or {}).items():
-                self.send_header(k, v)
-            self.end_headers()
-            self.wfile.write(payload)
-
-        def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            raw = self.rfile.read(length)
-            try:
-                body = json.loads(raw)
-            except ValueError:
-                self._send(400, b'{"error": {"message": "bad json"}}')
-                return
-            with server._lock:
-                server.count += 1
-                if server.record:
-                    server.requests.append(body)
-                    server.headers.append({k.lower(): v for k, v in self.headers.items()})
-            if not self.path.endswith("/chat/completions"):
-                self._send(404, b'{"error": {"message": "not found"}}')
-                return
-            fault = server._fault_for(body)
-            if server.latency:
-                time.sleep(server.latency)
-            if fault is None:
-                payload = json.dumps(completion(body, server.answer_for(body))).encode()
-                self._send(200, payload)
-            elif fault == "429":
-                err = b'{"error": {"message": "rate limited", "type": "rate_limit"}}'
-                self._send(429, err, {"Retry-After": server.retry_after})
-            elif fault in {"500", "503", "400"}:
-                self._send(int(fault), b'{"error": {"message": "scripted failure"}}')
-            elif fault == "timeout":
-                time.sleep(server.hang_s)
-                self._send(200, json.dumps(completion(body, server.answer_for(body))).encode())
-            elif fault == "reset":
-                self.connection.setsockopt(
-                    socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)
-                )
-                self.connection.close()
-                self.close_connection = True
-            elif fault == "malformed":
-                self._send(200, b'{"id": "chatcmpl-local", "choices": [')
-            elif fault == "empty":
-                self._send(200, json.dumps({"id": "x", "choices": [], "model": "m"}).encode())
-
-    return Handler
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,0 +1,223 @@
+"""Runner throughput against the local OpenAI-compatible server (in its own process).
+
+Four figures (targets from issue 3):
+1. wall time / ideal (cases x latency / concurrency), fault-free, 200 ms latency, 64 at once;
+   target <= 1.3.
+2. client CPU per request (`time.process_time` around the client; the server's CPU is in
+   another process); target <= 2 ms.
+3. with 20% injected faults (429, 5xx, timeouts, resets, malformed, empty) the final per-case
+   verdicts equal the fault-free run's.
+4. a rerun with a warm cache makes 0 requests (counted by the server).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bfcl_action.models import Mode, TestCase
+from bfcl_action.runner.backends import BackendOptions, create_backend
+from bfcl_action.runner.cache import ResponseCache
+from bfcl_action.runner.execute import CaseOutcome, ExecutionStats, execute
+from bfcl_action.runner.retry import RetryPolicy
+from bfcl_action.runner.verdicts import judge_outcomes
+
+CASES = 2500
+LATENCY = 0.2
+CONCURRENCY = 64
+FAULT_RATE = 0.2
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class LocalServer:
+    """`python -m tests.support.openai_server` in a child process; asks it for its count."""
+
+    def __init__(self, *, latency: float, fault_rate: float = 0.0, hang: float = 3.0) -> None:
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "tests.support.openai_server",
+                "--latency",
+                str(latency),
+                "--fault-rate",
+                str(fault_rate),
+                "--hang",
+                str(hang),
+            ],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.proc.stdout is not None
+        self.port = int(self.proc.stdout.readline())
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def count(self) -> int:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write("stats\n")
+        self.proc.stdin.flush()
+        return int(json.loads(self.proc.stdout.readline())["count"])
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=10)
+
+
+def make_cases(n: int) -> list[TestCase]:
+    """BFCL-shaped cases over 100 distinct function sets; every 7th answer is wrong."""
+    cases = []
+    for i in range(n):
+        fset = i % 100
+        fn = {
+            "name": f"tool{fset}.lookup",
+            "description": f"Look things up in catalogue {fset}.",
+            "parameters": {
+                "type": "dict",
+                "properties": {
+                    "item": {"type": "string", "description": "Item name."},
+                    "count": {"type": "integer", "description": "How many."},
+                    "scale": {"type": "float", "description": "Scale factor."},
+                },
+                "required": ["item", "count"],
+            },
+        }
+        other = {**fn, "name": f"tool{fset}.other", "description": "Unrelated."}
+        value = i if i % 7 else i + 1
+        api_name = f"tool{fset}_lookup"
+        directive = {
+            "tool_calls": [{"name": api_name, "arguments": {"item": f"x{i}", "count": value}}]
+        }
+        question = f"SCRIPT:{json.dumps(directive)} How many x{i}? (case {i})"
+        cases.append(
+            TestCase.model_validate(
+                {
+                    "id": f"simple_python_{i}",
+                    "category": "simple_python",
+                    "question": [[{"role": "user", "content": question}]],
+                    "functions": [fn, other],
+                    "possible_answer": [
+                        {f"tool{fset}.lookup": {"item": [f"x{i}"], "count": [i], "scale": [""]}}
+                    ],
+                }
+            )
+        )
+    return cases
+
+
+def run_once(
+    cases: list[TestCase], base_url: str, cache_dir: Path, *, timeout: float = 30.0
+) -> tuple[list[CaseOutcome], ExecutionStats, float]:
+    options = BackendOptions(
+        model="bench-model",
+        mode=Mode.FC,
+        base_url=base_url,
+        api_key="sk-bench",
+        timeout=timeout,
+        concurrency=CONCURRENCY,
+    )
+    backend = create_backend(options)
+    cache = ResponseCache(cache_dir)
+
+    async def go() -> tuple[list[CaseOutcome], ExecutionStats]:
+        try:
+            return await execute(
+                cases,
+                backend,
+                concurrency=CONCURRENCY,
+                cache=cache,
+                policy=RetryPolicy(max_retries=8, base_delay=0.2, max_delay=2.0),
+                seed=0,
+            )
+        finally:
+            await backend.aclose()
+
+    cpu0 = time.process_time()
+    outcomes, stats = asyncio.run(go())
+    cpu = time.process_time() - cpu0
+    cache.close()
+    return outcomes, stats, cpu
+
+
+def main() -> dict[str, Any]:
+    cases = make_cases(CASES)
+    ideal = CASES * LATENCY / CONCURRENCY
+    figures: dict[str, Any] = {
+        "cases": CASES,
+        "latency_s": LATENCY,
+        "concurrency": CONCURRENCY,
+        "cpus": os.cpu_count(),
+        "load_average_before": round(os.getloadavg()[0], 2),
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        clean_cache, faulty_cache = Path(tmp) / "clean", Path(tmp) / "faulty"
+
+        server = LocalServer(latency=LATENCY)
+        try:
+            clean, stats, cpu = run_once(cases, server.base_url, clean_cache)
+            figures["wall_s"] = round(stats.wall_s, 2)
+            figures["ideal_s"] = round(ideal, 2)
+            figures["wall_over_ideal"] = round(stats.wall_s / ideal, 3)
+            figures["client_cpu_ms_per_request"] = round(1000 * cpu / max(stats.requests, 1), 3)
+            figures["clean_infra_errors"] = stats.infra_errors
+            before = server.count()
+            _, warm_stats, _ = run_once(cases, server.base_url, clean_cache)
+            figures["warm_cache_requests"] = server.count() - before
+            figures["warm_cache_hits"] = warm_stats.cache_hits
+        finally:
+            server.close()
+
+        faulty_server = LocalServer(latency=LATENCY, fault_rate=FAULT_RATE, hang=3.0)
+        try:
+            faulty, fstats, _ = run_once(cases, faulty_server.base_url, faulty_cache, timeout=1.0)
+            figures["faulty_wall_s"] = round(fstats.wall_s, 2)
+            figures["faulty_requests"] = fstats.requests
+            figures["faulty_retries"] = fstats.retries
+            figures["faulty_retry_reasons"] = fstats.retry_reasons
+            figures["faulty_infra_errors"] = fstats.infra_errors
+        finally:
+            faulty_server.close()
+
+    clean_verdicts = {r.id: (r.valid, r.error_type) for r in judge_outcomes(clean, Mode.FC)}
+    faulty_verdicts = {r.id: (r.valid, r.error_type) for r in judge_outcomes(faulty, Mode.FC)}
+    differing = [i for i in clean_verdicts if clean_verdicts[i] != faulty_verdicts.get(i)]
+    figures["accuracy"] = round(sum(v for v, _ in clean_verdicts.values()) / CASES, 4)
+    figures["faulty_verdicts_equal_clean"] = not differing
+    figures["faulty_verdicts_differing"] = len(differing)
+
+    out = ROOT / "bench-results" / "runner.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(figures, indent=2) + "\n")
+    print(
+        f"runner: {CASES} cases, {LATENCY * 1000:.0f} ms latency, concurrency {CONCURRENCY} "
+        f"({figures['cpus']} CPUs, load average {figures['load_average_before']})"
+    )
+    print(
+        f"  1. wall/ideal        {figures['wall_over_ideal']:.3f} "
+        f"({figures['wall_s']} s vs {figures['ideal_s']} s; target <= 1.3)"
+    )
+    print(f"  2. client CPU/request {figures['client_cpu_ms_per_request']:.3f} ms (target <= 2 ms)")
+    print(
+        f"  3. 20% faults: verdicts equal fault-free run: {figures['faulty_verdicts_equal_clean']}"
+        f" ({figures['faulty_retries']} retries, {figures['faulty_infra_errors']} infra errors,"
+        f" {figures['faulty_wall_s']} s)"
+    )
+    print(f"  4. warm-cache rerun requests: {figures['warm_cache_requests']} (target 0)")
+    return figures
+
+
+if __name__ == "__main__":
+    os.chdir(ROOT)
+    main()

@@ -1,0 +1,68 @@
+"""Turn raw model output into calls, the way BFCL's decoders do, without running any of it.
+
+Public interface:
+
+- `decode_fc(output)`: function-calling outputs (`[{name: "<json args>"}]`, already-parsed
+  `[{name: {..}}]`, OpenAI `tool_calls`).
+- `decode_prompt(text, language)`: prompt-mode text; Python call lists give Python values,
+  Java and JavaScript call syntax gives each argument as a string of source text (the checker
+  converts it by the parameter's schema type, as BFCL does).
+- `decode_output(output, *, mode, language)`: picks one of the two.
+
+All raise only `DecodeError`, whose `error_type` is BFCL's name for the failure, and finish in
+bounded time and memory on any input (see `limits.py`). docs/decoding.md lists every rule and
+the few deliberate deviations from bfcl-eval 2026.3.23.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bfcl_action.decode.errors import (
+    DECODER_FAILED,
+    WRONG_OUTPUT_FORMAT,
+    DecodeError,
+    DecodeErrorType,
+)
+from bfcl_action.decode.fc import decode_fc
+from bfcl_action.decode.java_calls import POSITIONAL_KEY, decode_java
+from bfcl_action.decode.javascript_calls import decode_javascript
+from bfcl_action.decode.python_calls import KWARGS_KEY, decode_python
+from bfcl_action.models import Call, Language, Mode
+
+__all__ = [
+    "DECODER_FAILED",
+    "KWARGS_KEY",
+    "POSITIONAL_KEY",
+    "WRONG_OUTPUT_FORMAT",
+    "DecodeError",
+    "DecodeErrorType",
+    "decode_fc",
+    "decode_output",
+    "decode_prompt",
+]
+
+
+def decode_prompt(text: str, language: Language | str = Language.PYTHON) -> list[Call]:
+    """Decode prompt-mode model text written in `language`'s call syntax."""
+    language = Language(language)
+    if language is Language.JAVA:
+        return decode_java(text)
+    if language is Language.JAVASCRIPT:
+        return decode_javascript(text)
+    return decode_python(text)
+
+
+def decode_output(
+    output: Any, *, mode: Mode | str, language: Language | str = Language.PYTHON
+) -> list[Call]:
+    """Decode a stored model output (a BFCL result's `result` field) for `mode`.
+
+    Text in prompt mode goes to `decode_prompt`. Anything else (and any output in FC mode)
+    goes to `decode_fc`, so an already-decoded call list `[{name: {args}}]` is accepted in
+    either mode; upstream would reject a non-text prompt-mode result (`decoder_failed`), and
+    no BFCL result file contains one.
+    """
+    if Mode(mode) is Mode.PROMPT and isinstance(output, str):
+        return decode_prompt(output, language)
+    return decode_fc(output)

@@ -1,0 +1,195 @@
+"""A small concrete syntax tree and token stream shared by the Java and JavaScript decoders.
+
+Upstream reads Java and JavaScript call text with tree-sitter and then walks its tree. We do
+not depend on tree-sitter: each language module has a hand-written tokenizer and
+recursive-descent parser that builds the same *shape* of tree for the constructs a call text
+uses (node types named as tree-sitter names them where the decoders look at them), so the
+walk that turns the tree into argument strings can follow upstream's rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from bfcl_action.decode.errors import DecodeError, failed
+from bfcl_action.decode.limits import MAX_DEPTH, MAX_TOKENS
+
+
+@dataclass(eq=False)
+class Node:
+    """A tree node: `type` as tree-sitter names it; tokens are leaves typed by kind or text.
+
+    `start`/`end` are character offsets into the source; `fields` names some children the way
+    tree-sitter's `child_by_field_name` does.
+    """
+
+    type: str
+    start: int
+    end: int
+    children: list[Node] = field(default_factory=list)
+    fields: dict[str, Node] = field(default_factory=dict)
+
+    def walk(self) -> Iterator[Node]:
+        """Pre-order, left to right (tree-sitter's child order), without recursion."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
+
+
+def check_depth(root: Node, limit: int = 2 * MAX_DEPTH) -> None:
+    """Refuse trees deeper than `limit` (long operator chains nest without brackets) before
+    any recursive walk over them."""
+    stack = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            raise DecodeError("ast_decoder:decoder_failed", f"nested deeper than {limit}")
+        stack.extend((child, depth + 1) for child in node.children)
+
+
+def composite(type_: str, children: list[Node], **fields: Node) -> Node:
+    return Node(type_, children[0].start, children[-1].end, children, fields)
+
+
+class Source:
+    """The text being parsed, with tree-sitter's way of slicing it.
+
+    Upstream's Java decoder slices the *string* with tree-sitter's *byte* offsets, so text
+    after a non-ASCII character comes out shifted; `java_text` reproduces that.
+    """
+
+    def __init__(self, text: str) -> None:
+        try:
+            encoded = text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise failed("text is not valid Unicode (lone surrogate)") from None
+        self.text = text
+        self._ascii = len(encoded) == len(text)
+        self._byte_offsets: list[int] | None = None
+
+    def byte_offset(self, index: int) -> int:
+        if self._ascii:
+            return index
+        if self._byte_offsets is None:
+            offsets = [0]
+            total = 0
+            for char in self.text:
+                total += len(char.encode("utf-8"))
+                offsets.append(total)
+            self._byte_offsets = offsets
+        return self._byte_offsets[index]
+
+    def byte_length(self, start: int, end: int) -> int:
+        return self.byte_offset(end) - self.byte_offset(start)
+
+    def node_text(self, node: Node) -> str:
+        return self.text[node.start : node.end]
+
+    def java_text(self, node: Node) -> str:
+        return self.text[self.byte_offset(node.start) : self.byte_offset(node.end)]
+
+
+class ParseFailure(Exception):
+    """Internal: the text is not in the grammar (upstream: tree-sitter reports ERROR)."""
+
+
+def check_token_count(tokens: list[Node]) -> None:
+    if len(tokens) > MAX_TOKENS:
+        raise DecodeError("ast_decoder:decoder_failed", f"text has over {MAX_TOKENS} tokens")
+
+
+@dataclass(eq=False)
+class TokenStream:
+    tokens: list[Node]
+    position: int = 0
+    depth: int = 0
+    _closers: dict[int, int] | None = None
+
+    def closing_paren(self, ahead: int = 0) -> int | None:
+        """Index (relative to the current position) of the `)` matching the `(` at `ahead`.
+
+        Computed once for the whole text, so look-ahead for lambdas stays linear.
+        """
+        if self._closers is None:
+            closers: dict[int, int] = {}
+            open_positions: list[int] = []
+            for index, token in enumerate(self.tokens):
+                if token.type == "(":
+                    open_positions.append(index)
+                elif token.type == ")" and open_positions:
+                    closers[open_positions.pop()] = index
+            self._closers = closers
+        closer = self._closers.get(self.position + ahead)
+        return None if closer is None else closer - self.position
+
+    def peek(self, ahead: int = 0) -> Node | None:
+        index = self.position + ahead
+        return self.tokens[index] if index < len(self.tokens) else None
+
+    def at(self, *texts: str, ahead: int = 0) -> bool:
+        token = self.peek(ahead)
+        return token is not None and token.type in texts
+
+    def next(self) -> Node:
+        token = self.peek()
+        if token is None:
+            raise ParseFailure("unexpected end of text")
+        self.position += 1
+        return token
+
+    def expect(self, *texts: str) -> Node:
+        token = self.peek()
+        if token is None or token.type not in texts:
+            found = "end of text" if token is None else repr(token.type)
+            raise ParseFailure(f"expected {' or '.join(texts)}, found {found}")
+        self.position += 1
+        return token
+
+    def enter(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise DecodeError("ast_decoder:decoder_failed", f"nested deeper than {MAX_DEPTH}")
+
+    def leave(self) -> None:
+        self.depth -= 1
+
+
+def scan_quoted(
+    text: str, start: int, quote: str, *, multiline: bool, trailing_blank_lines: bool = False
+) -> int:
+    """End offset (after the closing quote) of a quoted literal starting at `start`.
+
+    `trailing_blank_lines` accepts raw newlines when only whitespace follows them up to the
+    closing quote, as tree-sitter-javascript does (it skips whitespace between a string's
+    fragments); BFCL's JavaScript decoder then keeps them in the value.
+    """
+    index = start + 1
+    length = len(text)
+    while index < length:
+        char = text[index]
+        if char == "\\":
+            index += 2
+            continue
+        if char == quote:
+            return index + 1
+        if char == "\n" and not multiline:
+            if trailing_blank_lines:
+                rest = index
+                while rest < length and text[rest] in " \t\r\n\f\v":
+                    rest += 1
+                if rest < length and text[rest] == quote:
+                    return rest + 1
+            break
+        index += 1
+    raise ParseFailure("unterminated string")
+
+
+def is_identifier_start(char: str) -> bool:
+    return char.isalpha() or char in "_$"
+
+
+def is_identifier_part(char: str) -> bool:
+    return char.isalnum() or char in "_$"
