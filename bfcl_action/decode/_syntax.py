@@ -39,9 +39,11 @@ class Node:
             stack.extend(reversed(node.children))
 
 
-def check_depth(root: Node, limit: int = 2 * MAX_DEPTH) -> None:
+def check_depth(root: Node, tokens: int, limit: int = 2 * MAX_DEPTH) -> None:
     """Refuse trees deeper than `limit` (long operator chains nest without brackets) before
-    any recursive walk over them."""
+    any recursive walk over them; a tree of `tokens` leaves is at most that deep."""
+    if tokens <= limit:
+        return
     stack = [(root, 0)]
     while stack:
         node, depth = stack.pop()
@@ -127,11 +129,13 @@ class TokenStream:
 
     def peek(self, ahead: int = 0) -> Node | None:
         index = self.position + ahead
-        return self.tokens[index] if index < len(self.tokens) else None
+        tokens = self.tokens
+        return tokens[index] if index < len(tokens) else None
 
     def at(self, *texts: str, ahead: int = 0) -> bool:
-        token = self.peek(ahead)
-        return token is not None and token.type in texts
+        index = self.position + ahead
+        tokens = self.tokens
+        return index < len(tokens) and tokens[index].type in texts
 
     def next(self) -> Node:
         token = self.peek()
