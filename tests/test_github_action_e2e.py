@@ -13,6 +13,7 @@ import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -473,3 +474,49 @@ def gh_issue_comment(server: GitHubServer, number: int, token: str, body: str) -
         seconds_between_writes=0,
     )
     gh.get_repo("octo/app").get_issue(number).create_comment(body)
+
+
+def test_the_example_repository_end_to_end_with_the_replay_model(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    """The real pipeline: own tools and cases, the runner with recorded answers, compare."""
+    example = ROOT / "examples" / "weather-app"
+    if not (example / ".bfcl.yml").is_file():
+        pytest.skip("examples/weather-app is not in this tree")
+    workdir = tmp_path / "repo"
+    shutil.copytree(example, workdir)
+    # Same model name on both sides (else the runs are incomparable): main's answers first.
+    shutil.copytree(workdir / "replay" / "base", workdir / "answers")
+    main_sha = github_server.repo("octo/app").branches["main"]
+    push = run_action(
+        github_server,
+        workdir,
+        "push",
+        github_server.push_event("octo/app", "main"),
+        sha=main_sha,
+        model="replay:answers",
+    )
+    assert push.code == 0, push.stderr
+    number = open_pr(github_server)
+    head_sha = github_server.repo("octo/app").branches["feature"]
+    shutil.rmtree(workdir / "answers")
+    shutil.copytree(workdir / "replay" / "head", workdir / "answers")
+
+    pr = run_action(
+        github_server,
+        workdir,
+        "pull_request",
+        github_server.pull_event("octo/app", number),
+        sha="e" * 40,
+        model="replay:answers",
+    )
+
+    assert pr.code == 1, pr.stderr
+    assert pr.outputs["verdict"] == "regression"
+    assert json.loads(pr.outputs["categories"])["own_multiple"] == 50.0
+    [comment] = github_server.comments_on("octo/app", number)
+    assert "own_multiple" in comment["body"]
+    [check] = github_server.check_runs_on("octo/app", head_sha)
+    notes = github_server.annotations_of("octo/app", check["id"])
+    assert any(n["title"].startswith("get_forecast") for n in notes)
+    assert all(n["path"].startswith("tools/") for n in notes if n["annotation_level"] == "failure")

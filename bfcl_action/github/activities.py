@@ -217,7 +217,7 @@ def process_pull_request(
     annotations = engine.tools(ctx)
     from bfcl_action.github.evaluate import annotations_for
 
-    notes = annotations_for(comparison, annotations)
+    notes = annotations_for(comparison, annotations, report)
     body = render_comment(
         comparison,
         title=title_for(ctx),

@@ -7,6 +7,7 @@ call fails and the caller reports what could not be posted.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from github import Auth, Github, GithubException, GithubRetry
@@ -15,6 +16,9 @@ from github.GithubException import RateLimitExceededExceedsMaxWait
 from bfcl_action.github.context import ActionContext
 
 DEFAULT_TOTAL_RETRIES = 4
+
+# PyGithub logs every retried 403 at INFO; the action reports failures itself, once.
+logging.getLogger("github.GithubRetry").setLevel(logging.WARNING)
 
 
 class CappedRetry(GithubRetry):
