@@ -520,3 +520,30 @@ def test_the_example_repository_end_to_end_with_the_replay_model(
     notes = github_server.annotations_of("octo/app", check["id"])
     assert any(n["title"].startswith("get_forecast") for n in notes)
     assert all(n["path"].startswith("tools/") for n in notes if n["annotation_level"] == "failure")
+
+
+def test_a_shard_job_runs_its_shard_and_publishes_nothing(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    example = ROOT / "examples" / "weather-app"
+    if not (example / ".bfcl.yml").is_file():
+        pytest.skip("examples/weather-app is not in this tree")
+    workdir = tmp_path / "repo"
+    shutil.copytree(example, workdir)
+    number = open_pr(github_server)
+
+    run = run_action(
+        github_server,
+        workdir,
+        "pull_request",
+        github_server.pull_event("octo/app", number),
+        model="replay:replay/head",
+        shard="1/2",
+        in_process=True,
+    )
+
+    assert run.code == 0, run.stderr
+    assert run.outputs["verdict"] == "shard"
+    report = RunReport.model_validate_json(Path(run.outputs["report-path"]).read_text())
+    assert report.shard == "1/2"
+    assert github_server.writes() == []

@@ -232,3 +232,20 @@ def test_evaluation_inputs_become_run_arguments(tmp_path: Path) -> None:
 def test_a_replay_model_needs_no_api_key() -> None:
     assert not needs_api_key(ActionContext.from_env({"INPUT_MODEL": "replay:answers.jsonl"}))
     assert needs_api_key(ActionContext.from_env({"INPUT_MODEL": "gpt-4o-mini"}))
+
+
+def test_shard_reports_given_by_glob_are_merged(tmp_path: Path) -> None:
+    from bfcl_action.github.evaluate import load_reports
+    from tests.support.reports import make_report
+
+    for i, outcomes in ((1, "1101"), (2, "0111")):
+        part = make_report({f"suite{i}": outcomes}).model_copy(update={"shard": f"{i}/2"})
+        folder = tmp_path / "shards" / f"bfcl-shard-{i}"
+        folder.mkdir(parents=True)
+        (folder / "report.json").write_text(part.model_dump_json())
+    ctx = ActionContext.from_env(
+        {"INPUT_WORKING_DIRECTORY": str(tmp_path), "INPUT_REPORT": "shards/*/report.json"}
+    )
+    merged = load_reports(ctx)
+    assert len(merged.results) == 8
+    assert not needs_api_key(ctx)

@@ -93,7 +93,7 @@ def title_for(ctx: ActionContext) -> str:
 
 
 def output_dir(ctx: ActionContext) -> Path:
-    path = Path(ctx.inputs.working_directory or ".") / ctx.inputs.output_dir
+    path = (Path(ctx.inputs.working_directory or ".") / ctx.inputs.output_dir).resolve()
     path.mkdir(parents=True, exist_ok=True)
     return path
 
