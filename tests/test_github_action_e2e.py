@@ -13,6 +13,7 @@ import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -148,6 +149,21 @@ def push_baseline(server: GitHubServer, tmp_path: Path, outcomes: str = PASSING)
     )
 
 
+TOOLS = """[
+  {"type": "function", "function": {"name": "get_value", "description": "Get a value.",
+    "parameters": {"type": "object", "properties": {"x": {"type": "integer",
+      "description": "the key"}}, "required": ["x"]}}}
+]
+"""
+
+
+def write_tools(workdir: Path) -> None:
+    """A repository's own tool file and the .bfcl.yml naming it."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    (workdir / "tools.json").write_text(TOOLS)
+    (workdir / ".bfcl.yml").write_text("tools:\n  - tools.json\n")
+
+
 def store_baseline(server: GitHubServer, outcomes: str = PASSING) -> None:
     """What a push run leaves behind: a check run on main carrying the digest."""
     from github import Auth, Github
@@ -223,6 +239,7 @@ def test_pr_regression_comments_checks_the_head_sha_and_fails_last(
     store_baseline(github_server)
     number = open_pr(github_server)
     head_sha = github_server.repo("octo/app").branches["feature"]
+    write_tools(tmp_path / "pr")
 
     run = run_pr(github_server, tmp_path / "pr", number, REGRESSED, statuses="true")
 
@@ -235,6 +252,13 @@ def test_pr_regression_comments_checks_the_head_sha_and_fails_last(
     [check] = github_server.check_runs_on("octo/app", head_sha)
     assert check["conclusion"] == "failure"
     assert github_server.check_runs_on("octo/app", "e" * 40) == []
+    [note] = github_server.annotations_of("octo/app", check["id"])
+    assert (note["path"], note["start_line"], note["annotation_level"]) == (
+        "tools.json",
+        2,
+        "failure",
+    )
+    assert "get_value" in note["title"]
     statuses = github_server.latest_statuses("octo/app", head_sha)
     assert statuses["bfcl/simple_python"]["state"] == "failure"
     assert "regression" in run.summary
@@ -450,3 +474,76 @@ def gh_issue_comment(server: GitHubServer, number: int, token: str, body: str) -
         seconds_between_writes=0,
     )
     gh.get_repo("octo/app").get_issue(number).create_comment(body)
+
+
+def test_the_example_repository_end_to_end_with_the_replay_model(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    """The real pipeline: own tools and cases, the runner with recorded answers, compare."""
+    example = ROOT / "examples" / "weather-app"
+    if not (example / ".bfcl.yml").is_file():
+        pytest.skip("examples/weather-app is not in this tree")
+    workdir = tmp_path / "repo"
+    shutil.copytree(example, workdir)
+    # Same model name on both sides (else the runs are incomparable): main's answers first.
+    shutil.copytree(workdir / "replay" / "base", workdir / "answers")
+    main_sha = github_server.repo("octo/app").branches["main"]
+    push = run_action(
+        github_server,
+        workdir,
+        "push",
+        github_server.push_event("octo/app", "main"),
+        sha=main_sha,
+        model="replay:answers",
+    )
+    assert push.code == 0, push.stderr
+    number = open_pr(github_server)
+    head_sha = github_server.repo("octo/app").branches["feature"]
+    shutil.rmtree(workdir / "answers")
+    shutil.copytree(workdir / "replay" / "head", workdir / "answers")
+
+    pr = run_action(
+        github_server,
+        workdir,
+        "pull_request",
+        github_server.pull_event("octo/app", number),
+        sha="e" * 40,
+        model="replay:answers",
+    )
+
+    assert pr.code == 1, pr.stderr
+    assert pr.outputs["verdict"] == "regression"
+    assert json.loads(pr.outputs["categories"])["own_multiple"] == 50.0
+    [comment] = github_server.comments_on("octo/app", number)
+    assert "own_multiple" in comment["body"]
+    [check] = github_server.check_runs_on("octo/app", head_sha)
+    notes = github_server.annotations_of("octo/app", check["id"])
+    assert any(n["title"].startswith("get_forecast") for n in notes)
+    assert all(n["path"].startswith("tools/") for n in notes if n["annotation_level"] == "failure")
+
+
+def test_a_shard_job_runs_its_shard_and_publishes_nothing(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    example = ROOT / "examples" / "weather-app"
+    if not (example / ".bfcl.yml").is_file():
+        pytest.skip("examples/weather-app is not in this tree")
+    workdir = tmp_path / "repo"
+    shutil.copytree(example, workdir)
+    number = open_pr(github_server)
+
+    run = run_action(
+        github_server,
+        workdir,
+        "pull_request",
+        github_server.pull_event("octo/app", number),
+        model="replay:replay/head",
+        shard="1/2",
+        in_process=True,
+    )
+
+    assert run.code == 0, run.stderr
+    assert run.outputs["verdict"] == "shard"
+    report = RunReport.model_validate_json(Path(run.outputs["report-path"]).read_text())
+    assert report.shard == "1/2"
+    assert github_server.writes() == []

@@ -93,7 +93,7 @@ def title_for(ctx: ActionContext) -> str:
 
 
 def output_dir(ctx: ActionContext) -> Path:
-    path = Path(ctx.inputs.working_directory or ".") / ctx.inputs.output_dir
+    path = (Path(ctx.inputs.working_directory or ".") / ctx.inputs.output_dir).resolve()
     path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -217,7 +217,7 @@ def process_pull_request(
     annotations = engine.tools(ctx)
     from bfcl_action.github.evaluate import annotations_for
 
-    notes = annotations_for(comparison, annotations)
+    notes = annotations_for(comparison, annotations, report)
     body = render_comment(
         comparison,
         title=title_for(ctx),

@@ -7,17 +7,54 @@ call fails and the caller reports what could not be posted.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from github import Auth, Github, GithubException, GithubRetry
+from github.GithubException import RateLimitExceededExceedsMaxWait
 
 from bfcl_action.github.context import ActionContext
 
 DEFAULT_TOTAL_RETRIES = 4
 
+# PyGithub logs every retried 403 at INFO; the action reports failures itself, once.
+logging.getLogger("github.GithubRetry").setLevel(logging.WARNING)
+
+
+class CappedRetry(GithubRetry):
+    """GithubRetry that refuses to sleep on a `retry-after` longer than the cap.
+
+    PyGithub's own cap (`max_rate_limit_wait`) only covers waits it computes itself; a
+    `retry-after` header is slept on by urllib3 whatever its length.
+    """
+
+    def increment(
+        self,
+        method: Any = None,
+        url: Any = None,
+        response: Any = None,
+        error: Any = None,
+        _pool: Any = None,
+        _stacktrace: Any = None,
+    ) -> Any:
+        if response is not None and response.status in (403, 429):
+            after = self.get_retry_after(response)
+            cap = self.max_rate_limit_wait
+            if after is not None and cap is not None and after > cap:
+                raise RateLimitExceededExceedsMaxWait(
+                    response.status,
+                    {
+                        "message": f"rate limited: retry-after {after:.0f}s is longer than the "
+                        f"{cap:.0f}s this action waits"
+                    },
+                    dict(response.headers),
+                    wait=after,
+                )
+        return super().increment(method, url, response, error, _pool, _stacktrace)
+
 
 def make_retry(ctx: ActionContext) -> GithubRetry:
-    return GithubRetry(
+    return CappedRetry(
         total=DEFAULT_TOTAL_RETRIES,
         backoff_factor=0.5 if ctx.github_throttle is None else 0,
         secondary_rate_wait=min(60.0, ctx.retry_wait_cap),

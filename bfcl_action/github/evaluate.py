@@ -20,7 +20,7 @@ from bfcl_action.compare import Comparison, Thresholds
 from bfcl_action.errors import BfclActionError, ConfigError, InputError
 from bfcl_action.github.checks import Annotation
 from bfcl_action.github.context import ActionContext
-from bfcl_action.models import RunReport, SourceLocation
+from bfcl_action.models import CaseResult, RunReport, SourceLocation
 
 REPLAY_PREFIX = "replay:"
 API_KEY_ENV = "INPUT_API_KEY"
@@ -290,16 +290,34 @@ def _issue_annotation(issue: Any, level: str) -> Annotation:
     )
 
 
-def annotations_for(comparison: Comparison | None, index: ToolIndex) -> list[Annotation]:
-    """Problems in the tool files, plus one annotation per tool in newly failing cases."""
+def involved_names(result: CaseResult | None, offered: list[str]) -> set[str]:
+    """Tools a failing case involves: those the model called or the answer expected; the
+    offered ones only when neither is known (e.g. the model called nothing)."""
+    names: set[str] = set()
+    if result is not None:
+        names.update(call.name for call in result.decoded or [])
+        names.update(name for expected in result.expected or [] for name in expected)
+    if not names:
+        names.update(offered or (result.functions if result is not None else None) or [])
+    return names
+
+
+def annotations_for(
+    comparison: Comparison | None, index: ToolIndex, report: RunReport | None = None
+) -> list[Annotation]:
+    """Problems in the tool files, plus one annotation per tool in newly failing cases.
+
+    See `involved_names` for what ties a tool to a failing case.
+    """
     out = list(index.problems)
     if comparison is None:
         return out
+    results = {r.id: r for r in report.results} if report is not None else {}
     failing: dict[str, list[str]] = {}
     for flip in comparison.flipped:
         if flip.direction != "newly_failing":
             continue
-        for name in flip.functions:
+        for name in sorted(involved_names(results.get(flip.id), flip.functions)):
             if name in index.locations:
                 failing.setdefault(name, []).append(flip.id)
     for name, cases in sorted(failing.items()):
@@ -311,7 +329,7 @@ def annotations_for(comparison: Comparison | None, index: ToolIndex) -> list[Ann
                 start_line=loc.line or 1,
                 level="failure",
                 title=f"{name}: {len(cases)} newly failing case(s)",
-                message=f"Cases that offered `{name}` and now fail: {shown}",
+                message=f"Newly failing cases that called, expected or offered `{name}`: {shown}",
             )
         )
     return out
