@@ -1,4 +1,4 @@
-"""Run every benchmark module's `main()` (what `nox -s bench` runs)."""
+"""Run every benchmark module's `main()` (or only those named on the command line)."""
 
 from __future__ import annotations
 
@@ -8,16 +8,14 @@ import sys
 from pathlib import Path
 
 
-def main() -> int:
-    here = Path(__file__).parent
-    only = set(sys.argv[1:])
-    for module in sorted(m.name for m in pkgutil.iter_modules([str(here)])):
-        if module.startswith("_") or (only and module not in only):
-            continue
-        print(f"== {module}")
-        importlib.import_module(f"benchmarks.{module}").main()
+def main(argv: list[str]) -> int:
+    here = Path(__file__).resolve().parent
+    names = argv or sorted(m.name for m in pkgutil.iter_modules([str(here)]) if m.name[0] != "_")
+    for name in names:
+        print(f"== benchmarks.{name}", flush=True)
+        importlib.import_module(f"benchmarks.{name}").main()
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main(sys.argv[1:]))

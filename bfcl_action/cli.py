@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from bfcl_action import __version__
 from bfcl_action.errors import BfclActionError
 
-COMMANDS: list[str] = ["score", "check"]
+COMMANDS: list[str] = ["score", "check", "init", "impact", "validate"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -261,14 +261,11 @@ def score_file_lines(
                 error_type=r.error_type,
             )
         else:
-            line.update(
-                error=r.error,
-                error_type=r.error_type,
-                prompt=prompt,
-                model_result_raw=r.model_output,
-                model_result_decoded=decoded,
-                possible_answer=case.possible_answer if case is not None else None,
-            )
+            line.update(error=r.error, error_type=r.error_type, prompt=prompt)
+            line["model_result_raw"] = r.model_output
+            if decoded is not None:  # BFCL omits it when decoding failed
+                line["model_result_decoded"] = decoded
+            line["possible_answer"] = case.possible_answer if case is not None else None
         lines.append(line)
     return lines
 

@@ -22,8 +22,9 @@ missing category as 0); a column with no component run is None. So `overall` alw
 categories it is the mean of non_live_ast, live_ast and irrelevance.
 
 Suites of other datasets (`live@2026-W48/live_simple`) get the same columns prefixed with
-their dataset (`live@2026-W48/live_ast`, `live@2026-W48/overall`, ...). Cases with an
-infrastructure error are excluded from every count.
+their dataset (`live@2026-W48/live_ast`, `live@2026-W48/overall`, ...); when a run has only
+such suites, the unprefixed columns summarise them too (same category pooled across
+datasets). Cases with an infrastructure error are excluded from every count.
 """
 
 from __future__ import annotations
@@ -185,7 +186,9 @@ def summarize(scores: Mapping[str, CategoryScore]) -> dict[str, float | None]:
 
     Suites labelled by category (official and own data) give the unprefixed columns; each
     other dataset's suites (`<dataset>/<category>`) give the same columns prefixed
-    `<dataset>/`.
+    `<dataset>/`. A run with no official or own suite (only Live releases) gets the
+    unprefixed columns from all its suites, pooled by category, so `overall` is always set
+    when anything that counts toward it ran.
     """
     plain: dict[str, CategoryScore] = {}
     prefixed: dict[str, dict[str, CategoryScore]] = defaultdict(dict)
@@ -198,10 +201,33 @@ def summarize(scores: Mapping[str, CategoryScore]) -> dict[str, float | None]:
     summary: dict[str, float | None] = {}
     if plain or not prefixed:
         summary.update(_columns(plain))
+    else:
+        summary.update(_columns(_merge(prefixed.values())))
     for dataset, by_category in prefixed.items():
         for column, number in _columns(by_category).items():
             summary[f"{dataset}/{column}"] = number
     return summary
+
+
+def _merge(groups: Iterable[Mapping[str, CategoryScore]]) -> dict[str, CategoryScore]:
+    """One score per category, pooling the same category across datasets."""
+    merged: dict[str, CategoryScore] = {}
+    for by_category in groups:
+        for category, score in by_category.items():
+            prior = merged.get(category)
+            if prior is None:
+                merged[category] = score
+                continue
+            correct, total = prior.correct + score.correct, prior.total + score.total
+            merged[category] = CategoryScore(
+                suite=category,
+                category=category,
+                correct=correct,
+                total=total,
+                infra_errors=prior.infra_errors + score.infra_errors,
+                accuracy=correct / total if total else 0.0,
+            )
+    return merged
 
 
 def build_report(

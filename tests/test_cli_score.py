@@ -166,3 +166,72 @@ def test_underscore_to_dot_accepts_underscored_names(tmp_path: Path) -> None:
     out = tmp_path / "report.json"
     assert _score(root, "--underscore-to-dot", "--mode", "fc", "--output", str(out)) == 0
     assert RunReport.model_validate_json(out.read_text()).results[0].valid
+
+
+def test_live_release_results_are_reported_under_the_release_label(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(
+        "BFCL_ACTION_LIVE_DIR", str(Path(__file__).parent / "fixtures" / "dataset" / "live")
+    )
+    root = tmp_path / "result"
+    call = [{"weather.get_forecast": json.dumps({"city": "city 1", "days": 2})}]
+    _write_results(root, "live_simple", "live", [{"id": "live_simple_1-0-1", "result": call}])
+    out = tmp_path / "report.json"
+    code = main(
+        [
+            "score",
+            "--dataset",
+            "live@latest",
+            "--results",
+            str(root),
+            "--model-name",
+            "m-FC",
+            "--output",
+            str(out),
+        ]
+    )
+    assert code == 0
+    report = RunReport.model_validate_json(out.read_text())
+    assert report.datasets == ["live@2026-W48"]  # resolved, so the fingerprint pins it
+    assert list(report.categories) == ["live@2026-W48/live_simple"]
+    assert report.summary["live@2026-W48/live_ast"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("name", "results", "mode"),
+    [
+        ("gpt-4o-2024-11-20-FC", ["text"], "fc"),
+        ("nova-pro-v1.0", ["text"], "fc"),  # an FC model of BFCL's registry without -FC
+        ("gpt-4o-2024-11-20", ["[f(a=1)]"], "prompt"),
+        ("my-model", [[{"f": "{}"}], "text"], "fc"),  # call lists only come from FC runs
+        ("my-model", ["[f(a=1)]"], "prompt"),
+    ],
+)
+def test_mode_is_inferred_from_the_model_name_then_the_results(
+    name: str, results: list[Any], mode: str
+) -> None:
+    from bfcl_action.commands.score import infer_mode
+    from bfcl_action.results_io import ResultEntry
+
+    entries = [ResultEntry(id=f"x_{i}", category="x", result=r) for i, r in enumerate(results)]
+    assert infer_mode(name, entries).value == mode
+
+
+def test_result_filed_under_another_category_is_an_error(
+    results: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = results / "model-FC" / "non_live" / "BFCL_v4_parallel_result.json"
+    path.write_text(path.read_text() + json.dumps({"id": "simple_python_0", "result": []}) + "\n")
+    assert _score(results) == 2
+    assert f"{path}:3: id:" in capsys.readouterr().err
+
+
+def test_model_name_with_markup_is_printed_literally(
+    results: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        ["score", "--results", str(results), "--model-name", "[red]x[/red]", "--mode", "fc"]
+    )
+    assert code == 0
+    assert "[red]x[/red]" in capsys.readouterr().out

@@ -255,3 +255,34 @@ def test_fetches_and_loads_the_real_bfcl_release(
         "live_relevance": 16,
     }
     assert not os.listdir(tmp_path / "cache" / "bfcl")[0].startswith(".")
+
+
+def test_a_concurrent_process_finishing_first_is_fine(
+    wheel: Path, cache: Path, pinned: official.BfclRelease, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def racing_fetch(release: official.BfclRelease, work: Path) -> Path:
+        official.ensure_extracted(release, wheel=wheel)  # the "other process" wins the race
+        return wheel
+
+    monkeypatch.setattr(official, "fetch_release", racing_fetch)
+    assert len(load_dataset(SPEC, ["multiple"])) == ENTRIES_PER_CATEGORY
+    assert _leftovers(cache) == [official.release_dir(pinned, cache).name]
+
+
+def test_incomplete_cache_directory_is_reported(
+    wheel: Path, cache: Path, pinned: official.BfclRelease
+) -> None:
+    stray = official.release_dir(pinned, cache)
+    (stray / "possible_answer").mkdir(parents=True)
+    with pytest.raises(DatasetError, match="exists but is incomplete; delete it"):
+        load_dataset(SPEC, wheel=wheel)
+
+
+def test_unwritable_cache_is_a_dataset_error(
+    wheel: Path, tmp_path: Path, pinned: official.BfclRelease, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("BFCL_ACTION_CACHE", str(blocker / "cache"))
+    with pytest.raises(DatasetError, match="BFCL_ACTION_CACHE"):
+        load_dataset(SPEC, wheel=wheel)

@@ -137,3 +137,12 @@ def test_report_carries_fingerprint_case_set_scores_and_summary() -> None:
     assert report.summary["overall"] == 0.5
     assert report.notes == ["partial"]
     assert report.tool_version
+
+
+def test_a_live_only_run_also_fills_the_unprefixed_columns() -> None:
+    results = _results("live_simple", 1, 4, suite="live@2026-W48/live_simple") + _results(
+        "live_irrelevance", 1, 1, suite="live@2026-W48/live_irrelevance"
+    )
+    summary = summarize(score_results(results))
+    assert summary["live@2026-W48/overall"] == pytest.approx((0.25 + 1.0) / 2)
+    assert summary["overall"] == summary["live@2026-W48/overall"]

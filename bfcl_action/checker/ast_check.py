@@ -20,7 +20,12 @@ from typing import Any
 
 from bfcl_action.categories import Matching
 from bfcl_action.checker import java_types, js_types
-from bfcl_action.checker.typecheck import check_type, python_type
+from bfcl_action.checker.typecheck import (
+    PYTHON_TYPE_ALIASES,
+    PYTHON_TYPES,
+    check_type,
+    python_type,
+)
 from bfcl_action.checker.values import check_dict, check_list, check_list_of_dicts, check_string
 from bfcl_action.checker.verdict import (
     CANNOT_FIND_MATCH,
@@ -46,7 +51,7 @@ from bfcl_action.models import Call, ExpectedCall, FunctionDoc, Language
 def expected_name(name: str, underscore_to_dot: bool) -> str:
     """The function name BFCL expects in the output (dots become underscores for FC models
     whose APIs reject dots)."""
-    return name.replace(".", "_") if underscore_to_dot else name
+    return name.replace(".", "_") if underscore_to_dot and "." in name else name
 
 
 def check_ast(
@@ -104,19 +109,28 @@ def _check_parallel(
         doc = _find_doc(functions, name)
         if doc is None:
             return fail(INVALID_CASE, f"no function doc named {name!r} for the expected call")
-        tried: list[str] = []
+        want = expected_name(doc.name, underscore_to_dot)
+        reasons: dict[int, Verdict] = {}
         for index, call in enumerate(calls):
-            if used[index]:
+            # A call to another function cannot match: skip it without building a verdict.
+            if used[index] or call.name != want:
                 continue
             verdict = check_call(doc, call, expected, language, underscore_to_dot)
             if verdict.valid:
                 used[index] = True
                 break
-            tried.append(
-                f"call #{index} {call.name}: {verdict.error_type}: {' '.join(verdict.error)}"
-            )
+            reasons[index] = verdict
         else:
             remaining = [index for index, done in enumerate(used) if not done]
+            tried = []
+            for index in remaining:
+                got = calls[index].name
+                verdict = reasons.get(index) or fail(
+                    WRONG_FUNC_NAME, f"expected a call to {want!r}, got {got!r}"
+                )
+                tried.append(
+                    f"call #{index} {got}: {verdict.error_type}: {' '.join(verdict.error)}"
+                )
             return fail(
                 CANNOT_FIND_MATCH,
                 f"no call among #{remaining} matches expected call #{position} ({name})",
@@ -133,26 +147,39 @@ def check_call(
     underscore_to_dot: bool = False,
 ) -> Verdict:
     """One call against one function doc and one answer's parameter options."""
-    name = expected_name(doc.name, underscore_to_dot)
+    name = doc.name
+    if underscore_to_dot and "." in name:
+        name = name.replace(".", "_")
     if call.name != name:
         return fail(WRONG_FUNC_NAME, f"expected a call to {name!r}, got {call.name!r}")
     parameters = doc.parameters
-    properties: dict[str, Any] = parameters.get("properties") or {}
+    properties: dict[str, Any] = parameters.get("properties") or _NO_PROPERTIES
     arguments = call.arguments
-    for required in parameters.get("required") or ():
-        if required not in arguments:
-            return fail(MISSING_REQUIRED, f"{name}: missing required parameter {required!r}")
+    required = parameters.get("required")
+    if required:
+        for param in required:
+            if param not in arguments:
+                return fail(MISSING_REQUIRED, f"{name}: missing required parameter {param!r}")
+    python = language is Language.PYTHON
     for param, value in arguments.items():
         if param not in properties or param not in expected:
-            why = (
-                "not in the function's schema"
-                if param not in properties
-                else ("not in the expected answer")
+            why = "function's schema" if param not in properties else "expected answer"
+            return fail(
+                UNEXPECTED_PARAM, f"{name}: unexpected parameter {param!r} (not in the {why})"
             )
-            return fail(UNEXPECTED_PARAM, f"{name}: unexpected parameter {param!r} ({why})")
-        verdict = _check_argument(
-            f"{name}: {param}", value, properties[param], expected[param], language
-        )
+        spec = properties[param]
+        options = expected[param]
+        if python and type(spec) is dict:
+            # Fast path for scalars given exactly as one of the options: every rule accepts
+            # them (normalising both sides keeps equal strings equal).
+            scalar = _PYTHON_SCALARS.get(spec.get("type"))
+            if scalar is not None:
+                if scalar is float and type(value) is int:
+                    with contextlib.suppress(OverflowError):  # too big for a float: stays int
+                        value = float(value)
+                if type(value) is scalar and value in options:
+                    continue
+        verdict = _check_argument(name, param, value, spec, options, language)
         if verdict is not None:
             return verdict
     for param, options in expected.items():
@@ -165,10 +192,22 @@ def check_call(
     return PASS
 
 
+_NO_PROPERTIES: dict[str, Any] = {}
+_SCALAR_TYPES = (str, int, float, bool)
+_PYTHON_SCALARS: dict[Any, type] = {
+    name: found
+    for name in (*PYTHON_TYPES, *PYTHON_TYPE_ALIASES)
+    if (resolved := python_type(name)) is not None
+    and (found := resolved[1]) in (str, int, float, bool)
+}
+"""Schema type names whose values are scalars (no item, dict or list rules apply)."""
+
+
 def _check_argument(
-    where: str, value: Any, spec: Any, options: list[Any], language: Language
+    name: str, param: str, value: Any, spec: Any, options: list[Any], language: Language
 ) -> Verdict | None:
     """None if the argument is accepted, else the verdict."""
+    where = f"{name}: {param}"
     type_name = spec.get("type") if isinstance(spec, dict) else None
     if not isinstance(type_name, str):
         return fail(INVALID_CASE, f"{where}: the schema gives no type name ({show(spec)})")
@@ -210,6 +249,9 @@ def _check_argument(
             value = convert(value, type_name, item_name)
         else:
             value = convert(value, type_name)
+    scalar = item_type is None and expected in _SCALAR_TYPES and type(value) is expected
+    if scalar and value in options:  # accepted by every rule below
+        return None
     outcome = check_type(where, value, options, type_name, expected, item_type)
     if outcome.verdict is not None:
         return outcome.verdict

@@ -20,6 +20,7 @@ from bfcl_action.checker.verdict import (
     Verdict,
     fail,
 )
+from bfcl_action.decode import DecodeError, decode_output
 from bfcl_action.models import Call, CaseResult, Language, Mode, TestCase
 
 
@@ -65,10 +66,20 @@ def check_calls(
     function named `a.b` (see `needs_underscore_to_dot`).
     """
     try:
-        category = _category(case)
-        if isinstance(category, Verdict):
-            return category
-        return _judge(category, case, calls, None, underscore_to_dot)
+        category = CATEGORIES.get(case.category)
+        if category is not None and category.checker is Checker.AST:
+            return check_ast(
+                case.functions,
+                calls,
+                case.possible_answer,
+                matching=category.matching,
+                language=category.language,
+                underscore_to_dot=underscore_to_dot,
+            )
+        found = _category(case)
+        if isinstance(found, Verdict):
+            return found
+        return _judge(found, case, calls, None, underscore_to_dot)
     except Exception as exc:  # the guard that keeps one odd case from stopping a run
         return fail(INTERNAL_ERROR, f"checker bug, please report: {type(exc).__name__}: {exc}")
 
@@ -77,14 +88,12 @@ def decode_for(category: Category, model_output: Any, mode: Mode) -> list[Call] 
     """Decode as BFCL does for this category: relevance outputs are always read as Python."""
     if isinstance(model_output, list) and all(isinstance(item, Call) for item in model_output):
         return list(model_output)
-    from bfcl_action.decode import DecodeError, decode_output  # type: ignore[import-untyped,import-not-found,unused-ignore]
-
     language = category.language if category.checker is Checker.AST else Language.PYTHON
     try:
         calls: list[Call] = decode_output(model_output, mode=mode, language=language)
         return calls
     except DecodeError as exc:
-        return fail(exc.error_type, str(exc))
+        return fail(exc.error_type, exc.message)
     except Exception as exc:  # upstream counts any decoder exception as "did not decode"
         return fail(DECODER_FAILED, f"decoder error: {type(exc).__name__}: {exc}")
 

@@ -48,7 +48,7 @@ JAVA_TYPES: dict[str, type] = {
 COLLECTION_TYPES = frozenset({"Array", "ArrayList"})
 """Types whose schema carries an `items` type used for the elements."""
 
-MAX_COLLECTION_CHARS = 20_000
+MAX_COLLECTION_CHARS = 10_000
 """Longer collection text is not parsed (stays a string): the patterns below are searched
 anywhere in the text and cost up to quadratic time on hostile input."""
 

@@ -34,7 +34,7 @@ JS_TYPES: dict[str, type] = {
 
 COLLECTION_TYPES = frozenset({"array"})
 
-MAX_COLLECTION_CHARS = 20_000
+MAX_COLLECTION_CHARS = 10_000
 """Longer collection text is not parsed (stays a string); the dict pattern is super-linear."""
 
 _INTEGER = re.compile(r"-?\d+$")

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from bfcl_action.categories import parse_categories
@@ -59,11 +60,12 @@ def register(subparsers: Any) -> None:
         "--mode",
         choices=[m.value for m in Mode],
         default=None,
-        help="how outputs are decoded; default: fc if the model name ends in -FC, else prompt",
+        help="how outputs are decoded; default: fc for BFCL FC model names (-FC) or when "
+        "results hold call lists, else prompt",
     )
     parser.add_argument(
         "--underscore-to-dot",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
         default=None,
         help="accept `a_b` for an expected `a.b` (FC models whose API forbids dots); "
         "default: from the table of known FC models",
@@ -80,19 +82,26 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def infer_mode(model_name: str) -> Mode:
-    """BFCL names FC variants `<model>-FC`; everything else is a prompt model."""
-    return Mode.FC if model_name.upper().endswith("-FC") else Mode.PROMPT
+def infer_mode(model_name: str, entries: Sequence[ResultEntry] = ()) -> Mode:
+    """FC for BFCL's FC names (`<model>-FC` and the registry's FC models without the
+    suffix); for other names, FC if any result is a call list (prompt results are always
+    text), else prompt."""
+    from bfcl_action.checker.models_table import DOT_KEEPING_FC_MODELS, UNDERSCORE_TO_DOT_MODELS
+
+    name = model_name.strip()
+    if name.upper().endswith("-FC"):
+        return Mode.FC
+    known_fc = UNDERSCORE_TO_DOT_MODELS | DOT_KEEPING_FC_MODELS
+    if name in known_fc or name.replace("_", "/") in known_fc:
+        return Mode.FC
+    return Mode.FC if any(isinstance(e.result, list) for e in entries) else Mode.PROMPT
 
 
 def default_underscore_to_dot(model_name: str, mode: Mode) -> bool:
     """Whether BFCL would turn `a.b` into `a_b` for this model (FC models only)."""
-    if mode is not Mode.FC:
-        return False
-    from bfcl_action import checker
+    from bfcl_action.checker import needs_underscore_to_dot
 
-    lookup = getattr(checker, "needs_underscore_to_dot", None)
-    return bool(lookup(model_name)) if callable(lookup) else False
+    return needs_underscore_to_dot(model_name, mode)
 
 
 def score_entries(
@@ -108,7 +117,7 @@ def score_entries(
     results: list[CaseResult] = []
     for entry in entries:
         case = cases.get(entry.id)
-        if case is None:
+        if case is None or case.category != entry.category:
             raise InputError(
                 f"id {entry.id!r} is not in the dataset's {entry.category!r} cases",
                 file=entry.file,
@@ -159,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
                 "cases have no result; accuracy is over the cases present (BFCL's partial eval)"
             )
 
-    mode = Mode(args.mode) if args.mode else infer_mode(args.model_name)
+    mode = Mode(args.mode) if args.mode else infer_mode(args.model_name, selected)
     u2d = (
         args.underscore_to_dot
         if args.underscore_to_dot is not None
@@ -170,12 +179,12 @@ def run(args: argparse.Namespace) -> int:
         results,
         model=args.model_name,
         mode=mode,
-        datasets=[args.dataset],
+        datasets=sorted({c.dataset for c in cases.values()}) or [args.dataset],
         settings={"underscore_to_dot": u2d},
         notes=notes,
     )
     for note in notes:
-        warn.print(f"[yellow]note:[/yellow] {note}", markup=True, highlight=False)
+        warn.print(f"[yellow]note:[/yellow] {escape(note)}", highlight=False)
     console.print(score_table(report))
     if args.output:
         write_report(report, args.output)
@@ -205,7 +214,8 @@ def _pct(value: float | None) -> str:
 
 def score_table(report: RunReport) -> Table:
     """Per-suite rows, then the summary columns that have a value."""
-    table = Table(title=f"{report.model} ({report.mode.value}) on {', '.join(report.datasets)}")
+    title = f"{report.model} ({report.mode.value}) on {', '.join(report.datasets)}"
+    table = Table(title=escape(title))
     table.add_column("Suite")
     table.add_column("Correct", justify="right")
     table.add_column("Total", justify="right")
@@ -213,12 +223,13 @@ def score_table(report: RunReport) -> Table:
     for label, score in report.categories.items():
         infra = f" (+{score.infra_errors} infra)" if score.infra_errors else ""
         table.add_row(
-            label, str(score.correct), f"{score.total}{infra}", _pct(score.accuracy or 0.0)
+            escape(label), str(score.correct), f"{score.total}{infra}", _pct(score.accuracy)
         )
     rows = [(k, v) for k, v in report.summary.items() if v is not None]
     if rows:
         table.add_section()
         order = {c: i for i, c in enumerate(SUMMARY_COLUMNS)}
         for key, value in sorted(rows, key=lambda kv: ("/" in kv[0], order.get(kv[0], 99))):
-            table.add_row(SUMMARY_TITLES.get(key, key), "", "", _pct(value), style="bold")
+            name = SUMMARY_TITLES.get(key, key)
+            table.add_row(escape(name), "", "", _pct(value), style="bold")
     return table

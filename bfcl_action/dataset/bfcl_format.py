@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -168,3 +169,40 @@ def _read(root: Path, rel: str, *, display: str, expected_sha256: dict[str, str]
                 file=str(path),
             )
     return data
+
+
+def entry_line(case: TestCase) -> dict[str, Any]:
+    """A case in BFCL's entry form: `id`, `question`, `function` (plus extra fields kept)."""
+    row: dict[str, Any] = {
+        "id": case.id,
+        "question": [[m.model_dump() for m in turn] for turn in case.question],
+        "function": [f.model_dump(exclude={"source"}) for f in case.functions],
+    }
+    row.update(case.model_extra or {})
+    return row
+
+
+def write_category(
+    directory: Path, category: str, cases: Sequence[TestCase], *, with_answers: bool
+) -> dict[str, str]:
+    """Write one category in BFCL's layout; returns relative path -> sha256 of each file.
+
+    Output is deterministic (cases in the given order, one compact JSON object per line), so
+    the same cases always give byte-identical files (what a release checksum needs).
+    """
+    name = entry_file_name(category)
+    written = {name: _dump([entry_line(c) for c in cases])}
+    if with_answers:
+        answers = [{"id": c.id, "ground_truth": c.possible_answer} for c in cases]
+        written[f"possible_answer/{name}"] = _dump(answers)
+    digests: dict[str, str] = {}
+    for rel, data in written.items():
+        path = directory / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        digests[rel] = hashlib.sha256(data).hexdigest()
+    return digests
+
+
+def _dump(rows: list[dict[str, Any]]) -> bytes:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode("utf-8")

@@ -146,7 +146,14 @@ def ensure_extracted(
         return final
     if wheel is None and os.environ.get(WHEEL_ENV):
         wheel = Path(os.environ[WHEEL_ENV]).expanduser()
-    final.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        final.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DatasetError(
+            f"cannot create the data cache ({exc.strerror}); set {CACHE_ENV} to a writable "
+            "directory",
+            file=str(final.parent),
+        ) from None
     with tempfile.TemporaryDirectory(dir=final.parent, prefix=".fetch-") as work:
         if wheel is not None:
             verify_wheel(wheel, release)
@@ -157,28 +164,39 @@ def ensure_extracted(
                 verify_wheel(source, release)
         staging = Path(tempfile.mkdtemp(dir=final.parent, prefix=".extract-"))
         try:
-            files = _extract(source, staging)
-            _check_complete(files, release)
-            manifest = {
-                "layout": CACHE_LAYOUT,
-                "package": PACKAGE,
-                "version": release.version,
-                "wheel_sha256": release.sha256,
-                "files": files,
-            }
-            (staging / "MANIFEST.json").write_text(
-                json.dumps(manifest, indent=1, sort_keys=True), encoding="utf-8"
-            )
-            try:
-                staging.rename(final)
-            except OSError:
-                # Another process finished first; its copy is as good as ours.
-                if not (final / "MANIFEST.json").is_file():
-                    raise
+            _populate(source, staging, final, release)
+        except OSError as exc:
+            raise DatasetError(
+                f"cannot write the data cache: {exc.strerror or exc}", file=str(final)
+            ) from None
         finally:
             if staging.exists():
                 shutil.rmtree(staging, ignore_errors=True)
     return final
+
+
+def _populate(source: Path, staging: Path, final: Path, release: BfclRelease) -> None:
+    """Extract into `staging`, write the manifest last, then rename into place."""
+    files = _extract(source, staging)
+    _check_complete(files, release)
+    manifest = {
+        "layout": CACHE_LAYOUT,
+        "package": PACKAGE,
+        "version": release.version,
+        "wheel_sha256": release.sha256,
+        "files": files,
+    }
+    (staging / "MANIFEST.json").write_text(
+        json.dumps(manifest, indent=1, sort_keys=True), encoding="utf-8"
+    )
+    try:
+        staging.rename(final)
+    except OSError:
+        if (final / "MANIFEST.json").is_file():
+            return  # another process finished first; its copy is as good as ours
+        raise DatasetError(
+            f"{final} exists but is incomplete; delete it to fetch the data again"
+        ) from None
 
 
 def verify_wheel(path: Path, release: BfclRelease) -> None:
@@ -209,8 +227,8 @@ def _installers() -> Iterator[Installer]:
     """Installers to try, in order: this interpreter's pip, uv, a pip on PATH."""
     if importlib.util.find_spec("pip") is not None:
         yield "pip", [sys.executable, "-m", "pip"]
-    uv = shutil.which("uv")
-    if uv:
+    uv = shutil.which("uv") or os.environ.get("UV")  # `uv run` exports UV=<its binary>
+    if uv and Path(uv).is_file():
         yield "uv", [uv]
     elif importlib.util.find_spec("uv") is not None:
         yield "uv", [sys.executable, "-m", "uv"]

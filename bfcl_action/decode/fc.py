@@ -13,7 +13,8 @@ gets the same verdicts:
 
 Two extensions that upstream's OpenAI handler does not have, both for inputs it never sees in
 a result file: an already-parsed mapping value (`[{name: {..}}]`, the checker's own input form,
-as Gemini-style handlers produce) is taken as the arguments, and OpenAI `tool_calls` (dicts or
+as Gemini-style handlers produce) is taken as the arguments (with upstream's format check: one
+key per such call, else `decoder_wrong_output_format`), and OpenAI `tool_calls` (dicts or
 SDK objects with `function.name` / `function.arguments`) are read directly.
 """
 
@@ -57,6 +58,10 @@ def _decode_item(item: Any, index: int) -> Call:
             raise failed(f"call {index} is an empty mapping")
         name = next(iter(item))
         arguments = item[name]
+        if len(item) > 1 and isinstance(arguments, Mapping):
+            # An already-decoded call goes through upstream's format check, which wants one
+            # key per call; only FC JSON items are read by their first key.
+            raise wrong_format(f"decoded call {index} has {len(item)} keys, not one")
     else:
         raise failed(f"call {index} is a {type(item).__name__}, not a mapping")
     if not isinstance(name, str):

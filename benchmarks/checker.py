@@ -1,0 +1,115 @@
+"""Checker throughput, ours against the official bfcl-eval checker, on the same outputs.
+
+Both sides get the same list of (entry, model output) pairs from the conformance generator
+(ground truth and mutations, as decoded call lists, FC JSON and prompt text, over all 13
+single-turn categories) and do the full per-entry job: decode, format check, check. Official:
+bfcl_eval's `_evaluate_single_ast_entry` / `_evaluate_single_relevance_entry`; ours:
+`bfcl_action.checker.check_case`. Each side runs the whole list `ROUNDS` times and keeps
+its best round, so a busy shared machine penalises neither side more.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+ROUNDS = 3
+SAMPLE_PER_CASE = 12
+TARGET_RATIO = 3.0
+
+
+def _workload(seed: int = 0) -> list[tuple[Any, Any]]:
+    from bfcl_action.categories import SINGLE_TURN_OFFICIAL
+    from tests.conformance.generate import case_samples
+    from tests.conformance.run import load_cases
+
+    cases, _ = load_cases(SINGLE_TURN_OFFICIAL, "auto")
+    rng = random.Random(seed)  # noqa: S311 - a seeded, reproducible workload
+    work = []
+    for case in cases:
+        samples = case_samples(case, seed)
+        truth = [s for s in samples if s.kind == "truth"]
+        rest = [s for s in samples if s.kind != "truth"]
+        picked = truth + rng.sample(rest, min(SAMPLE_PER_CASE, len(rest)))
+        work.extend((case, s) for s in picked)
+    return work
+
+
+def _best(fn: Any, rounds: int) -> float:
+    best = float("inf")
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def main() -> dict[str, Any]:
+    from bfcl_action.checker import check_case  # type: ignore[attr-defined]
+
+    from bfcl_action.categories import CATEGORIES
+    from bfcl_action.models import Mode
+    from tests.conformance.official import OfficialChecker
+
+    work = _workload()
+    official = OfficialChecker()
+    prepared = [
+        (
+            dict(
+                case_id=c.id,
+                category=c.category,
+                checker=CATEGORIES[c.category].checker.value,
+                language=c.language.value,
+                functions=[f.model_dump(mode="python") for f in c.functions],
+                possible_answer=c.possible_answer,
+                rep=s.rep,
+                output=s.output,
+                underscore_to_dot=s.underscore_to_dot,
+            ),
+            c,
+            s,
+        )
+        for c, s in work
+    ]
+
+    def run_official() -> None:
+        for kwargs, _, _ in prepared:
+            official.verdict(**kwargs)
+
+    def run_ours() -> None:
+        for _, c, s in prepared:
+            mode = Mode.PROMPT if s.rep == "prompt" else Mode.FC
+            check_case(c, s.output, mode=mode, underscore_to_dot=s.underscore_to_dot)
+
+    t_official = _best(run_official, ROUNDS)
+    t_ours = _best(run_ours, ROUNDS)
+    n = len(prepared)
+    result = {
+        "cases": n,
+        "rounds": ROUNDS,
+        "official_cases_per_s": round(n / t_official, 1),
+        "ours_cases_per_s": round(n / t_ours, 1),
+        "ratio": round(t_official / t_ours, 2),
+        "target_ratio": TARGET_RATIO,
+        "meets_target": t_official / t_ours >= TARGET_RATIO,
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+    }
+    out = Path("bench-results")
+    out.mkdir(exist_ok=True)
+    (out / "checker.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(
+        f"checker: {n} outputs; official {result['official_cases_per_s']:.0f}/s, "
+        f"ours {result['ours_cases_per_s']:.0f}/s, ratio {result['ratio']}x "
+        f"(target >= {TARGET_RATIO}x)"
+    )
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,586 @@
+"""Own test cases: a small YAML format a team writes next to its tools.
+
+```yaml
+cases:
+  - id: weather_tokyo                 # unique across all case files
+    question: What's the weather in Tokyo right now?   # or `messages: [{role, content}]`
+    tools: [get_current_weather]      # optional subset by name; default: all tools
+    expect:                           # BFCL possible-answer form or plain values
+      - get_current_weather: {city: [Tokyo, "Tokyo, Japan"], unit: [celsius, ""]}
+    category: own_simple              # optional; inferred otherwise
+```
+
+`expect: []` means no call is expected (irrelevance); `expect: any` means some call is
+expected, whatever it is (relevance). The category is inferred from the number of tools
+offered and calls expected (see `infer_category`). A case whose `expect` cannot pass against
+its own tools' schemas is rejected at load time, with the reason.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bfcl_action.errors import InputError
+from bfcl_action.models import Call, ExpectedCall, FunctionDoc, Message, SourceLocation, TestCase
+from bfcl_action.tools.issues import CaseValidationError, ToolIssue, describe
+from bfcl_action.tools.load import display_name, expand_globs, unmatched_issue
+from bfcl_action.tools.source import Document, JsonPath, parse_text
+from bfcl_action.tools.validate import matches_type, schema_types
+
+OWN_DATASET = "own"
+ANY_CALL = "any"
+ID_PATTERN = re.compile(r"^[A-Za-z0-9_.:@-]+$")
+ROLES = {"system", "user", "assistant", "tool", "developer"}
+CASE_KEYS = {"id", "question", "messages", "tools", "expect", "category", "description"}
+GIVEN_CATEGORIES = {
+    "simple": "own_simple",
+    "multiple": "own_multiple",
+    "parallel": "own_parallel",
+    "parallel_multiple": "own_parallel_multiple",
+    "irrelevance": "own_irrelevance",
+    "relevance": "own_relevance",
+}
+
+
+def infer_category(n_tools: int, expect: list[ExpectedCall] | None) -> str:
+    """The own category of a case from the tools offered and the calls expected.
+
+    `None` expect means "any call" (relevance); `[]` no call (irrelevance); one call is simple
+    with one tool offered and multiple with more; several calls are parallel with one tool
+    offered and parallel_multiple with more.
+    """
+    if expect is None:
+        return "own_relevance"
+    if not expect:
+        return "own_irrelevance"
+    if len(expect) == 1:
+        return "own_simple" if n_tools == 1 else "own_multiple"
+    return "own_parallel" if n_tools == 1 else "own_parallel_multiple"
+
+
+class _CaseReader:
+    def __init__(self, doc: Document, tools: Sequence[FunctionDoc]) -> None:
+        self.doc = doc
+        self.tools = {t.name: t for t in tools}
+        self.order = [t.name for t in tools]
+        self.issues: list[ToolIssue] = []
+        self.case_id: str | None = None
+        self.base: JsonPath = ()
+
+    def add(
+        self,
+        path: JsonPath,
+        message: str,
+        *,
+        expected: str | None = None,
+        found: str | None = None,
+        key: bool = False,
+    ) -> None:
+        line, col = self.doc.where(path, key=key) or (None, None)
+        rel = path[len(self.base) :]
+        field = ""
+        for part in rel:
+            field += f"[{part}]" if isinstance(part, int) else (f".{part}" if field else part)
+        self.issues.append(
+            ToolIssue(
+                file=self.doc.file,
+                line=line,
+                column=col,
+                case=self.case_id,
+                field=field or None,
+                message=message,
+                expected=expected,
+                found=found,
+            )
+        )
+
+    # ------------------------------------------------------------------ file
+
+    def read(self) -> list[TestCase]:
+        data = self.doc.data
+        root: JsonPath = ()
+        if isinstance(data, dict) and isinstance(data.get("cases"), list):
+            root, data = ("cases",), data["cases"]
+        if data is None:
+            return []
+        if not isinstance(data, list):
+            self.add(
+                root,
+                "not a case file",
+                expected="a list of cases or {cases: [...]}",
+                found=describe(data),
+            )
+            return []
+        out: list[TestCase] = []
+        for index, entry in enumerate(data):
+            case = self.read_case(entry, (*root, index))
+            if case is not None:
+                out.append(case)
+        return out
+
+    # ------------------------------------------------------------------ case
+
+    def read_case(self, entry: Any, path: JsonPath) -> TestCase | None:
+        self.base = path
+        self.case_id = None
+        before = len(self.issues)
+        if not isinstance(entry, dict):
+            self.add(path, "invalid case", expected="a mapping", found=describe(entry))
+            return None
+        case_id = entry.get("id")
+        if not isinstance(case_id, str) or not ID_PATTERN.match(case_id):
+            self.add(
+                (*path, "id"),
+                "missing or invalid case id",
+                expected="letters, digits and _ . : @ -",
+                found=describe(case_id) if "id" in entry else "no id",
+            )
+        else:
+            self.case_id = case_id
+        for key in entry:
+            if key not in CASE_KEYS:
+                self.add(
+                    (*path, key),
+                    "unknown key",
+                    expected="one of " + ", ".join(sorted(CASE_KEYS)),
+                    found=repr(key),
+                    key=True,
+                )
+        question = self.read_question(entry, path)
+        offered = self.read_tools(entry, path)
+        expect = self.read_expect(entry, path, offered)
+        category = self.read_category(entry, path, len(offered), expect)
+        if len(self.issues) > before or question is None or category is None:
+            return None
+        line, col = self.doc.where(path) or (None, None)
+        case = TestCase(
+            id=str(case_id),
+            category=category,
+            question=[question],
+            functions=[self.tools[n].model_copy(deep=True) for n in offered],
+            possible_answer=expect or [],
+            dataset=OWN_DATASET,
+            suite=category,
+            source=SourceLocation(file=self.doc.file, line=line, column=col),
+        )
+        reason = checker_rejects(case)
+        if reason:
+            self.add((*path, "expect"), f"expect cannot pass the checker: {reason}")
+            return None
+        return case
+
+    def read_question(self, entry: dict[str, Any], path: JsonPath) -> list[Message] | None:
+        has_q, has_m = "question" in entry, "messages" in entry
+        if has_q == has_m:
+            self.add(
+                path,
+                "a case needs exactly one of question and messages",
+                expected="question: <text> or messages: [{role, content}, ...]",
+                found="both" if has_q else "neither",
+            )
+            return None
+        if has_q:
+            text = entry["question"]
+            if not isinstance(text, str) or not text.strip():
+                self.add(
+                    (*path, "question"),
+                    "invalid question",
+                    expected="non-empty text",
+                    found=describe(text),
+                )
+                return None
+            return [Message(role="user", content=text)]
+        messages = entry["messages"]
+        if not isinstance(messages, list) or not messages:
+            self.add(
+                (*path, "messages"),
+                "invalid messages",
+                expected="a non-empty list of {role, content}",
+                found=describe(messages),
+            )
+            return None
+        out: list[Message] = []
+        for i, msg in enumerate(messages):
+            where = (*path, "messages", i)
+            if not isinstance(msg, dict) or not isinstance(msg.get("content", ""), str):
+                self.add(where, "invalid message", expected="{role, content}", found=describe(msg))
+                continue
+            role = msg.get("role")
+            if role not in ROLES:
+                self.add(
+                    (*where, "role"),
+                    "invalid role",
+                    expected="one of " + ", ".join(sorted(ROLES)),
+                    found=describe(role),
+                )
+                continue
+            out.append(Message.model_validate(msg))
+        if out and not any(m.role == "user" for m in out):
+            self.add((*path, "messages"), "no user message", expected="at least one user message")
+        return out if len(out) == len(messages) else None
+
+    def read_tools(self, entry: dict[str, Any], path: JsonPath) -> list[str]:
+        if "tools" not in entry:
+            return list(self.order)
+        names = entry["tools"]
+        if isinstance(names, str):
+            names = [names]
+        if not isinstance(names, list) or not names:
+            self.add(
+                (*path, "tools"),
+                "invalid tools",
+                expected="a non-empty list of tool names",
+                found=describe(names),
+            )
+            return []
+        out: list[str] = []
+        for i, name in enumerate(names):
+            if name not in self.tools:
+                self.add(
+                    (*path, "tools", i),
+                    "unknown tool",
+                    expected="one of " + ", ".join(self.order),
+                    found=describe(name),
+                )
+            elif name not in out:
+                out.append(name)
+        return out
+
+    # ---------------------------------------------------------------- expect
+
+    def read_expect(
+        self, entry: dict[str, Any], path: JsonPath, offered: list[str]
+    ) -> list[ExpectedCall] | None:
+        where = (*path, "expect")
+        if "expect" not in entry:
+            self.add(path, "missing expect", expected="calls, [] (no call) or 'any' (some call)")
+            return []
+        raw = entry["expect"]
+        if raw == ANY_CALL:
+            return None
+        calls: list[tuple[JsonPath, str, Any]] = []
+        if isinstance(raw, dict):
+            calls = [((*where, name), name, args) for name, args in raw.items()]
+        elif isinstance(raw, list):
+            for i, item in enumerate(raw):
+                if not isinstance(item, dict) or len(item) != 1:
+                    self.add(
+                        (*where, i),
+                        "invalid expected call",
+                        expected="{function_name: {param: value-or-options}}",
+                        found=describe(item),
+                    )
+                    continue
+                ((name, args),) = item.items()
+                calls.append(((*where, i, name), name, args))
+        else:
+            self.add(
+                where,
+                "invalid expect",
+                expected="a list of calls, [] or 'any'",
+                found=describe(raw),
+            )
+            return []
+        out: list[ExpectedCall] = []
+        for call_path, name, args in calls:
+            expected = self.read_call(call_path, name, args, offered)
+            if expected is not None:
+                out.append({name: expected})
+        return out
+
+    def read_call(
+        self, path: JsonPath, name: str, args: Any, offered: list[str]
+    ) -> dict[str, list[Any]] | None:
+        if name not in offered:
+            self.add(
+                path,
+                "expected call to a tool the case does not offer",
+                expected="one of " + ", ".join(offered),
+                found=repr(name),
+                key=True,
+            )
+            return None
+        if args is None:
+            args = {}
+        if not isinstance(args, dict):
+            self.add(path, "invalid arguments", expected="a mapping", found=describe(args))
+            return None
+        schema = self.tools[name].parameters
+        props: dict[str, Any] = schema.get("properties") or {}
+        required = [r for r in schema.get("required") or [] if isinstance(r, str)]
+        out: dict[str, list[Any]] = {}
+        for param, value in args.items():
+            ppath = (*path, param)
+            pschema = props.get(param)
+            if not isinstance(pschema, dict):
+                self.add(
+                    ppath,
+                    f"parameter is not in {name}'s schema",
+                    expected="one of " + (", ".join(props) or "no parameters"),
+                    found=repr(param),
+                    key=True,
+                )
+                continue
+            options = to_options(value, pschema)
+            if not options:
+                self.add(ppath, "empty option list", expected="at least one acceptable value")
+                continue
+            for i, option in enumerate(options):
+                reason = option_problem(option, pschema)
+                if reason:
+                    self.add(ppath, f"option {i + 1} cannot pass: {reason}", found=describe(option))
+            if param in required and all(o == "" for o in options):
+                self.add(
+                    ppath,
+                    "required parameter may only be omitted ('')",
+                    expected="at least one value besides ''",
+                )
+            out[param] = options
+        for param in required:
+            if param not in args:
+                self.add(
+                    path,
+                    f"required parameter {param!r} of {name} is missing, so no answer can pass",
+                    expected=f"{param}: <value or options>",
+                )
+        return out
+
+    def read_category(
+        self,
+        entry: dict[str, Any],
+        path: JsonPath,
+        n_tools: int,
+        expect: list[ExpectedCall] | None,
+    ) -> str | None:
+        inferred = infer_category(n_tools, expect)
+        if "category" not in entry:
+            return inferred
+        given = entry["category"]
+        name = GIVEN_CATEGORIES.get(given, given) if isinstance(given, str) else None
+        allowed = sorted(set(GIVEN_CATEGORIES.values()))
+        if name not in allowed:
+            self.add(
+                (*path, "category"),
+                "invalid category",
+                expected="one of " + ", ".join(allowed),
+                found=describe(given),
+            )
+            return None
+        assert name is not None
+        problem = _category_mismatch(name, n_tools, expect)
+        if problem:
+            self.add((*path, "category"), problem, expected=f"category {inferred}", found=name)
+            return None
+        return name
+
+
+def _category_mismatch(name: str, n_tools: int, expect: list[ExpectedCall] | None) -> str | None:
+    calls = None if expect is None else len(expect)
+    if name == "own_relevance":
+        return None if calls != 0 else "relevance expects some call, but expect is []"
+    if name == "own_irrelevance":
+        return None if calls == 0 else "irrelevance expects no call; use expect: []"
+    if calls is None or calls == 0:
+        return f"{name} expects calls, but expect is {'any' if calls is None else '[]'}"
+    if name in {"own_simple", "own_multiple"} and calls != 1:
+        return f"{name} checks exactly one call, but expect has {calls}"
+    return None
+
+
+def to_options(value: Any, schema: dict[str, Any]) -> list[Any]:
+    """A user's expect value -> BFCL's option list for one parameter.
+
+    A list is a list of options, except for an array parameter, where a list is one value
+    unless all its items are lists (or ''). A mapping for an object parameter is one value
+    whose inner values become option lists the same way. Anything else is a single option.
+    """
+    types = schema_types(schema) or []
+    is_array = any(t in {"array", "tuple", "list"} for t in types)
+    is_object = any(t in {"dict", "object"} for t in types)
+    if isinstance(value, list):
+        if is_array and not (value and all(isinstance(v, list) or v == "" for v in value)):
+            return [value]
+        if is_object:
+            return [_object_option(v, schema) if isinstance(v, dict) else v for v in value]
+        return list(value)
+    if isinstance(value, dict) and is_object:
+        return [_object_option(value, schema)]
+    return [value]
+
+
+def _object_option(value: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    props = schema.get("properties") or {}
+    out: dict[str, Any] = {}
+    for key, inner in value.items():
+        sub = props.get(key)
+        out[key] = to_options(inner, sub if isinstance(sub, dict) else {})
+    return out
+
+
+def option_problem(option: Any, schema: dict[str, Any]) -> str | None:
+    """Why a model value equal to `option` could never be accepted, or None.
+
+    `""` (may be omitted) and `None` (null accepted) are always fine; an integer is accepted
+    for a float parameter (BFCL's rule). Enum values and array item types are checked too:
+    an answer the schema forbids is a broken case even when BFCL's checker would take it.
+    """
+    if option == "" or option is None:
+        return None
+    types = schema_types(schema)
+    if types and not any(matches_type(option, t) for t in types):
+        return f"expected type {' or '.join(types)}"
+    enum = schema.get("enum")
+    if isinstance(enum, list) and option not in enum:
+        return "not one of the enum values " + ", ".join(repr(e) for e in enum[:10])
+    items = schema.get("items")
+    if isinstance(option, list) and isinstance(items, dict):
+        for item in option:
+            reason = option_problem(item, items)
+            if reason:
+                return f"array item {item!r}: {reason}"
+    return None
+
+
+def checker_rejects(case: TestCase) -> str | None:
+    """Run the checker (branch `checker`, when present) on the answer built from first options.
+
+    A case is only rejected when its most obvious answer (the first non-'' option of each
+    parameter) fails the very checker that will grade the model. Without the checker module,
+    the schema-level checks above are the whole verification.
+    """
+    if not case.possible_answer:
+        return None
+    try:
+        checker: Any = importlib.import_module("bfcl_action.checker")
+    except ImportError:
+        return None
+    calls = []
+    for expected in case.possible_answer:
+        ((name, params),) = expected.items()
+        args = {}
+        for param, options in params.items():
+            chosen = next((o for o in options if o != ""), "")
+            if chosen != "":
+                args[param] = _first_value(chosen)
+        calls.append(Call(name=name, arguments=args))
+    try:
+        verdict = checker.check_calls(case, calls)
+    except Exception as exc:  # a checker bug must not block loading cases
+        return f"checker failed on the case ({type(exc).__name__}: {exc})"
+    if getattr(verdict, "valid", True):
+        return None
+    errors = getattr(verdict, "error", None) or getattr(verdict, "errors", None) or []
+    return f"{getattr(verdict, 'error_type', '')} {'; '.join(map(str, errors))}".strip()
+
+
+def _first_value(option: Any) -> Any:
+    """A concrete value from an option (object options hold option lists for their keys)."""
+    if isinstance(option, dict):
+        out = {}
+        for key, inner in option.items():
+            if isinstance(inner, list):
+                chosen = next((o for o in inner if o != ""), "")
+                if chosen != "":
+                    out[key] = _first_value(chosen)
+            else:
+                out[key] = inner
+        return out
+    return option
+
+
+def read_cases(
+    doc: Document, tools: Sequence[FunctionDoc]
+) -> tuple[list[TestCase], list[ToolIssue]]:
+    """Cases of one parsed file and every problem found in it."""
+    reader = _CaseReader(doc, tools)
+    cases = reader.read()
+    return cases, reader.issues
+
+
+def parse_cases(text: str, file: str, tools: Sequence[FunctionDoc]) -> list[TestCase]:
+    """Cases from YAML text; raises `CaseValidationError` listing every problem."""
+    return _finish([(file, text)], tools)
+
+
+def load_cases(
+    patterns: Sequence[str],
+    *,
+    base_dir: Path,
+    tools: Sequence[FunctionDoc],
+    origins: Sequence[SourceLocation] = (),
+) -> list[TestCase]:
+    """Cases of every file matched by `patterns` (relative to `base_dir`), ids unique.
+
+    Raises `CaseValidationError` with every problem of every file, rejected cases included.
+    """
+    files, unmatched = expand_globs(patterns, base_dir)
+    early = [
+        unmatched_issue(p, patterns, origins, key="cases", what="case file") for p in unmatched
+    ]
+    sources = []
+    for path in files:
+        name = display_name(path, base_dir)
+        try:
+            sources.append((name, path.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError) as exc:
+            early.append(ToolIssue(file=name, message=f"cannot read file: {exc}"))
+    return _finish(sources, tools, early)
+
+
+def _finish(
+    sources: list[tuple[str, str]],
+    tools: Sequence[FunctionDoc],
+    early: list[ToolIssue] | None = None,
+) -> list[TestCase]:
+    issues = list(early or [])
+    cases: list[TestCase] = []
+    seen: dict[str, TestCase] = {}
+    for name, text in sources:
+        try:
+            doc = parse_text(text, name)
+        except InputError as exc:
+            issues.append(
+                ToolIssue(file=name, line=exc.line, column=exc.column, message=exc.message)
+            )
+            continue
+        found_cases, found = read_cases(doc, tools)
+        issues.extend(found)
+        for case in found_cases:
+            first = seen.get(case.id)
+            if first is not None:
+                src = case.source or SourceLocation(file=name)
+                fsrc = first.source or SourceLocation(file=name)
+                issues.append(
+                    ToolIssue(
+                        file=src.file,
+                        line=src.line,
+                        column=src.column,
+                        case=case.id,
+                        field="id",
+                        message=f"duplicate case id (first at {fsrc.file}:{fsrc.line})",
+                        expected="an id unique across all case files",
+                        found=repr(case.id),
+                    )
+                )
+                continue
+            seen[case.id] = case
+            cases.append(case)
+    if issues:
+        raise CaseValidationError(issues)
+    return cases
+
+
+__all__ = [
+    "ANY_CALL",
+    "OWN_DATASET",
+    "infer_category",
+    "load_cases",
+    "option_problem",
+    "parse_cases",
+    "read_cases",
+    "to_options",
+]

@@ -1,0 +1,197 @@
+"""`bfcl-action init`: a commented starter `.bfcl.yml` and workflow for this repository.
+
+Finds the tool-definition files already in the repository (OpenAI, MCP, Anthropic, BFCL; JSON
+or YAML), lists them in the config, and writes `.github/workflows/bfcl.yml` that runs the
+Action on pull requests. Existing files are never overwritten without `--force`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from bfcl_action.errors import InputError
+from bfcl_action.tools.formats import find_tools
+from bfcl_action.tools.issues import Severity
+from bfcl_action.tools.source import JSON_SUFFIXES, JSONL_SUFFIXES, YAML_SUFFIXES, parse_text
+
+ACTION_REPOSITORY = "bfcl-action/bfcl-action"
+"""`owner/name` of the published Action; the workflow pins its `v1` tag."""
+SKIP_DIRS = {
+    ".git",
+    ".github",
+    ".venv",
+    "venv",
+    "node_modules",
+    "__pycache__",
+    ".tox",
+    ".nox",
+    "dist",
+    "build",
+    ".mypy_cache",
+    ".pytest_cache",
+    "site-packages",
+}
+MAX_FILE_BYTES = 1_000_000
+SCHEMA_KEYS = ("parameters", "inputSchema", "input_schema")
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser(
+        "init",
+        help="write a starter .bfcl.yml and GitHub workflow for the tools found here",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--dir", type=Path, default=Path("."), help="repository root")
+    parser.add_argument("--model", default="gpt-4o-mini", help="model id for the config")
+    parser.add_argument("--force", action="store_true", help="overwrite existing files")
+    parser.set_defaults(func=run)
+
+
+def _is_tool_file(path: Path, root: Path) -> int:
+    """Number of tools in a file that holds nothing but tool definitions (else 0)."""
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            return 0
+        doc = parse_text(path.read_text(encoding="utf-8"), str(path.relative_to(root)))
+    except (InputError, OSError, UnicodeDecodeError):
+        return 0
+    raws, issues = find_tools(doc)
+    if not raws or any(i.severity is Severity.ERROR for i in issues):
+        return 0
+    for raw in raws:
+        node: Any = doc.data
+        for part in raw.schema_path[:-1]:
+            node = node[part]
+        if not isinstance(node, dict) or raw.schema_path[-1] not in node:
+            return 0
+    return len(raws)
+
+
+def find_tool_files(root: Path) -> list[tuple[str, int]]:
+    """Repository-relative paths of tool files with their tool counts, sorted by path."""
+    suffixes = YAML_SUFFIXES | JSON_SUFFIXES | JSONL_SUFFIXES
+    found: list[tuple[str, int]] = []
+    for directory, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+        for name in sorted(files):
+            path = Path(directory) / name
+            if path.suffix.lower() not in suffixes or name.startswith(".bfcl"):
+                continue
+            count = _is_tool_file(path, root)
+            if count:
+                found.append((path.relative_to(root).as_posix(), count))
+    return found
+
+
+def render_config(tool_files: list[tuple[str, int]], *, model: str) -> str:
+    """The starter `.bfcl.yml`: every section present, defaults spelled out, comments on why."""
+    if tool_files:
+        tools = "\n".join(
+            f"  - {path}   # {n} tool{'s' if n != 1 else ''}" for path, n in tool_files
+        )
+    else:
+        tools = "  # - tools/*.json   # no tool files found; list yours here"
+    tools_key = "tools:\n" + tools if tool_files else "tools: []\n" + tools
+    return f"""\
+# bfcl-action configuration. Reference: docs/own-tools.md
+version: 1
+
+# Tool definitions (globs relative to this file): OpenAI Chat or Responses tools, MCP
+# tools/list results, Anthropic tools or BFCL function docs, in JSON, JSON Lines or YAML.
+{tools_key}
+
+# Your own test cases (YAML). Example case file:
+#   cases:
+#     - id: weather_tokyo
+#       question: What's the weather in Tokyo?
+#       tools: [get_weather]            # optional subset; default all tools
+#       expect:                         # [] = no call expected; any = some call expected
+#         - get_weather: {{city: [Tokyo, "Tokyo, Japan"], unit: [celsius, ""]}}
+cases: []
+
+suites:
+  own: [own]          # own categories: own_simple ... own_irrelevance, own_distractors
+  official: []        # official BFCL categories or groups, e.g. [simple_python, live]
+  live: []            # categories of the weekly Live set, e.g. [live_simple]
+  dataset: bfcl@2026.3.23
+  live_dataset: live@latest
+
+# Suites derived from your tools (no cases to write).
+derived:
+  irrelevance:        # unrelated questions from BFCL/Live pools; correct iff no call
+    count: 50
+    max_similarity: 90
+    exclude_ids: []
+  distractors:        # each simple case re-asked with k extra pool functions
+    k: [0, 4, 16, 32]
+
+seed: 0               # fixes every sample
+
+model:
+  name: {model}
+  mode: fc            # fc (native tool calls) or prompt
+  api_key_env: OPENAI_API_KEY
+  temperature: 0
+
+# When the PR check fails (scores are percentages).
+thresholds:
+  max_drop: 2.0       # points of accuracy lost vs the merge-base...
+  alpha: 0.05         # ...and significant at this level
+  min_score: null     # or an absolute floor, e.g. 80
+  categories: {{}}      # per category, e.g. own_irrelevance: {{min_score: 90}}
+
+weights: {{}}           # per-category weights of the overall own score, e.g. own_simple: 2
+"""
+
+
+def render_workflow(*, action: str = ACTION_REPOSITORY) -> str:
+    """The starter workflow: run the Action on pull requests and on pushes to main."""
+    return f"""\
+# Function-calling evaluation of this repository's tools on every pull request.
+name: bfcl
+
+on:
+  pull_request:
+  push:
+    branches: [main]
+
+permissions:
+  contents: read
+  pull-requests: write   # the sticky PR comment
+  checks: write          # the check run with per-category scores
+
+jobs:
+  bfcl:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+        with:
+          fetch-depth: 0   # the merge-base is needed for the comparison
+      - uses: {action}@v1
+        with:
+          config: .bfcl.yml
+          api-key: ${{{{ secrets.OPENAI_API_KEY }}}}
+"""
+
+
+def run(args: argparse.Namespace) -> int:
+    root: Path = args.dir
+    if not root.is_dir():
+        raise InputError(f"not a directory: {root}", field="--dir")
+    targets = {
+        root / ".bfcl.yml": render_config(find_tool_files(root), model=args.model),
+        root / ".github" / "workflows" / "bfcl.yml": render_workflow(),
+    }
+    existing = [p for p in targets if p.exists()]
+    if existing and not args.force:
+        names = ", ".join(str(p) for p in existing)
+        raise InputError(f"refusing to overwrite {names}; use --force to replace")
+    for path, text in targets.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        print(f"wrote {path}")
+    return 0

@@ -1,0 +1,108 @@
+"""`bfcl-action validate`: check `.bfcl.yml`, the tool files and the own cases, no model call.
+
+Every problem of every file is listed with file:line:column (exit 2); warnings are printed
+and do not fail. `--annotations` also prints them as GitHub workflow commands, so they show
+on the pull request's files. Meant as a fast first CI step and for local editing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from bfcl_action.commands.impact import _config
+from bfcl_action.suites import build_cases, load_own
+from bfcl_action.tools.issues import Severity, ToolIssue, ToolValidationError
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser(
+        "validate",
+        help="check .bfcl.yml, tool files and own cases without calling a model",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--config", type=Path, help="path to .bfcl.yml (default: search upward)")
+    parser.add_argument(
+        "--derived",
+        action="store_true",
+        help="also build the derived suites (loads the irrelevance and function pools)",
+    )
+    parser.add_argument(
+        "--annotations",
+        action="store_true",
+        help="also print GitHub workflow-command annotations (::error file=...::)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.set_defaults(func=run)
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotation(issue: ToolIssue, *, base: Path | None = None) -> str:
+    """One issue as a workflow command; every user-controlled part is escaped, so a crafted
+    tool name or description cannot inject another command."""
+    kind = "error" if issue.severity is Severity.ERROR else "warning"
+    file = (base / issue.file).as_posix() if base is not None else issue.file
+    props = [f"file={_escape_property(file)}"]
+    if issue.line is not None:
+        props.append(f"line={issue.line}")
+        if issue.column is not None:
+            props.append(f"col={issue.column}")
+    props.append(f"title={_escape_property('bfcl-action')}")
+    message = issue.render().split(": ", 1)[-1]
+    return f"::{kind} {','.join(props)}::{_escape_data(message)}"
+
+
+def run(args: argparse.Namespace) -> int:
+    config, config_dir = _config(args.config)
+    rel = _relative(config_dir)
+    try:
+        tools, own = load_own(config, base_dir=config_dir)
+    except ToolValidationError as exc:
+        if args.annotations:
+            for issue in exc.issues:
+                print(annotation(issue, base=rel))
+        raise
+    cases = build_cases(config, base_dir=config_dir, external=False) if args.derived else own
+    for warning in tools.warnings:
+        print(warning.render())
+        if args.annotations:
+            print(annotation(warning, base=rel))
+    formats = Counter(str(f) for f in tools.formats.values())
+    suites = Counter(c.label() for c in cases)
+    summary: dict[str, Any] = {
+        "config": str(config.source_file),
+        "tools": len(tools.functions),
+        "formats": dict(sorted(formats.items())),
+        "files": tools.files,
+        "cases": len(cases),
+        "suites": dict(sorted(suites.items())),
+        "warnings": len(tools.warnings),
+    }
+    if args.json:
+        print(json.dumps(summary, indent=2))
+        return 0
+    fmt = ", ".join(f"{k} {v}" for k, v in summary["formats"].items())
+    print(f"{len(tools.functions)} tools ({fmt}) in {len(tools.files)} files")
+    print(f"{len(cases)} cases: " + ", ".join(f"{k} {v}" for k, v in summary["suites"].items()))
+    return 0
+
+
+def _relative(config_dir: Path) -> Path | None:
+    """The config directory relative to the working directory (annotations need paths from
+    the repository root, where the workflow runs)."""
+    try:
+        rel = config_dir.resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        return None
+    return None if rel == Path(".") else rel

@@ -1,0 +1,357 @@
+"""`.bfcl.yml`: the one configuration file of a repository that uses bfcl-action.
+
+Loaded with ruamel.yaml (so every error has a line and column) into `BfclConfig`, a pydantic
+model that forbids unknown keys: a typo is reported, not silently ignored. Every error of the
+file is reported at once. The key reference is docs/own-tools.md.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Any, get_args, get_origin
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+)
+from rapidfuzz import process
+
+from bfcl_action.categories import CATEGORIES, Checker, Group
+from bfcl_action.errors import ConfigError
+from bfcl_action.models import Mode, SourceLocation
+from bfcl_action.tools.source import Document, ParseError, parse_yaml
+from bfcl_action.tools.validate import ToolLimits
+
+CONFIG_NAMES = (".bfcl.yml", ".bfcl.yaml")
+DEFAULT_DATASET = "bfcl@2026.3.23"
+DEFAULT_LIVE_DATASET = "live@latest"
+DEFAULT_POOLS = [DEFAULT_DATASET, DEFAULT_LIVE_DATASET]
+DISTRACTOR_SUITE = re.compile(r"^own_distractors_k\d+$")
+
+
+def _as_list(value: Any) -> Any:
+    return [value] if isinstance(value, str) else value
+
+
+def _check_category_key(key: str) -> str:
+    """Threshold and weight keys: a category, a group, or a reported suite label."""
+    groups = {g.value for g in Group}
+    last = re.split(r"[/:]", key)[-1]
+    if key in CATEGORIES or key in groups or last in CATEGORIES or DISTRACTOR_SUITE.match(key):
+        return key
+    near = process.extractOne(key, [*CATEGORIES, *groups])
+    hint = f"; did you mean {near[0]!r}?" if near and near[1] >= 70 else ""
+    raise ValueError(f"unknown category or suite {key!r}{hint}")
+
+
+CategoryKey = Annotated[str, AfterValidator(_check_category_key)]
+"""A key of `thresholds.categories` / `weights`."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SuitesConfig(_Strict):
+    """Which categories to evaluate."""
+
+    own: list[str] = Field(default_factory=lambda: ["own"])
+    """Own categories (`own_simple`, ..., `own_irrelevance`, `own_distractors`) or `own`."""
+    official: list[str] = Field(default_factory=list)
+    """Official BFCL categories or groups (`non_live`, `live`, `hallucination`), from `dataset`."""
+    live: list[str] = Field(default_factory=list)
+    """Categories of the weekly Live set (`live_simple`, ...; `all`), from `live_dataset`."""
+    dataset: str = DEFAULT_DATASET
+    live_dataset: str = DEFAULT_LIVE_DATASET
+
+    _norm_own = field_validator("own", "official", "live", mode="before")(_as_list)
+
+    @field_validator("own")
+    @classmethod
+    def _own_categories(cls, value: list[str]) -> list[str]:
+        own = [n for n, c in CATEGORIES.items() if c.group is Group.OWN]
+        for item in value:
+            if item != "own" and item not in own:
+                raise ValueError(
+                    f"{item!r} is not an own category; expected 'own' or one of " + ", ".join(own)
+                )
+        return value
+
+    @field_validator("official")
+    @classmethod
+    def _official_categories(cls, value: list[str]) -> list[str]:
+        groups = {Group.NON_LIVE.value, Group.LIVE.value, Group.HALLUCINATION.value, "all"}
+        for item in value:
+            cat = CATEGORIES.get(item)
+            if item not in groups and (cat is None or not cat.official):
+                raise ValueError(f"{item!r} is not an official BFCL category or group")
+            if cat is not None and cat.checker is Checker.MULTI_TURN:
+                raise ValueError(f"{item!r} is multi-turn; only single-turn categories run here")
+        return value
+
+    @field_validator("live")
+    @classmethod
+    def _live_categories(cls, value: list[str]) -> list[str]:
+        for item in value:
+            cat = CATEGORIES.get(item)
+            if item != "all" and (cat is None or not item.startswith("live_")):
+                raise ValueError(f"{item!r} is not a Live category (live_simple, ...) or 'all'")
+        return value
+
+    def own_categories(self) -> list[str]:
+        """The own categories selected, group `own` expanded."""
+        own = [n for n, c in CATEGORIES.items() if c.group is Group.OWN]
+        if "own" in self.own:
+            return own
+        return [n for n in own if n in self.own]
+
+
+class IrrelevanceSuite(_Strict):
+    """`own_irrelevance` from pools: unrelated questions asked with your tools."""
+
+    enabled: bool = True
+    count: int = Field(default=50, ge=0)
+    """How many pool questions to sample (fewer if the filtered pool is smaller)."""
+    pools: list[str] = Field(default_factory=lambda: list(DEFAULT_POOLS))
+    """Dataset specs (`bfcl@...`, `live@...`) or BFCL JSONL files relative to .bfcl.yml."""
+    max_similarity: float = Field(default=90.0, ge=0, le=100)
+    """A question sharing a word this similar (0-100, rapidfuzz ratio) with a tool's name or
+    description is dropped: it might be answerable with your tools."""
+    exclude_ids: list[str] = Field(default_factory=list)
+
+
+class DistractorSuite(_Strict):
+    """`own_distractors`: each own simple case re-asked with k extra pool functions."""
+
+    enabled: bool = True
+    k: list[int] = Field(default_factory=lambda: [0, 4, 16, 32])
+    pools: list[str] = Field(default_factory=lambda: list(DEFAULT_POOLS))
+    max_similarity: float = Field(default=85.0, ge=0, le=100)
+    """Pool functions at least this close to one of your tools are never used as distractors."""
+
+    @field_validator("k")
+    @classmethod
+    def _k(cls, value: list[int]) -> list[int]:
+        if any(k < 0 for k in value):
+            raise ValueError("k values must be >= 0")
+        return sorted(set(value))
+
+
+class DerivedConfig(_Strict):
+    irrelevance: IrrelevanceSuite = Field(default_factory=IrrelevanceSuite)
+    distractors: DistractorSuite = Field(default_factory=DistractorSuite)
+
+
+class ModelSettings(_Strict):
+    """How the model is called; command-line options override these."""
+
+    name: str = ""
+    """Model id for the OpenAI-compatible endpoint, or `replay:PATH` (a BFCL result file)."""
+    mode: Mode = Mode.FC
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    """Name of the environment variable holding the API key (never the key itself)."""
+    temperature: float = Field(default=0.0, ge=0)
+    top_p: float | None = Field(default=None, gt=0, le=1)
+    max_tokens: int | None = Field(default=None, gt=0)
+    seed: int | None = None
+    samples: int = Field(default=1, ge=1)
+    concurrency: int = Field(default=8, ge=1)
+    timeout_s: float = Field(default=60.0, gt=0)
+    retries: int = Field(default=3, ge=0)
+
+
+class CategoryThreshold(_Strict):
+    """Overrides for one category or suite; unset fields fall back to the global ones."""
+
+    max_drop: float | None = Field(default=None, ge=0, le=100)
+    alpha: float | None = Field(default=None, gt=0, lt=1)
+    min_score: float | None = Field(default=None, ge=0, le=100)
+
+
+class ResolvedThreshold(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    max_drop: float
+    alpha: float
+    min_score: float | None
+
+
+class Thresholds(_Strict):
+    """When a comparison fails the check (consumed by `bfcl_action.compare`).
+
+    Scores are percentages (0-100). A category fails when its accuracy dropped by more than
+    `max_drop` points *and* the drop is significant at level `alpha`, or when it is below
+    `min_score`.
+    """
+
+    max_drop: float = Field(default=2.0, ge=0, le=100)
+    alpha: float = Field(default=0.05, gt=0, lt=1)
+    min_score: float | None = Field(default=None, ge=0, le=100)
+    categories: dict[CategoryKey, CategoryThreshold] = Field(default_factory=dict)
+
+    def for_category(self, suite: str, category: str | None = None) -> ResolvedThreshold:
+        """The rule for a reported suite: its own entry, then its category's, then global."""
+        picked: list[CategoryThreshold] = []
+        for key in (suite, category):
+            if key and key in self.categories:
+                picked.append(self.categories[key])
+        cat = CATEGORIES.get(category or suite)
+        if cat is not None and cat.group.value in self.categories:
+            picked.append(self.categories[cat.group.value])
+
+        def first(name: str, default: Any) -> Any:
+            for entry in picked:
+                value = getattr(entry, name)
+                if value is not None:
+                    return value
+            return default
+
+        return ResolvedThreshold(
+            max_drop=first("max_drop", self.max_drop),
+            alpha=first("alpha", self.alpha),
+            min_score=first("min_score", self.min_score),
+        )
+
+
+class BfclConfig(_Strict):
+    """The whole `.bfcl.yml`; every key has a default, so an empty file is valid."""
+
+    version: int = 1
+    tools: list[str] = Field(default_factory=list)
+    """Globs of tool files, relative to the config file."""
+    tools_exclude: list[str] = Field(default_factory=list)
+    tool_limits: ToolLimits = Field(default_factory=ToolLimits)
+    cases: list[str] = Field(default_factory=list)
+    """Globs of own case files (YAML), relative to the config file."""
+    suites: SuitesConfig = Field(default_factory=SuitesConfig)
+    derived: DerivedConfig = Field(default_factory=DerivedConfig)
+    seed: int = 0
+    """Fixes every sample (derived suites, `--sample`)."""
+    model: ModelSettings = Field(default_factory=ModelSettings)
+    thresholds: Thresholds = Field(default_factory=Thresholds)
+    weights: dict[CategoryKey, Annotated[float, Field(ge=0)]] = Field(default_factory=dict)
+    """Per-category (or suite) weight in the overall own score; default 1."""
+
+    _doc: Document | None = PrivateAttr(default=None)
+    _norm = field_validator("tools", "tools_exclude", "cases", mode="before")(_as_list)
+
+    @field_validator("version")
+    @classmethod
+    def _version(cls, value: int) -> int:
+        if value != 1:
+            raise ValueError(f"unsupported config version {value}; expected 1")
+        return value
+
+    def where(self, *path: str | int) -> SourceLocation | None:
+        """Where a key of the file is (for errors about values found valid here but unusable
+        later, such as a tools glob that matches nothing)."""
+        if self._doc is None:
+            return None
+        pos = self._doc.where(tuple(path))
+        line, col = pos if pos else (None, None)
+        return SourceLocation(file=self._doc.file, line=line, column=col)
+
+    def origins(self, key: str) -> list[SourceLocation]:
+        """Where each item of a list setting (`tools`, `cases`) was written."""
+        items = getattr(self, key)
+        out = []
+        for i in range(len(items)):
+            out.append(self.where(key, i) or SourceLocation(file=self.source_file))
+        return out
+
+    @property
+    def source_file(self) -> str:
+        return self._doc.file if self._doc else CONFIG_NAMES[0]
+
+
+def _fields_at(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str] | None:
+    """Known keys of the nested model at `loc` (for 'did you mean' on unknown keys)."""
+    current: Any = model
+    for part in loc:
+        if not (isinstance(current, type) and issubclass(current, BaseModel)):
+            return None
+        info = current.model_fields.get(str(part))
+        if info is None:
+            return None
+        current = info.annotation
+        args = get_args(current)
+        if get_origin(current) is dict and len(args) == 2:
+            current = args[1]
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return list(current.model_fields)
+    return None
+
+
+def _render_error(err: Any, doc: Document) -> tuple[int, int, str]:
+    loc = tuple(err["loc"])
+    is_key = bool(loc) and loc[-1] == "[key]"
+    if is_key:
+        loc = loc[:-1]
+    field = ".".join(str(p) for p in loc) or "(file)"
+    kind = err["type"]
+    if is_key:
+        message = str(err["msg"]).removeprefix("Value error, ")
+        pos = doc.where(loc, key=True)
+    elif kind == "extra_forbidden":
+        known = _fields_at(BfclConfig, loc[:-1]) or []
+        near = process.extractOne(str(loc[-1]), known) if known else None
+        hint = f"; did you mean {near[0]!r}?" if near and near[1] >= 70 else ""
+        message = f"unknown key{hint} (expected one of: {', '.join(known)})"
+        pos = doc.where(loc, key=True)
+    else:
+        message = str(err["msg"]).removeprefix("Value error, ")
+        if kind != "value_error" and "input" in err:
+            found = err["input"]
+            text = repr(found)
+            message += f" (found {text[:60]})"
+        pos = doc.where(loc)
+    line, col = pos or (0, 0)
+    where = doc.file + (f":{line}:{col}" if line else "")
+    return line, col, f"{where}: {field}: {message}"
+
+
+def parse_config(text: str, file: str = ".bfcl.yml") -> BfclConfig:
+    """Parse config text; raises `ConfigError` listing every problem with its line."""
+    try:
+        doc = parse_yaml(text, file)
+    except ParseError as exc:
+        raise ConfigError(exc.message, file=file, line=exc.line, column=exc.column) from None
+    data = doc.data if doc.data is not None else {}
+    if not isinstance(data, dict):
+        raise ConfigError("expected a mapping of settings", file=file, line=1, column=1)
+    try:
+        config = BfclConfig.model_validate(data)
+    except ValidationError as exc:
+        lines = [text for _, _, text in sorted(_render_error(err, doc) for err in exc.errors())]
+        count = len(lines)
+        head = f"{count} error{'s' if count != 1 else ''} in {file}"
+        raise ConfigError(head + ":\n" + "\n".join(f"  {ln}" for ln in lines)) from None
+    config._doc = doc
+    return config
+
+
+def load_config(path: Path, display: str | None = None) -> BfclConfig:
+    """Read `.bfcl.yml`; a missing file is an error naming the path."""
+    name = display or str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read config: {exc.strerror or exc}", file=name) from None
+    return parse_config(text, name)
+
+
+def find_config(start: Path) -> Path | None:
+    """The `.bfcl.yml` in `start` or its nearest parent directory."""
+    for directory in [start, *start.parents]:
+        for name in CONFIG_NAMES:
+            candidate = directory / name
+            if candidate.is_file():
+                return candidate
+    return None

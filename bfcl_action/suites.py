@@ -1,0 +1,428 @@
+"""Every case a `.bfcl.yml` asks for: own cases, derived suites, official and Live sets.
+
+Derived suites are what make a repository's own tools testable beyond hand-written cases:
+
+- `own_irrelevance` (derived): questions from the official and Live irrelevance pools, asked
+  with *your* tools; correct iff the model makes no call. Questions lexically close to one of
+  your tools (rapidfuzz token-set ratio over name and description, content words only) are
+  dropped, since they might be answerable; ids can be excluded in the config.
+- `own_distractors`: each own simple case re-asked with k extra functions drawn from the pools
+  (k from `derived.distractors.k`), pool functions near-duplicating one of your tools excluded.
+  Reported per k (`own_distractors_k4`, ...): accuracy against the number of tools offered.
+
+Every sample is fixed by `config.seed`: the same config and pools give the same cases, ids and
+function order on every machine. Pools come from a `CaseSource`, injectable for tests.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import random
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from rapidfuzz import fuzz, process
+
+from bfcl_action.cases import load_cases
+from bfcl_action.categories import CATEGORIES, Checker, parse_categories
+from bfcl_action.config import BfclConfig
+from bfcl_action.errors import ConfigError, DatasetError
+from bfcl_action.models import FunctionDoc, TestCase
+from bfcl_action.tools.load import ToolSet, load_tools
+from bfcl_action.tools.source import parse_jsonl
+from bfcl_action.tools.validate import mapped_name
+
+log = logging.getLogger(__name__)
+
+_STOPWORDS = """
+a an and are as at be between by can could do does for from get give has have how i in into
+is it its like me more my of on or please set show tell than that the then there these this
+those to use was were what when where which who will with would you your been
+"""
+STOPWORDS = frozenset(_STOPWORDS.split())
+
+
+class CaseSource(Protocol):
+    """Where official, Live and pool cases come from (a dataset spec or a local file)."""
+
+    def categories(self, spec: str) -> list[str]: ...
+
+    def load(self, spec: str, categories: Sequence[str] | None = None) -> list[TestCase]: ...
+
+
+class DatasetSource:
+    """The default source: local BFCL JSONL files (relative to the config), else datasets.
+
+    Dataset specs (`bfcl@2026.3.23`, `live@latest`) go to `bfcl_action.dataset`, imported
+    only when a spec needs it.
+    """
+
+    def __init__(self, base_dir: Path) -> None:
+        self.base_dir = base_dir
+        self._files: dict[str, list[TestCase]] = {}
+
+    def _local(self, spec: str) -> list[TestCase] | None:
+        path = self.base_dir / spec
+        if not path.is_file():
+            return None
+        if spec not in self._files:
+            self._files[spec] = read_pool_file(path, spec)
+        return self._files[spec]
+
+    def _dataset_module(self) -> Any:
+        try:
+            return importlib.import_module("bfcl_action.dataset")
+        except ImportError:
+            raise DatasetError(
+                "official and Live datasets are not available in this build",
+                field="pools",
+            ) from None
+
+    def categories(self, spec: str) -> list[str]:
+        local = self._local(spec)
+        if local is not None:
+            return sorted({c.category for c in local})
+        return list(self._dataset_module().dataset_categories(spec))
+
+    def load(self, spec: str, categories: Sequence[str] | None = None) -> list[TestCase]:
+        local = self._local(spec)
+        if local is not None:
+            return [c for c in local if categories is None or c.category in categories]
+        return list(self._dataset_module().load_dataset(spec, categories))
+
+
+def _category_of(entry: dict[str, Any]) -> str:
+    given = entry.get("category")
+    if isinstance(given, str) and given in CATEGORIES:
+        return given
+    ident = str(entry.get("id", ""))
+    matches = [c for c in CATEGORIES if ident.startswith(c + "_")]
+    return max(matches, key=len) if matches else "irrelevance"
+
+
+def read_pool_file(path: Path, display: str) -> list[TestCase]:
+    """A BFCL-style JSONL file (`id`, `question`, `function`) as pool cases.
+
+    The category is the entry's `category`, else the BFCL id prefix (`live_irrelevance_3-0-1`),
+    else `irrelevance`.
+    """
+    try:
+        doc = parse_jsonl(path.read_text(encoding="utf-8"), display)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DatasetError(f"cannot read pool file: {exc}", file=display) from None
+    out: list[TestCase] = []
+    for index, entry in enumerate(doc.data):
+        line = index + 1
+        if not isinstance(entry, dict) or "id" not in entry or "question" not in entry:
+            raise DatasetError(
+                "invalid pool entry: expected an object with id, question and function",
+                file=display,
+                line=(doc.where((index,)) or (line, 1))[0],
+            )
+        data = dict(entry)
+        data["functions"] = data.pop("function", [])
+        data["category"] = _category_of(entry)
+        data.setdefault("dataset", display)
+        question = data["question"]
+        if isinstance(question, str):
+            data["question"] = [[{"role": "user", "content": question}]]
+        out.append(TestCase.model_validate(data))
+    return out
+
+
+# ---------------------------------------------------------------------- closeness
+
+_GENERIC_WORDS = """
+about active after all any city current data date day days description details e.g each find
+free given id information issued list matching name names now number optional provide query
+request result results return returns right text their time today using value values via
+"""
+GENERIC_WORDS = frozenset(_GENERIC_WORDS.split())
+"""Words so common in tool descriptions that sharing one says nothing about relevance."""
+
+
+def _words(text: str) -> list[str]:
+    tokens = re.findall(r"[a-z0-9]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", text).lower())
+    return [t for t in tokens if t not in STOPWORDS and len(t) > 1]
+
+
+def _name_words(name: str) -> str:
+    return " ".join(_words(name.replace("_", " ").replace(".", " ")))
+
+
+def tool_vocabulary(fn: FunctionDoc) -> list[str]:
+    """Distinctive words of a tool's name and description (generic words left out)."""
+    words = _words(fn.name.replace("_", " ").replace(".", " ") + " " + fn.description)
+    return sorted({w for w in words if w not in GENERIC_WORDS and len(w) > 2})
+
+
+def question_words(case: TestCase) -> list[str]:
+    text = " ".join(m.content or "" for turn in case.question for m in turn if m.role == "user")
+    return [w for w in _words(text) if w not in GENERIC_WORDS and len(w) > 2]
+
+
+def closeness(words: Sequence[str], vocabulary: Sequence[str]) -> float:
+    """0-100: the best rapidfuzz ratio between a question word and a tool word.
+
+    One shared distinctive word ("forecast", "pollen") is enough to make a question possibly
+    answerable by the tool, so the maximum, not an average, decides.
+    """
+    best = 0.0
+    for word in words:
+        hit = process.extractOne(word, vocabulary, scorer=fuzz.ratio)
+        if hit is not None:
+            best = max(best, float(hit[1]))
+    return best
+
+
+def function_closeness(a: FunctionDoc, b: FunctionDoc) -> float:
+    """0-100: how close two function definitions are.
+
+    The token-set ratio of the name words (100 when one name's words contain the other's, as
+    `get_weather_forecast` and `get_forecast`) or of names plus descriptions, whichever is
+    higher.
+    """
+    names = fuzz.token_set_ratio(_name_words(a.name), _name_words(b.name))
+    texts = fuzz.token_set_ratio(" ".join(tool_vocabulary(a)), " ".join(tool_vocabulary(b)))
+    return float(max(names, texts))
+
+
+# ---------------------------------------------------------------------- derived
+
+
+def _rng(key: str) -> random.Random:
+    """A generator seeded by a string (sha512 of it: stable across runs and machines)."""
+    return random.Random(key)  # noqa: S311 - sampling, not security
+
+
+def derive_irrelevance(
+    tools: Sequence[FunctionDoc],
+    pool: Sequence[TestCase],
+    *,
+    count: int,
+    seed: int,
+    max_similarity: float,
+    exclude_ids: Sequence[str] = (),
+) -> list[TestCase]:
+    """`count` pool questions (sampled by `seed`) asked with `tools`; none close to a tool.
+
+    A question is close when one of its content words has a rapidfuzz ratio of at least
+    `max_similarity` with a distinctive word of a tool's name or description.
+    """
+    vocabularies = [tool_vocabulary(t) for t in tools]
+    excluded = set(exclude_ids)
+    seen: set[str] = set()
+    candidates: list[TestCase] = []
+    for case in sorted(pool, key=lambda c: c.id):
+        if case.id in excluded or case.id in seen or len(case.question) != 1:
+            continue
+        seen.add(case.id)
+        words = question_words(case)
+        if any(closeness(words, v) >= max_similarity for v in vocabularies):
+            continue
+        candidates.append(case)
+    rng = _rng(f"own_irrelevance:{seed}")
+    picked = rng.sample(candidates, min(count, len(candidates)))
+    out = []
+    for case in sorted(picked, key=lambda c: c.id):
+        out.append(
+            TestCase(
+                id=f"own_irrelevance__{case.id}",
+                category="own_irrelevance",
+                question=[[m.model_copy() for m in case.question[0]]],
+                functions=[t.model_copy(deep=True) for t in tools],
+                possible_answer=[],
+                dataset="own",
+                suite="own_irrelevance",
+                source=case.source,
+            )
+        )
+    return out
+
+
+def distractor_pool(
+    tools: Sequence[FunctionDoc], pool: Sequence[TestCase], *, max_similarity: float
+) -> list[FunctionDoc]:
+    """Pool functions usable as distractors: unique by name, none near one of `tools`."""
+    own = {mapped_name(t.name) for t in tools}
+    by_name: dict[str, FunctionDoc] = {}
+    for case in sorted(pool, key=lambda c: c.id):
+        for fn in case.functions:
+            key = mapped_name(fn.name)
+            if key in own or key in by_name:
+                continue
+            by_name[key] = fn
+    return [
+        fn
+        for key, fn in sorted(by_name.items())
+        if all(function_closeness(fn, t) < max_similarity for t in tools)
+    ]
+
+
+def derive_distractors(
+    cases: Sequence[TestCase], functions: Sequence[FunctionDoc], *, ks: Sequence[int], seed: int
+) -> list[TestCase]:
+    """Each own simple case re-asked with k distractors, for every k in `ks`.
+
+    Distractor sets are nested (the k=4 set is part of the k=16 set) and the case's own
+    tool is placed at a seeded position, so the curve measures k, not a different draw.
+    """
+    out: list[TestCase] = []
+    for case in cases:
+        if case.category != "own_simple":
+            continue
+        own = {mapped_name(f.name) for f in case.functions}
+        usable = [f for f in functions if mapped_name(f.name) not in own]
+        rng = _rng(f"own_distractors:{seed}:{case.id}")
+        order = rng.sample(usable, len(usable))
+        for k in ks:
+            extra = [f.model_copy(deep=True) for f in order[:k]]
+            at = _rng(f"own_distractors:{seed}:{case.id}:{k}").randrange(len(extra) + 1)
+            offered = extra[:at] + [f.model_copy(deep=True) for f in case.functions] + extra[at:]
+            label = f"own_distractors_k{k}"
+            out.append(
+                case.model_copy(
+                    update={
+                        "id": f"{label}__{case.id}",
+                        "category": "own_distractors",
+                        "suite": label,
+                        "functions": offered,
+                    },
+                    deep=True,
+                )
+            )
+    return out
+
+
+# ---------------------------------------------------------------------- build
+
+
+def pool_cases(source: CaseSource, specs: Sequence[str], checker: Checker | None) -> list[TestCase]:
+    """Pool cases of every spec; a Live spec that is unavailable (no release published or
+    synced yet) is skipped with a warning rather than failing the run."""
+    out: list[TestCase] = []
+    for spec in specs:
+        try:
+            available = source.categories(spec)
+        except DatasetError as exc:
+            if not spec.startswith("live@"):
+                raise
+            log.warning("pool %s skipped: %s", spec, exc)
+            continue
+        wanted = [
+            c
+            for c in available
+            if c in CATEGORIES
+            and CATEGORIES[c].checker is not Checker.MULTI_TURN
+            and (checker is None or CATEGORIES[c].checker is checker)
+        ]
+        if wanted:
+            out.extend(source.load(spec, wanted))
+    return out
+
+
+def load_own(
+    config: BfclConfig, *, base_dir: Path, tools: ToolSet | None = None
+) -> tuple[ToolSet, list[TestCase]]:
+    """The repository's tools (unless given) and own cases, validated (every problem listed)."""
+    if tools is None:
+        if not config.tools:
+            raise ConfigError("no tool files configured", file=config.source_file, field="tools")
+        tools = load_tools(
+            config.tools,
+            base_dir=base_dir,
+            exclude=config.tools_exclude,
+            limits=config.tool_limits,
+            origins=config.origins("tools"),
+        )
+    cases = (
+        load_cases(
+            config.cases,
+            base_dir=base_dir,
+            tools=tools.functions,
+            origins=config.origins("cases"),
+        )
+        if config.cases
+        else []
+    )
+    return tools, cases
+
+
+def build_cases(
+    config: BfclConfig,
+    *,
+    base_dir: Path,
+    source: CaseSource | None = None,
+    derived: bool = True,
+    external: bool = True,
+    tools: ToolSet | None = None,
+) -> list[TestCase]:
+    """All cases the config selects, in a stable order: own, derived, official, Live.
+
+    `source` supplies pools, official and Live data (default: `DatasetSource(base_dir)`).
+    `derived=False` skips the derived suites and `external=False` the official and Live sets
+    (both need pools or downloads). `tools` replaces the configured tool files (used by
+    `impact` to build cases against another tool set).
+    """
+    src = source or DatasetSource(base_dir)
+    has_tools = bool(config.tools) or tools is not None
+    own_categories = set(config.suites.own_categories()) if has_tools else set()
+    cases: list[TestCase] = []
+    if own_categories:
+        toolset, own = load_own(config, base_dir=base_dir, tools=tools)
+        cases.extend(c for c in own if c.category in own_categories)
+        if derived:
+            cases.extend(_derived(config, src, toolset, own, own_categories))
+    if external:
+        cases.extend(_external(config, src))
+    return cases
+
+
+def _derived(
+    config: BfclConfig,
+    src: CaseSource,
+    tools: ToolSet,
+    own: list[TestCase],
+    own_categories: set[str],
+) -> list[TestCase]:
+    out: list[TestCase] = []
+    irr = config.derived.irrelevance
+    if irr.enabled and irr.count and "own_irrelevance" in own_categories:
+        pool = pool_cases(src, irr.pools, Checker.IRRELEVANCE)
+        out.extend(
+            derive_irrelevance(
+                tools.functions,
+                pool,
+                count=irr.count,
+                seed=config.seed,
+                max_similarity=irr.max_similarity,
+                exclude_ids=irr.exclude_ids,
+            )
+        )
+    dis = config.derived.distractors
+    if dis.enabled and dis.k and "own_distractors" in own_categories:
+        pool = pool_cases(src, dis.pools, None)
+        functions = distractor_pool(tools.functions, pool, max_similarity=dis.max_similarity)
+        out.extend(derive_distractors(own, functions, ks=dis.k, seed=config.seed))
+    return out
+
+
+def _external(config: BfclConfig, src: CaseSource) -> list[TestCase]:
+    out: list[TestCase] = []
+    for spec, wanted in (
+        (config.suites.dataset, config.suites.official),
+        (config.suites.live_dataset, config.suites.live),
+    ):
+        if not wanted:
+            continue
+        available = [
+            c
+            for c in src.categories(spec)
+            if c in CATEGORIES and CATEGORIES[c].checker is not Checker.MULTI_TURN
+        ]
+        chosen = parse_categories(",".join(wanted), available)
+        out.extend(src.load(spec, chosen))
+    return out

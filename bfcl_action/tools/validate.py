@@ -1,0 +1,473 @@
+"""Checks on one tool definition, reporting every problem with its position.
+
+What is checked, and why:
+- the name is legal for OpenAI-compatible APIs (`^[A-Za-z0-9_-]{1,64}$`); dots are allowed
+  because BFCL's own names have them and the runner maps `a.b` to `a_b` for such APIs;
+- the parameter schema is valid JSON Schema (the metaschema its `$schema` names, else draft 7:
+  as strict on tool schemas and several times faster than 2020-12)
+  and an object at the top;
+- every `required` name is defined in `properties` (a model cannot satisfy it otherwise);
+- `enum` values and `default`s have the declared type, and a default is one of the enum;
+- sizes are sane (name length, description length, properties per object, nesting depth,
+  enum size), with limits configurable in `.bfcl.yml` (`tool_limits`).
+"""
+
+from __future__ import annotations
+
+import functools
+import keyword
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from jsonschema.validators import Draft7Validator, validator_for
+from pydantic import BaseModel, ConfigDict
+
+from bfcl_action.models import FunctionDoc, SourceLocation
+from bfcl_action.tools.dialect import (
+    BFCL_TO_JSON,
+    JSON_TYPES,
+    bfcl_to_json_schema,
+    json_schema_to_bfcl,
+)
+from bfcl_action.tools.formats import BFCL_TYPES, RawTool
+from bfcl_action.tools.issues import Severity, ToolIssue, describe
+from bfcl_action.tools.source import Document, JsonPath
+
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]+$")
+MAPPED_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]+$")
+LEGAL_NAME = "letters, digits, '_' or '-' ('.' is allowed and mapped to '_')"
+
+
+class ToolLimits(BaseModel):
+    """Size limits a tool definition must respect (`.bfcl.yml`: `tool_limits`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_name_length: int = 64
+    """OpenAI's limit for function names."""
+    max_description_chars: int = 4096
+    max_properties: int = 100
+    """Parameters per object, at any level."""
+    max_depth: int = 8
+    """Nesting of objects/arrays inside the parameter schema."""
+    max_enum_values: int = 500
+    max_tools: int = 128
+    """Tools offered in one request (OpenAI's limit)."""
+
+
+def mapped_name(name: str) -> str:
+    """The name an API that forbids dots sees (BFCL's own convention: `a.b` -> `a_b`)."""
+    return name.replace(".", "_")
+
+
+def matches_type(value: Any, type_name: str) -> bool:
+    """Whether a JSON value has a schema type (JSON Schema or BFCL spelling)."""
+    kind = BFCL_TO_JSON.get(type_name, type_name)
+    if kind == "any":
+        return True
+    if kind == "string":
+        return isinstance(value, str)
+    if kind == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "number":
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if kind == "boolean":
+        return isinstance(value, bool)
+    if kind == "array":
+        return isinstance(value, list)
+    if kind == "object":
+        return isinstance(value, dict)
+    if kind == "null":
+        return value is None
+    return True
+
+
+def schema_types(schema: dict[str, Any]) -> list[str] | None:
+    """Declared type names of a schema node (None when it declares none)."""
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        types = [kind]
+    elif isinstance(kind, list) and all(isinstance(k, str) for k in kind):
+        types = list(kind)
+    else:
+        return None
+    if schema.get("nullable") is True and "null" not in types:
+        types.append("null")
+    return types
+
+
+def value_matches(value: Any, schema: dict[str, Any]) -> bool:
+    types = schema_types(schema)
+    return types is None or any(matches_type(value, t) for t in types)
+
+
+@functools.cache
+def _metaschema_validator(cls: Any) -> Any:
+    """One validator per metaschema (building one costs more than validating a schema)."""
+    return cls(cls.META_SCHEMA)
+
+
+class _ToolChecker:
+    def __init__(self, doc: Document, raw: RawTool, limits: ToolLimits) -> None:
+        self.doc = doc
+        self.raw = raw
+        self.limits = limits
+        self.issues: list[ToolIssue] = []
+        self.tool: str | None = None
+
+    def field(self, path: JsonPath) -> str:
+        rel = path[len(self.raw.path) :]
+        out = ""
+        for part in rel:
+            out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+        return out or "(tool)"
+
+    def add(
+        self,
+        path: JsonPath,
+        message: str,
+        *,
+        expected: str | None = None,
+        found: str | None = None,
+        key: bool = False,
+        severity: Severity = Severity.ERROR,
+    ) -> None:
+        line, col = self.doc.where(path, key=key) or (None, None)
+        self.issues.append(
+            ToolIssue(
+                file=self.doc.file,
+                line=line,
+                column=col,
+                tool=self.tool,
+                field=self.field(path),
+                message=message,
+                expected=expected,
+                found=found,
+                severity=severity,
+            )
+        )
+
+    def get(self, path: JsonPath) -> tuple[bool, Any]:
+        node: Any = self.doc.data
+        for part in path:
+            if isinstance(part, int):
+                if not isinstance(node, list) or part >= len(node):
+                    return False, None
+            elif not isinstance(node, dict) or part not in node:
+                return False, None
+            node = node[part]
+        return True, node
+
+    # ----------------------------------------------------------------- fields
+
+    def check_name(self) -> str | None:
+        present, name = self.get(self.raw.name_path)
+        if not present:
+            self.add(self.raw.name_path, "missing tool name", expected="a string 'name'")
+            return None
+        if not isinstance(name, str) or not name:
+            self.add(
+                self.raw.name_path, "invalid tool name", expected=LEGAL_NAME, found=describe(name)
+            )
+            return None
+        self.tool = name
+        if len(name) > self.limits.max_name_length:
+            self.add(
+                self.raw.name_path,
+                "tool name too long",
+                expected=f"at most {self.limits.max_name_length} characters",
+                found=f"{len(name)} characters",
+            )
+        if not MAPPED_NAME_PATTERN.match(name):
+            self.add(self.raw.name_path, "illegal tool name", expected=LEGAL_NAME, found=repr(name))
+        return name
+
+    def check_description(self) -> str:
+        present, text = self.get(self.raw.description_path)
+        if not present or text is None or text == "":
+            self.add(
+                self.raw.path,
+                "no description; models choose tools by their descriptions",
+                severity=Severity.WARNING,
+            )
+            return ""
+        if not isinstance(text, str):
+            self.add(
+                self.raw.description_path,
+                "description must be text",
+                expected="a string",
+                found=describe(text),
+            )
+            return ""
+        if len(text) > self.limits.max_description_chars:
+            self.add(
+                self.raw.description_path,
+                "description too long",
+                expected=f"at most {self.limits.max_description_chars} characters",
+                found=f"{len(text)} characters",
+            )
+        return text
+
+    # ----------------------------------------------------------------- schema
+
+    def allowed_types(self) -> set[str]:
+        types = set(JSON_TYPES)
+        if not self.raw.json_schema_dialect:
+            types |= BFCL_TYPES
+        return types
+
+    def check_schema(self, node: Any, path: JsonPath, depth: int) -> None:
+        if not isinstance(node, dict):
+            self.add(path, "invalid schema", expected="a schema object", found=describe(node))
+            return
+        if depth > self.limits.max_depth:
+            self.add(
+                path,
+                "schema nested too deeply",
+                expected=f"at most {self.limits.max_depth} levels",
+                found=f"level {depth}",
+            )
+            return
+        kinds = node.get("type")
+        if kinds is not None:
+            listed = kinds if isinstance(kinds, list) else [kinds]
+            allowed = self.allowed_types()
+            for i, kind in enumerate(listed):
+                if not isinstance(kind, str) or kind not in allowed:
+                    hint = ""
+                    if self.raw.json_schema_dialect and kind in BFCL_TYPES:
+                        hint = f" (BFCL's {kind!r} is JSON Schema's {BFCL_TO_JSON[kind]!r})"
+                    where = (*path, "type", i) if isinstance(kinds, list) else (*path, "type")
+                    self.add(
+                        where,
+                        f"unknown type{hint}",
+                        expected="one of " + ", ".join(sorted(allowed)),
+                        found=describe(kind),
+                    )
+        props = node.get("properties")
+        if props is not None:
+            if not isinstance(props, dict):
+                self.add(
+                    (*path, "properties"),
+                    "invalid properties",
+                    expected="an object of parameter schemas",
+                    found=describe(props),
+                )
+                props = None
+            else:
+                if len(props) > self.limits.max_properties:
+                    self.add(
+                        (*path, "properties"),
+                        "too many parameters",
+                        expected=f"at most {self.limits.max_properties}",
+                        found=str(len(props)),
+                    )
+                for name, sub in props.items():
+                    sub_path = (*path, "properties", name)
+                    if not name.isidentifier() or keyword.iskeyword(name):
+                        self.add(
+                            sub_path,
+                            "parameter name is not a Python identifier; prompt-mode answers"
+                            " cannot name it as a keyword argument",
+                            key=True,
+                            severity=Severity.WARNING,
+                        )
+                    self.check_schema(sub, sub_path, depth + 1)
+        required = node.get("required")
+        if required is not None:
+            if not isinstance(required, list):
+                self.add(
+                    (*path, "required"),
+                    "invalid required list",
+                    expected="a list of parameter names",
+                    found=describe(required),
+                )
+            else:
+                defined = sorted(props) if isinstance(props, dict) else []
+                for i, item in enumerate(required):
+                    if not isinstance(item, str):
+                        self.add(
+                            (*path, "required", i),
+                            "invalid required entry",
+                            expected="a parameter name",
+                            found=describe(item),
+                        )
+                    elif item not in defined:
+                        self.add(
+                            (*path, "required", i),
+                            f"required parameter {item!r} is not defined in properties",
+                            expected="one of " + (", ".join(defined) or "no parameters"),
+                            found=repr(item),
+                        )
+        items = node.get("items")
+        if isinstance(items, dict):
+            self.check_schema(items, (*path, "items"), depth + 1)
+        extra = node.get("additionalProperties")
+        if isinstance(extra, dict):
+            self.check_schema(extra, (*path, "additionalProperties"), depth + 1)
+        self.check_values(node, path)
+
+    def check_values(self, node: dict[str, Any], path: JsonPath) -> None:
+        types = schema_types(node)
+        type_text = " or ".join(types) if types else ""
+        enum = node.get("enum")
+        if enum is not None:
+            if not isinstance(enum, list) or not enum:
+                self.add(
+                    (*path, "enum"),
+                    "invalid enum",
+                    expected="a non-empty list of values",
+                    found=describe(enum),
+                )
+                enum = None
+            else:
+                if len(enum) > self.limits.max_enum_values:
+                    self.add(
+                        (*path, "enum"),
+                        "enum too large",
+                        expected=f"at most {self.limits.max_enum_values} values",
+                        found=f"{len(enum)} values",
+                    )
+                for i, value in enumerate(enum):
+                    if not value_matches(value, node):
+                        self.add(
+                            (*path, "enum", i),
+                            "enum value does not match the parameter type",
+                            expected=f"type {type_text}",
+                            found=describe(value),
+                        )
+        if "default" in node:
+            value = node["default"]
+            if not value_matches(value, node):
+                self.add(
+                    (*path, "default"),
+                    "default does not match the parameter type",
+                    expected=f"type {type_text}",
+                    found=describe(value),
+                )
+            elif isinstance(enum, list) and value not in enum:
+                self.add(
+                    (*path, "default"),
+                    "default is not one of the enum values",
+                    expected="one of " + ", ".join(repr(e) for e in enum[:10]),
+                    found=describe(value),
+                )
+
+    def check_top(self, node: Any, path: JsonPath) -> None:
+        if not isinstance(node, dict):
+            return
+        kind = node.get("type")
+        if kind is not None and kind not in ("object", "dict"):
+            self.add(
+                (*path, "type"),
+                "parameters must be an object schema",
+                expected="'object'",
+                found=describe(kind),
+            )
+
+    def check_metaschema(self, json_schema: dict[str, Any], path: JsonPath) -> None:
+        """Everything else the metaschema rejects, except where we already said it better."""
+        meta = _metaschema_validator(validator_for(json_schema, default=Draft7Validator))
+        seen = {i.field or "" for i in self.issues}
+        for err in sorted(meta.iter_errors(json_schema), key=lambda e: e.path):
+            where = (*path, *err.absolute_path)
+            field = self.field(where)
+            if any(field == s or field.startswith(s + ".") or s.startswith(field) for s in seen):
+                continue
+            rule = repr(err.validator_value)
+            if len(rule) > 80:
+                rule = rule[:77] + "..."
+            self.add(
+                where,
+                f"invalid JSON Schema: {err.validator!s} rule failed",
+                expected=f"{err.validator!s}: {rule}",
+                found=describe(err.instance),
+            )
+            seen.add(field)
+
+
+def check_tool(
+    doc: Document, raw: RawTool, limits: ToolLimits | None = None
+) -> tuple[FunctionDoc | None, list[ToolIssue]]:
+    """Validate one tool and normalise it to a BFCL `FunctionDoc` (None if it has errors)."""
+    checker = _ToolChecker(doc, raw, limits or ToolLimits())
+    name = checker.check_name()
+    description = checker.check_description()
+    present, schema = checker.get(raw.schema_path)
+    if not present or schema is None:
+        schema = {"type": "object", "properties": {}}
+    elif not isinstance(schema, dict):
+        checker.add(
+            raw.schema_path,
+            "invalid parameters",
+            expected="a schema object",
+            found=describe(schema),
+        )
+        schema = None
+    converted: dict[str, Any] | None = None
+    if schema is not None:
+        checker.check_top(schema, raw.schema_path)
+        checker.check_schema(schema, raw.schema_path, 0)
+        json_form = schema if raw.json_schema_dialect else bfcl_to_json_schema(schema)
+        checker.check_metaschema(json_form, raw.schema_path)
+        converted, notes = json_schema_to_bfcl(json_form)
+        for note in notes:
+            checker.add(
+                (*raw.schema_path, *note.path),
+                note.message,
+                severity=Severity.ERROR if note.error else Severity.WARNING,
+            )
+    errors = [i for i in checker.issues if i.severity is Severity.ERROR]
+    if errors or name is None or converted is None:
+        return None, checker.issues
+    line, col = doc.where(raw.path) or (None, None)
+    function = FunctionDoc(
+        name=name,
+        description=description,
+        parameters=converted,
+        source=SourceLocation(file=doc.file, line=line, column=col),
+    )
+    return function, checker.issues
+
+
+def check_tool_set(
+    named: Iterable[tuple[str, SourceLocation]], count: int, limits: ToolLimits
+) -> list[ToolIssue]:
+    """Checks across files: duplicate names, names that collide once dots are mapped, count.
+
+    `named` holds every tool that has a name, valid or not, so a duplicate is reported in the
+    same run as the tool's other errors.
+    """
+    issues: list[ToolIssue] = []
+    seen: dict[str, tuple[str, SourceLocation]] = {}
+    for name, src in named:
+        key = mapped_name(name)
+        first = seen.get(key)
+        if first is None:
+            seen[key] = (name, src)
+            continue
+        first_name, fsrc = first
+        what = "duplicate tool name" if first_name == name else "tool names collide"
+        issues.append(
+            ToolIssue(
+                file=src.file,
+                line=src.line,
+                column=src.column,
+                tool=name,
+                field="name",
+                message=f"{what} (first defined at {fsrc.file}:{fsrc.line})",
+                expected="a name unique across all tool files (after mapping '.' to '_')",
+                found=repr(name),
+            )
+        )
+    if count > limits.max_tools:
+        issues.append(
+            ToolIssue(
+                file="(tool set)",
+                message="too many tools to offer in one request",
+                expected=f"at most {limits.max_tools}",
+                found=str(count),
+            )
+        )
+    return issues

@@ -1,0 +1,1 @@
+"""Agreement with the official bfcl-eval checker (run with `nox -s conformance`)."""

@@ -1,0 +1,175 @@
+"""The official bfcl-eval checker, driven through its own per-entry evaluation functions.
+
+Test-only: nothing under `bfcl_action/` may import `bfcl_eval`. The package is light-installed
+(`--no-deps`, see noxfile.py): its data, checker and decoders work, but importing its checker
+pulls `bfcl_eval.constants.model_config`, which imports every model handler and with them the
+vendor SDKs (anthropic, cohere, mistralai, google-genai, boto3, ...) that are not installed and
+whose code the checker never runs. `install_sdk_stubs()` puts placeholder modules for exactly
+those names behind the real import machinery (a finder appended to `sys.meta_path`, so a real
+installation always wins). Without it the import fails; installing the SDKs instead would pull
+gigabytes for nothing. The stubs live in this process only and are never used by our code.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import os
+import sys
+import tempfile
+import types
+from collections.abc import Callable
+from typing import Any
+
+BFCL_EVAL_VERSION = "2026.3.23"
+
+PROMPT_MODEL = "gpt-4o-2024-11-20"
+"""An official model entry with `underscore_to_dot=False` (only its flag matters)."""
+FC_DOT_MODEL = "gpt-4o-2024-11-20-FC"
+"""An official model entry with `underscore_to_dot=True`."""
+
+# Third-party modules the model handlers import at module level and the checker never calls.
+SDK_STUBS = frozenset(
+    {
+        "anthropic",
+        "boto3",
+        "cohere",
+        "datamodel_code_generator",
+        "dotenv",
+        "google",
+        "httpx",
+        "mistralai",
+        "numpy",
+        "openai",
+        "overrides",
+        "pandas",
+        "qwen_agent",
+        "requests",
+        "tqdm",
+        "writerai",
+    }
+)
+
+
+class _StubMeta(type):
+    """A class whose every attribute is another stub class (`cohere.types.ToolV2`)."""
+
+    def __getattr__(cls, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _StubMeta(name, (), {"__init__": lambda self, *a, **k: None})
+
+    def __getitem__(cls, item: Any) -> Any:
+        return cls
+
+
+class _StubModule(types.ModuleType):
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        stub = _StubMeta(name, (), {"__init__": lambda self, *a, **k: None})
+        setattr(self, name, stub)
+        return stub
+
+
+class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(
+        self, fullname: str, path: Any = None, target: Any = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname.split(".")[0] not in SDK_STUBS:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
+        module = _StubModule(spec.name)
+        module.__path__ = []
+        return module
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        return None
+
+
+def install_sdk_stubs() -> None:
+    """Make the vendor-SDK imports of bfcl_eval's model handlers succeed (see module doc)."""
+    if not any(isinstance(f, _StubFinder) for f in sys.meta_path):
+        sys.meta_path.append(_StubFinder())
+
+
+class OfficialChecker:
+    """Verdicts from bfcl_eval's `_evaluate_single_ast_entry` / `_evaluate_single_relevance_entry`.
+
+    Those functions are what `bfcl evaluate` runs per entry: decode, format check, checker.
+    The handler they receive is an adapter choosing the official decoder for the output's
+    representation: identity for already-decoded call lists, the OpenAI FC handler's
+    `decode_ast` for FC JSON strings, `default_decode_ast_prompting` for prompt text.
+    """
+
+    def __init__(self) -> None:
+        os.environ.setdefault("BFCL_PROJECT_ROOT", tempfile.mkdtemp(prefix="bfclroot-"))
+        install_sdk_stubs()
+        from bfcl_eval.constants.enums import Language, ReturnFormat
+        from bfcl_eval.eval_checker import eval_runner
+        from bfcl_eval.model_handler.api_inference.openai_completion import (
+            OpenAICompletionsHandler,
+        )
+        from bfcl_eval.model_handler.utils import default_decode_ast_prompting
+
+        self._runner = eval_runner
+        self._lang = {
+            "python": (Language.PYTHON, ReturnFormat.PYTHON),
+            "java": (Language.JAVA, ReturnFormat.JAVA),
+            "javascript": (Language.JAVASCRIPT, ReturnFormat.JAVASCRIPT),
+        }
+        fc_self = types.SimpleNamespace(is_fc_model=True)
+
+        def fc_decode(result: Any, language: Any, has_tool_call_tag: bool) -> Any:
+            return OpenAICompletionsHandler.decode_ast(fc_self, result, language, has_tool_call_tag)
+
+        def identity(result: Any, language: Any, has_tool_call_tag: bool) -> Any:
+            return result
+
+        self._decoders: dict[str, Callable[[Any, Any, bool], Any]] = {
+            "decoded": identity,
+            "fc": fc_decode,
+            "prompt": default_decode_ast_prompting,
+        }
+
+    def verdict(
+        self,
+        *,
+        case_id: str,
+        category: str,
+        checker: str,
+        language: str,
+        functions: list[dict[str, Any]],
+        possible_answer: list[dict[str, Any]],
+        rep: str,
+        output: Any,
+        underscore_to_dot: bool,
+    ) -> dict[str, Any]:
+        """`{"valid", "error_type"}`, or `{"crash": "<exception>"}` when bfcl_eval raises."""
+        handler = types.SimpleNamespace(decode_ast=self._decoders[rep])
+        model = FC_DOT_MODEL if underscore_to_dot else PROMPT_MODEL
+        prompt_entry = {"id": case_id, "function": functions}
+        try:
+            if checker == "ast":
+                lang, fmt = self._lang[language]
+                res = self._runner._evaluate_single_ast_entry(
+                    handler,
+                    case_id,
+                    output,
+                    possible_answer,
+                    prompt_entry,
+                    model,
+                    category,
+                    language=lang,
+                    return_format=fmt,
+                )
+            else:
+                res = self._runner._evaluate_single_relevance_entry(
+                    handler, case_id, output, prompt_entry, model, category
+                )
+        except Exception as exc:  # a crash upstream would abort `bfcl evaluate`
+            return {"crash": f"{type(exc).__name__}: {exc}"[:300]}
+        valid = bool(res["valid"])
+        return {"valid": valid, "error_type": None if valid else res.get("error_type")}

@@ -1,0 +1,66 @@
+"""`init`: a starter config and workflow for the tools found, never overwriting by accident."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+from bfcl_action.cli import main
+from bfcl_action.commands.init import ACTION_REPOSITORY, find_tool_files
+from bfcl_action.config import load_config
+from bfcl_action.tools import load_tools
+
+EXAMPLE = Path(__file__).parents[1] / "examples" / "weather-app"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    shutil.copytree(EXAMPLE / "tools", tmp_path / "src" / "tools")
+    (tmp_path / "package.json").write_text('{"name": "app", "description": "An app."}')
+    (tmp_path / "node_modules").mkdir()
+    shutil.copy(EXAMPLE / "tools" / "mcp_tools.json", tmp_path / "node_modules" / "x.json")
+    return tmp_path
+
+
+def test_finds_tool_files_and_ignores_other_json(repo: Path) -> None:
+    assert find_tool_files(repo) == [
+        ("src/tools/anthropic_tools.yaml", 5),
+        ("src/tools/mcp_tools.json", 4),
+        ("src/tools/openai_tools.json", 5),
+    ]
+
+
+def test_written_config_is_valid_and_loads_the_found_tools(repo: Path) -> None:
+    assert main(["init", "--dir", str(repo)]) == 0
+    config = load_config(repo / ".bfcl.yml")
+    assert config.tools == [
+        "src/tools/anthropic_tools.yaml",
+        "src/tools/mcp_tools.json",
+        "src/tools/openai_tools.json",
+    ]
+    assert config.model.name == "gpt-4o-mini"
+    assert len(load_tools(config.tools, base_dir=repo).functions) == 14
+
+
+def test_written_workflow_uses_the_action(repo: Path) -> None:
+    main(["init", "--dir", str(repo)])
+    workflow = YAML(typ="safe").load((repo / ".github" / "workflows" / "bfcl.yml").read_text())
+    steps = workflow["jobs"]["bfcl"]["steps"]
+    assert steps[1]["uses"] == f"{ACTION_REPOSITORY}@v1"
+    assert steps[1]["with"]["config"] == ".bfcl.yml"
+    assert "pull_request" in workflow["on"]
+
+
+def test_refuses_to_overwrite_without_force(repo: Path, capsys) -> None:
+    (repo / ".bfcl.yml").write_text("seed: 1\n")
+    assert main(["init", "--dir", str(repo)]) == 2
+    assert "refusing to overwrite" in capsys.readouterr().err
+    assert (repo / ".bfcl.yml").read_text() == "seed: 1\n"
+    assert main(["init", "--dir", str(repo), "--force"]) == 0
+    assert load_config(repo / ".bfcl.yml").tools
+
+
+def test_config_without_tools_found_is_still_valid(tmp_path: Path) -> None:
+    assert main(["init", "--dir", str(tmp_path)]) == 0
+    assert load_config(tmp_path / ".bfcl.yml").tools == []
