@@ -50,9 +50,8 @@ def _best(fn: Any, rounds: int) -> float:
 
 
 def main() -> dict[str, Any]:
-    from bfcl_action.checker import check_case  # type: ignore[attr-defined]
-
     from bfcl_action.categories import CATEGORIES
+    from bfcl_action.checker import check_case  # type: ignore[attr-defined]
     from bfcl_action.models import Mode
     from tests.conformance.official import OfficialChecker
 

@@ -17,6 +17,7 @@ from ruamel.yaml.error import YAMLError
 
 from bfcl_action.errors import BfclActionError
 from bfcl_action.models import FunctionDoc, TestCase
+from bfcl_action.tools.source import plain_scalar
 from curation.models import Contribution, Drop, Item, Origin
 from curation.normalize import to_item
 from curation.tools_bridge import parse_functions
@@ -72,9 +73,7 @@ class Intake:
                     contributor=BFCL_CONTRIBUTOR,
                     license="Apache-2.0",
                     source=source,
-                    requested_category="live_relevance"
-                    if case.category == "live_relevance"
-                    else None,
+                    requested_category=case.category,
                 )
             )
 
@@ -162,4 +161,4 @@ def _plain(value: Any) -> Any:
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_plain(v) for v in value]
-    return value
+    return plain_scalar(value)
