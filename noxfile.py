@@ -39,6 +39,23 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", "bfcl_action", "curation")
     session.run("mypy")
+    _lint_github_files(session)
+
+
+# Both work offline: zizmor --offline skips its online audits, and check-jsonschema's
+# builtin schemas are vendored in the package.
+GITHUB_LINTERS = ["zizmor==1.32.0", "check-jsonschema==0.39.0"]
+
+
+def _lint_github_files(session: nox.Session) -> None:
+    """zizmor and the JSON schemas on action.yml, the workflows and docs/workflows examples."""
+    import glob
+
+    session.install(*GITHUB_LINTERS)
+    workflows = sorted(glob.glob(".github/workflows/*.yml") + glob.glob("docs/workflows/*.yml"))
+    session.run("zizmor", "--offline", "--config", ".github/zizmor.yml", "action.yml", *workflows)
+    session.run("check-jsonschema", "--builtin-schema", "vendor.github-workflows", *workflows)
+    session.run("check-jsonschema", "--builtin-schema", "vendor.github-actions", "action.yml")
 
 
 def _install_official(session: nox.Session) -> None:

@@ -14,7 +14,17 @@ from collections.abc import Sequence
 from bfcl_action import __version__
 from bfcl_action.errors import BfclActionError
 
-COMMANDS: list[str] = ["score", "check", "init", "impact", "validate"]
+COMMANDS: list[str] = [
+    "score",
+    "check",
+    "init",
+    "impact",
+    "validate",
+    "compare",
+    "run",
+    "merge",
+    "github",
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -129,6 +129,14 @@ class CaseResult(BaseModel):
     latency_s: float | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
+    # Case context for reports (filled by `bfcl_action.compare.attach_case_context`), so a
+    # stored report can show what was asked and expected without the dataset at hand.
+    question: str | None = None
+    """Excerpt of the question's last user message."""
+    expected: list[ExpectedCall] | None = None
+    """The case's possible answer (BFCL form)."""
+    functions: list[str] | None = None
+    """Names of the functions offered to the model (their count drives the distractor chart)."""
 
     def label(self) -> str:
         return self.suite or self.category
@@ -166,3 +174,5 @@ class RunReport(BaseModel):
     categories: dict[str, CategoryScore] = Field(default_factory=dict)
     summary: dict[str, float | None] = Field(default_factory=dict)
     notes: list[str] = Field(default_factory=list)
+    shard: str = ""
+    """`i/n` when this report holds one shard of a run (`run --shard`); empty otherwise."""

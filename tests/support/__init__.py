@@ -1,0 +1,1 @@
+"""Reusable test helpers: local servers and model factories."""

@@ -1,0 +1,237 @@
+"""`bfcl-action compare`: compare a run with its baseline and write the reports.
+
+Exit codes: 0 no regression (also: first run, incomparable runs, informational mode),
+1 regression (a significant drop beyond the allowed points, or a minimum score breached),
+2 usage or input error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from bfcl_action import escape
+from bfcl_action.compare import Comparison, Thresholds, ToolChange, compare_runs
+from bfcl_action.digest import RunDigest, make_digest, parse_digest
+from bfcl_action.errors import ConfigError, InputError
+from bfcl_action.models import RunReport
+from bfcl_action.report import (
+    render_comment,
+    render_history_svg,
+    render_json,
+    render_junit,
+    render_summary,
+    render_tools_svg,
+)
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "compare",
+        help="compare a run report with its baseline (report or digest) and render reports",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--base", type=Path, help="baseline run report JSON, or a file holding a digest")
+    p.add_argument("--head", type=Path, required=True, help="this run's report JSON")
+    p.add_argument("--config", type=Path, help=".bfcl.yml whose `thresholds` apply")
+    p.add_argument("--markdown", type=Path, metavar="OUT.md", help="PR comment (65,536 chars)")
+    p.add_argument("--summary", type=Path, metavar="OUT.md", help="job summary (1 MiB)")
+    p.add_argument("--json", type=Path, metavar="OUT.json", help="the comparison as JSON")
+    p.add_argument("--junit", type=Path, metavar="OUT.xml", help="head run as JUnit XML")
+    p.add_argument("--digest", type=Path, metavar="OUT.txt", help="head run's digest text")
+    p.add_argument(
+        "--history",
+        type=Path,
+        nargs="+",
+        default=[],
+        metavar="REPORT.json",
+        help="earlier reports, oldest first, for --svg-history (head is appended)",
+    )
+    p.add_argument("--svg-history", type=Path, metavar="OUT.svg", help="per-suite score chart")
+    p.add_argument(
+        "--svg-tools",
+        type=Path,
+        metavar="OUT.svg",
+        help="accuracy vs number of tools (own_distractors) chart",
+    )
+    p.add_argument(
+        "--changed-tools",
+        type=Path,
+        metavar="TOOLS.json",
+        help="JSON list of changed tool definitions ({name, kind, summary, before, "
+        "after}) to show next to regressions",
+    )
+    p.add_argument("--full-report-url", help="where the full report is (default: this run)")
+    p.add_argument("--title", default="BFCL function-calling check")
+    t = p.add_argument_group("thresholds (override --config)")
+    t.add_argument("--max-drop", type=float, metavar="POINTS", help="allowed drop (default 1)")
+    t.add_argument("--max-drop-for", action="append", default=[], metavar="SUITE=POINTS")
+    t.add_argument("--alpha", type=float, help="significance level of McNemar (default 0.05)")
+    t.add_argument("--min-score", type=float, metavar="PERCENT", help="minimum overall score")
+    t.add_argument("--min-score-for", action="append", default=[], metavar="SUITE=PERCENT")
+    t.add_argument("--informational", action="store_true", help="report, never fail")
+    p.set_defaults(func=run)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", file=str(path)) from None
+
+
+def load_report(path: Path) -> RunReport:
+    try:
+        return RunReport.model_validate_json(_read(path))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise InputError(
+            f"not a bfcl-action run report: {first['msg']}", file=str(path), field=where
+        ) from None
+
+
+def load_baseline(path: Path) -> RunReport | RunDigest:
+    """A run report JSON, or any text (check-run summary, comment) holding a digest."""
+    text = _read(path)
+    stripped = text.lstrip()
+    if stripped.startswith("{"):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"invalid JSON: {exc.msg}", file=str(path), line=exc.lineno) from None
+        if isinstance(data, dict) and "schema_version" in data:
+            return load_report(path)
+    return parse_digest(text, source=str(path))
+
+
+def _pairs(items: list[str], flag: str) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        try:
+            out[name.strip()] = float(value)
+        except ValueError:
+            sep = ""
+        if not sep or not name.strip():
+            raise ConfigError(f"expected SUITE=NUMBER, found {item!r}", field=flag)
+    return out
+
+
+def _config_thresholds(path: Path) -> dict[str, Any]:
+    """Thresholds from `.bfcl.yml` through the config loader (owntools' bfcl_action.config)."""
+    try:
+        config_module = importlib.import_module("bfcl_action.config")
+    except ModuleNotFoundError:
+        raise ConfigError(
+            "--config needs the .bfcl.yml loader (bfcl_action.config), which this build lacks; "
+            "pass thresholds as flags (--max-drop, --alpha, --min-score, ...)",
+            file=str(path),
+        ) from None
+    config = config_module.load_config(path)
+    raw = getattr(config, "thresholds", None)
+    if raw is None:
+        return {}
+    if isinstance(raw, Thresholds):
+        return raw.model_dump(exclude_unset=True)
+    if hasattr(raw, "model_dump"):
+        return dict(raw.model_dump(exclude_unset=True))
+    return dict(raw)
+
+
+def thresholds_from_args(args: argparse.Namespace) -> Thresholds:
+    values: dict[str, Any] = _config_thresholds(args.config) if args.config else {}
+    flags = {
+        "max_drop_points": args.max_drop,
+        "alpha": args.alpha,
+        "min_score": args.min_score,
+    }
+    values.update({k: v for k, v in flags.items() if v is not None})
+    if args.max_drop_for:
+        values["category_max_drop_points"] = {
+            **values.get("category_max_drop_points", {}),
+            **_pairs(args.max_drop_for, "--max-drop-for"),
+        }
+    if args.min_score_for:
+        values["category_min_score"] = {
+            **values.get("category_min_score", {}),
+            **_pairs(args.min_score_for, "--min-score-for"),
+        }
+    if args.informational:
+        values["informational"] = True
+    try:
+        return Thresholds.model_validate(values)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ConfigError(first["msg"], field=".".join(str(p) for p in first["loc"])) from None
+
+
+def _changed_tools(path: Path | None) -> list[ToolChange]:
+    if path is None:
+        return []
+    try:
+        return TypeAdapter(list[ToolChange]).validate_json(_read(path))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise InputError(first["msg"], file=str(path), field=where) from None
+
+
+def _default_run_url() -> str | None:
+    server, repo, run_id = (
+        os.environ.get(k) for k in ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_RUN_ID")
+    )
+    return f"{server}/{repo}/actions/runs/{run_id}" if server and repo and run_id else None
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def _print_summary(comparison: Comparison) -> None:
+    o = comparison.overall
+    head = "—" if o.head is None or o.head.accuracy is None else f"{o.head.accuracy * 100:.1f}%"
+    delta = "" if o.delta_points is None else f" ({o.delta_points:+.1f} points)"
+    print(
+        escape.log_line(f"bfcl-action compare: {comparison.verdict.value}; overall {head}{delta}")
+    )
+    for d in comparison.differences:
+        print(escape.log_line(f"  differs: {d.field}: base {d.base} / head {d.head}"))
+    for s in comparison.suites:
+        if s.moved or s.reasons:
+            print(escape.log_line(f"  {s.suite}: {s.verdict.value}: {'; '.join(s.reasons)}"))
+
+
+def run(args: argparse.Namespace) -> int:
+    thresholds = thresholds_from_args(args)
+    head = load_report(args.head)
+    base = load_baseline(args.base) if args.base else None
+    comparison = compare_runs(
+        base, head, thresholds, changed_tools=_changed_tools(args.changed_tools)
+    )
+    url = args.full_report_url or _default_run_url()
+    if args.markdown:
+        _write(args.markdown, render_comment(comparison, title=args.title, full_report_url=url))
+    if args.summary:
+        _write(args.summary, render_summary(comparison, title=args.title, full_report_url=url))
+    if args.json:
+        _write(args.json, render_json(comparison))
+    if args.junit:
+        _write(args.junit, render_junit(head))
+    if args.digest:
+        _write(args.digest, make_digest(head) + "\n")
+    if args.svg_history:
+        history = [load_report(p) for p in args.history] + [head]
+        _write(args.svg_history, render_history_svg(history))
+    if args.svg_tools:
+        _write(args.svg_tools, render_tools_svg(head))
+    _print_summary(comparison)
+    return comparison.exit_code

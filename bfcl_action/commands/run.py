@@ -1,0 +1,206 @@
+"""`bfcl-action run`: evaluate a model on datasets and/or a repository's own suites.
+
+The API key is read from `OPENAI_API_KEY` (or the variable named by `--api-key-env`): it is
+never a command-line value, never printed and never part of a report or cache key.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from pathlib import Path
+
+import platformdirs
+
+from bfcl_action.errors import ConfigError
+from bfcl_action.models import Mode, RunReport, TestCase
+from bfcl_action.runner.backends import BackendOptions
+from bfcl_action.runner.pipeline import RunOptions, infra_error_rate, run_evaluation
+from bfcl_action.runner.progress import make_progress
+from bfcl_action.select import parse_shard, select_cases
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "run",
+        help="ask a model every selected case and write a run report",
+        description=__doc__,
+    )
+    src = p.add_argument_group("what to evaluate")
+    src.add_argument(
+        "--dataset",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="bfcl@2026.3.23, live@<YYYY-Www> or live@latest (repeatable)",
+    )
+    src.add_argument("--config", type=Path, help=".bfcl.yml with the repository's own suites")
+    src.add_argument("--categories", help="comma list of categories or groups (default: all)")
+    src.add_argument("--ids", metavar="REGEX", help="only cases whose id matches REGEX")
+    src.add_argument("--sample", type=int, metavar="N", help="a seeded sample of N cases")
+    src.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")
+    src.add_argument("--shard", metavar="I/N", help="evaluate shard I of N (1-based)")
+    model = p.add_argument_group("model")
+    model.add_argument("--model", required=True, help="model name, or replay:PATH")
+    model.add_argument(
+        "--base-url",
+        default=os.environ.get("OPENAI_BASE_URL") or None,
+        help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL or OpenAI)",
+    )
+    model.add_argument(
+        "--api-key-env",
+        default="OPENAI_API_KEY",
+        metavar="NAME",
+        help="environment variable holding the API key (default OPENAI_API_KEY)",
+    )
+    model.add_argument("--mode", choices=[m.value for m in Mode], default=Mode.FC.value)
+    model.add_argument("--temperature", type=float, default=0.001, help="BFCL uses 0.001")
+    model.add_argument("--max-tokens", type=int, default=None)
+    run = p.add_argument_group("execution")
+    run.add_argument("--concurrency", type=int, default=8)
+    run.add_argument("--timeout", type=float, default=120.0, help="seconds per request")
+    run.add_argument("--max-retries", type=int, default=6)
+    run.add_argument("--repeat", type=int, default=1, metavar="K", help="K samples per case")
+    run.add_argument(
+        "--cache",
+        type=Path,
+        default=Path(platformdirs.user_cache_dir("bfcl-action")) / "responses",
+        metavar="DIR",
+        help="response cache directory (default: the user cache directory)",
+    )
+    run.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    run.add_argument(
+        "--max-infra-error-rate",
+        type=float,
+        default=0.05,
+        metavar="RATE",
+        help="fail (exit 1) when more than RATE of the cases got no answer (default 0.05)",
+    )
+    out = p.add_argument_group("output")
+    out.add_argument("--output", type=Path, default=Path("run.json"), help="run report JSON")
+    out.add_argument("--results-dir", type=Path, help="also write BFCL-format result files")
+    out.add_argument("--quiet", action="store_true", help="no progress output")
+    p.set_defaults(func=main)
+
+
+def load_own_cases(config: Path) -> list[TestCase]:
+    """Cases of a `.bfcl.yml`'s own suites, via `bfcl_action.suites.build_cases`."""
+    try:
+        suites = importlib.import_module("bfcl_action.suites")
+    except ImportError:
+        suites = None
+    build = getattr(suites, "build_cases", None)
+    if build is None:
+        raise ConfigError(
+            "own-tools suites (--config) are not available yet in this build", field="config"
+        )
+    cases = build(config)
+    return [c for c in cases if isinstance(c, TestCase)]
+
+
+def gather_cases(args: argparse.Namespace) -> tuple[list[TestCase], list[str]]:
+    if not args.dataset and args.config is None:
+        raise ConfigError("nothing to evaluate: give --dataset and/or --config", field="dataset")
+    categories = [c.strip() for c in args.categories.split(",")] if args.categories else None
+    cases: list[TestCase] = []
+    datasets: list[str] = []
+    if args.dataset:
+        from bfcl_action.dataset import load_dataset
+
+        for spec in args.dataset:
+            loaded = load_dataset(spec, categories)
+            cases.extend(loaded)
+            datasets.append(loaded[0].dataset if loaded and loaded[0].dataset else spec)
+    if args.config is not None:
+        own = load_own_cases(args.config)
+        if categories:
+            own = select_cases(own, categories=categories)
+        cases.extend(own)
+        datasets.append(f"own:{args.config}")
+    return cases, datasets
+
+
+def resolve_api_key(args: argparse.Namespace) -> str | None:
+    if args.model.startswith("replay:"):
+        return None
+    key = os.environ.get(args.api_key_env)
+    if not key:
+        raise ConfigError(
+            f"no API key: set the environment variable {args.api_key_env}", field="api-key-env"
+        )
+    return key
+
+
+def check_numbers(args: argparse.Namespace) -> None:
+    for name in ("concurrency", "repeat"):
+        if getattr(args, name) < 1:
+            raise ConfigError(f"must be >= 1, found {getattr(args, name)}", field=name)
+    if args.max_retries < 0:
+        raise ConfigError(f"must be >= 0, found {args.max_retries}", field="max-retries")
+    if args.timeout <= 0:
+        raise ConfigError(f"must be > 0, found {args.timeout}", field="timeout")
+    if args.shard:
+        parse_shard(args.shard)
+
+
+def main(args: argparse.Namespace) -> int:
+    check_numbers(args)
+    api_key = resolve_api_key(args)
+    cases, datasets = gather_cases(args)
+    cases = select_cases(cases, sample=args.sample, seed=args.seed, shard=args.shard)
+    if not cases:
+        raise ConfigError("the selection is empty: no case to evaluate")
+    options = RunOptions(
+        backend=BackendOptions(
+            model=args.model,
+            mode=Mode(args.mode),
+            base_url=args.base_url,
+            api_key=api_key,
+            temperature=args.temperature,
+            timeout=args.timeout,
+            concurrency=args.concurrency,
+            max_tokens=args.max_tokens,
+        ),
+        datasets=datasets,
+        repeat=args.repeat,
+        max_retries=args.max_retries,
+        cache_dir=None if args.no_cache or args.model.startswith("replay:") else args.cache,
+        shard=args.shard or "",
+    )
+    progress = make_progress(sys.stderr, enabled=not args.quiet)
+    report, _stats = run_evaluation(cases, options, progress=progress)
+    write_outputs(report, args.output, args.results_dir)
+    print_summary(report)
+    rate = infra_error_rate(report)
+    if rate > args.max_infra_error_rate:
+        print(
+            f"bfcl-action run: {rate:.1%} of cases got no answer "
+            f"(limit {args.max_infra_error_rate:.1%}); failing",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+def write_outputs(report: RunReport, output: Path, results_dir: Path | None) -> None:
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(report.model_dump_json(indent=1), encoding="utf-8")
+    if results_dir is not None:
+        from bfcl_action.results_io import write_result_files
+
+        answered = [r for r in report.results if r.infra_error is None]
+        write_result_files(answered, results_dir)
+
+
+def print_summary(report: RunReport) -> None:
+    infra = [r for r in report.results if r.infra_error is not None]
+    for label, score in report.categories.items():
+        print(f"{label:32} {score.correct:5}/{score.total:<5} {score.accuracy:7.2%}")
+    if infra:
+        print(f"infrastructure errors: {len(infra)} (excluded from accuracy)")
+        for r in infra[:20]:
+            print(f"  {r.id}: {r.infra_error}")
+    for note in report.notes:
+        print(note)

@@ -1,0 +1,618 @@
+"""Compare a run with its baseline: per-suite deltas that are real, and a verdict.
+
+A drop counts as a regression only when it is larger than the allowed points *and* the
+paired test on the per-case outcomes (exact McNemar on the cases that flipped) is
+significant at `alpha`; a head score below a configured minimum is a regression on its own.
+Improvements are judged the same way. Runs whose configuration differs (model, mode,
+datasets, settings) are not compared at all: the comparison lists what differs. When only
+the case set differs, the cases both runs answered are compared, and the comparison says so.
+Infrastructure errors are listed and left out of every count; they never make a regression.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, computed_field
+
+from bfcl_action.digest import FAIL, INFRA, PASS, RunDigest, outcome_of
+from bfcl_action.fingerprint import case_set_hash
+from bfcl_action.models import CaseResult, ExpectedCall, RunReport, TestCase
+from bfcl_action.stats import mcnemar_exact, wilson_interval
+
+OVERALL = "overall"
+
+
+class Thresholds(BaseModel):
+    """When a change is a regression (or an improvement); all scores in percent points.
+
+    Per-suite entries are looked up by suite label, then by category name, falling back to
+    the global value. `min_score` applies to the overall score, `category_min_score` to
+    suites. In `informational` mode the verdict is still computed but never fails the check.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_drop_points: float = Field(default=1.0, ge=0, le=100)
+    category_max_drop_points: dict[str, float] = Field(default_factory=dict)
+    alpha: float = Field(default=0.05, gt=0, lt=1)
+    min_score: float | None = Field(default=None, ge=0, le=100)
+    category_min_score: dict[str, float] = Field(default_factory=dict)
+    informational: bool = False
+
+    def max_drop_for(self, suite: str, category: str) -> float:
+        if suite == OVERALL:
+            return self.max_drop_points
+        table = self.category_max_drop_points
+        return table.get(suite, table.get(category, self.max_drop_points))
+
+    def min_score_for(self, suite: str, category: str) -> float | None:
+        if suite == OVERALL:
+            return self.min_score
+        table = self.category_min_score
+        return table.get(suite, table.get(category))
+
+
+class Verdict(StrEnum):
+    REGRESSION = "regression"
+    IMPROVEMENT = "improvement"
+    UNCHANGED = "unchanged"
+    NO_BASELINE = "no_baseline"
+    INCOMPARABLE = "incomparable"
+    NEW = "new"
+    REMOVED = "removed"
+
+
+class SideScore(BaseModel):
+    """Accuracy of one side with its Wilson 95% interval; `total` excludes infra errors."""
+
+    correct: int
+    total: int
+    infra_errors: int = 0
+    accuracy: float | None
+    low: float
+    high: float
+
+    @classmethod
+    def of(cls, correct: int, total: int, infra_errors: int = 0) -> SideScore:
+        low, high = wilson_interval(correct, total)
+        return cls(
+            correct=correct,
+            total=total,
+            infra_errors=infra_errors,
+            accuracy=correct / total if total else None,
+            low=low,
+            high=high,
+        )
+
+
+class PairedTest(BaseModel):
+    """Outcomes on the cases both runs answered; `p_value` is the exact McNemar test."""
+
+    n: int
+    base_correct: int
+    head_correct: int
+    newly_failing: int
+    newly_passing: int
+    p_value: float
+
+
+class FlippedCase(BaseModel):
+    """A case whose outcome changed, with what the reviewer needs to judge it."""
+
+    id: str
+    suite: str
+    direction: Literal["newly_failing", "newly_passing"]
+    error_type: str | None = None
+    """The failing side's BFCL error type (head for newly failing, base for newly passing)."""
+    errors: list[str] = Field(default_factory=list)
+    question: str | None = None
+    expected: str | None = None
+    got: str | None = None
+    functions: list[str] = Field(default_factory=list)
+
+
+class InfraFailure(BaseModel):
+    id: str
+    suite: str
+    side: Literal["base", "head"]
+    message: str
+
+
+class ToolChange(BaseModel):
+    """A tool definition the pull request changed (input from the tools/impact stage)."""
+
+    name: str
+    kind: Literal["added", "removed", "changed"] = "changed"
+    summary: str = ""
+    before: dict[str, Any] | None = None
+    after: dict[str, Any] | None = None
+
+
+class InvolvedTool(BaseModel):
+    change: ToolChange
+    cases: list[str] = Field(default_factory=list)
+    """Newly failing cases that offered, expected or called this tool."""
+
+
+class Difference(BaseModel):
+    """One reason two runs are not comparable, with both sides' values."""
+
+    field: str
+    base: str
+    head: str
+
+
+class SuiteComparison(BaseModel):
+    suite: str
+    category: str
+    base: SideScore | None = None
+    head: SideScore | None = None
+    delta_points: float | None = None
+    """Head minus base accuracy in points, over the paired cases when a paired test ran."""
+    paired: PairedTest | None = None
+    significant: bool = False
+    verdict: Verdict = Verdict.UNCHANGED
+    reasons: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    flipped: list[FlippedCase] = Field(default_factory=list)
+    only_in_base: int = 0
+    only_in_head: int = 0
+
+    @property
+    def moved(self) -> bool:
+        return self.verdict in (Verdict.REGRESSION, Verdict.IMPROVEMENT)
+
+
+class Comparison(BaseModel):
+    """Everything the renderers show and the exit code is derived from."""
+
+    base_model: str | None = None
+    head_model: str
+    mode: str
+    has_baseline: bool
+    base_is_digest: bool = False
+    comparable: bool
+    differences: list[Difference] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    thresholds: Thresholds
+    overall: SuiteComparison
+    suites: list[SuiteComparison]
+    verdict: Verdict
+    infra_errors: list[InfraFailure] = Field(default_factory=list)
+    changed_tools: list[InvolvedTool] = Field(default_factory=list)
+    uninvolved_tool_changes: int = 0
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def fails(self) -> bool:
+        """Whether the check should fail: a regression outside informational mode."""
+        return self.verdict is Verdict.REGRESSION and not self.thresholds.informational
+
+    @property
+    def exit_code(self) -> int:
+        """0 passed (also no baseline, incomparable, informational), 1 regression."""
+        return 1 if self.fails else 0
+
+    @property
+    def moved(self) -> list[SuiteComparison]:
+        return [s for s in self.suites if s.moved]
+
+    @property
+    def flipped(self) -> list[FlippedCase]:
+        return [f for s in self.suites for f in s.flipped]
+
+
+# --- case context ---------------------------------------------------------------------------
+
+
+def _question_excerpt(case: TestCase, limit: int = 400) -> str:
+    for turn in case.question:
+        for message in reversed(turn):
+            if message.role == "user" and message.content:
+                text = message.content
+                return text if len(text) <= limit else text[: limit - 1] + "…"
+    return ""
+
+
+def attach_case_context(report: RunReport, cases: Iterable[TestCase]) -> RunReport:
+    """Copy each case's question excerpt, expected answer and offered function names onto
+    its result, so the stored report can explain flips without the dataset at hand."""
+    by_id = {c.id: c for c in cases}
+    results = []
+    for result in report.results:
+        case = by_id.get(result.id)
+        if case is None:
+            results.append(result)
+            continue
+        results.append(
+            result.model_copy(
+                update={
+                    "question": _question_excerpt(case),
+                    "expected": case.possible_answer,
+                    "functions": [f.name for f in case.functions],
+                }
+            )
+        )
+    return report.model_copy(update={"results": results})
+
+
+def _value(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def format_expected(expected: Sequence[ExpectedCall]) -> str:
+    """BFCL possible answers as call text: `f(a=1 | 2, b=omitted)`."""
+    if not expected:
+        return "no call"
+    calls = []
+    for call in expected:
+        for name, params in call.items():
+            args = []
+            for param, options in params.items():
+                shown = [("omitted" if o == "" else _value(o)) for o in options]
+                args.append(f"{param}={' | '.join(shown)}")
+            calls.append(f"{name}({', '.join(args)})")
+    return "; ".join(calls)
+
+
+def format_got(result: CaseResult) -> str | None:
+    """What the model produced: decoded calls when decoding worked, else its raw output."""
+    if result.decoded is not None:
+        if not result.decoded:
+            return "no call"
+        return "; ".join(
+            f"{c.name}({', '.join(f'{k}={_value(v)}' for k, v in c.arguments.items())})"
+            for c in result.decoded
+        )
+    if result.model_output is None:
+        return None
+    raw = result.model_output
+    return raw if isinstance(raw, str) else _value(raw)
+
+
+def _called_names(result: CaseResult) -> set[str]:
+    names = set(result.functions or [])
+    names.update(c.name for c in result.decoded or [])
+    for call in result.expected or []:
+        names.update(call)
+    return names
+
+
+# --- normalised sides -----------------------------------------------------------------------
+
+
+@dataclass
+class _Suite:
+    category: str
+    correct: int
+    total: int
+    infra: int
+    ids: str
+    outcomes: dict[str, str] | None
+    results: dict[str, CaseResult] = field(default_factory=dict)
+
+    def score(self) -> SideScore:
+        return SideScore.of(self.correct, self.total, self.infra)
+
+
+def _suites_of_report(report: RunReport) -> dict[str, _Suite]:
+    grouped: dict[str, dict[str, CaseResult]] = {}
+    for result in report.results:
+        grouped.setdefault(result.label(), {})[result.id] = result
+    suites: dict[str, _Suite] = {}
+    for label, results in grouped.items():
+        outcomes = {i: outcome_of(r) for i, r in results.items()}
+        values = list(outcomes.values())
+        suites[label] = _Suite(
+            category=next(iter(results.values())).category,
+            correct=values.count(PASS),
+            total=values.count(PASS) + values.count(FAIL),
+            infra=values.count(INFRA),
+            ids=case_set_hash(results),
+            outcomes=outcomes,
+            results=results,
+        )
+    for label, score in report.categories.items():
+        if label not in suites:
+            suites[label] = _Suite(
+                score.category, score.correct, score.total, score.infra_errors, "", None
+            )
+    return suites
+
+
+def _suites_of_digest(digest: RunDigest, head: Mapping[str, _Suite]) -> dict[str, _Suite]:
+    suites: dict[str, _Suite] = {}
+    for label, entry in digest.suites.items():
+        head_suite = head.get(label)
+        outcomes = None
+        if head_suite is not None and head_suite.outcomes is not None:
+            outcomes = digest.outcomes_for(label, list(head_suite.outcomes))
+        suites[label] = _Suite(
+            entry.category, entry.correct, entry.total, entry.infra_errors, entry.ids, outcomes
+        )
+    return suites
+
+
+def _config_differences(base: RunReport | RunDigest, head: RunReport) -> list[Difference]:
+    diffs: list[Difference] = []
+    if base.model != head.model:
+        diffs.append(Difference(field="model", base=base.model, head=head.model))
+    if base.mode != head.mode:
+        diffs.append(Difference(field="mode", base=str(base.mode), head=str(head.mode)))
+    if sorted(base.datasets) != sorted(head.datasets):
+        diffs.append(
+            Difference(
+                field="datasets",
+                base=", ".join(sorted(base.datasets)) or "(none)",
+                head=", ".join(sorted(head.datasets)) or "(none)",
+            )
+        )
+    for key in sorted(set(base.settings) | set(head.settings)):
+        b, h = base.settings.get(key, "(unset)"), head.settings.get(key, "(unset)")
+        if b != h:
+            diffs.append(Difference(field=f"settings.{key}", base=_value(b), head=_value(h)))
+    if not diffs and base.fingerprint and head.fingerprint and base.fingerprint != head.fingerprint:
+        diffs.append(Difference(field="fingerprint", base=base.fingerprint, head=head.fingerprint))
+    return diffs
+
+
+# --- verdicts -------------------------------------------------------------------------------
+
+
+def _pct(value: float) -> str:
+    return f"{value * 100:.1f}"
+
+
+def _judge(row: SuiteComparison, thresholds: Thresholds, *, comparable: bool) -> None:
+    """Set `significant`, `verdict` and `reasons` of a row whose numbers are filled in."""
+    if row.base is None or row.head is None:
+        row.verdict = Verdict.NEW if row.base is None else Verdict.REMOVED
+    elif not comparable:
+        row.verdict = Verdict.INCOMPARABLE
+    elif row.delta_points is not None:
+        allowed = thresholds.max_drop_for(row.suite, row.category)
+        p = row.paired.p_value if row.paired else None
+        row.significant = p is not None and p < thresholds.alpha
+        if row.significant and abs(row.delta_points) > allowed:
+            row.verdict = Verdict.REGRESSION if row.delta_points < 0 else Verdict.IMPROVEMENT
+            word = "dropped" if row.delta_points < 0 else "rose"
+            row.reasons.append(
+                f"{word} {abs(row.delta_points):.1f} points (allowed {allowed:g}), "
+                f"McNemar p={p:.3g} < alpha {thresholds.alpha:g}"
+            )
+    minimum = thresholds.min_score_for(row.suite, row.category)
+    head_accuracy = row.head.accuracy if row.head is not None else None
+    if minimum is not None and head_accuracy is not None and head_accuracy * 100 < minimum:
+        row.verdict = Verdict.REGRESSION
+        row.reasons.append(f"score {_pct(head_accuracy)} is below the minimum {minimum:g}")
+
+
+def _unpaired_delta(base: SideScore | None, head: SideScore | None) -> float | None:
+    if base is None or head is None or base.accuracy is None or head.accuracy is None:
+        return None
+    return (head.accuracy - base.accuracy) * 100
+
+
+def _flip(case_id: str, label: str, base: _Suite, head: _Suite, failing: bool) -> FlippedCase:
+    loser = head.results.get(case_id) if failing else base.results.get(case_id)
+    context = head.results.get(case_id) or base.results.get(case_id)
+    flipped = FlippedCase(
+        id=case_id, suite=label, direction="newly_failing" if failing else "newly_passing"
+    )
+    if loser is not None:
+        flipped.error_type = loser.error_type
+        flipped.errors = list(loser.error)
+        flipped.got = format_got(loser)
+    if context is not None:
+        flipped.question = context.question
+        flipped.functions = list(context.functions or [])
+        if context.expected is not None:
+            flipped.expected = format_expected(context.expected)
+    return flipped
+
+
+def _paired_row(label: str, base: _Suite, head: _Suite) -> SuiteComparison:
+    row = SuiteComparison(suite=label, category=head.category, base=base.score(), head=head.score())
+    assert base.outcomes is not None and head.outcomes is not None
+    common = base.outcomes.keys() & head.outcomes.keys()
+    row.only_in_base = len(base.outcomes.keys() - common)
+    row.only_in_head = len(head.outcomes.keys() - common)
+    answered = sorted(i for i in common if base.outcomes[i] != INFRA and head.outcomes[i] != INFRA)
+    failing = [i for i in answered if base.outcomes[i] == PASS and head.outcomes[i] == FAIL]
+    passing = [i for i in answered if base.outcomes[i] == FAIL and head.outcomes[i] == PASS]
+    base_correct = sum(base.outcomes[i] == PASS for i in answered)
+    head_correct = sum(head.outcomes[i] == PASS for i in answered)
+    row.paired = PairedTest(
+        n=len(answered),
+        base_correct=base_correct,
+        head_correct=head_correct,
+        newly_failing=len(failing),
+        newly_passing=len(passing),
+        p_value=mcnemar_exact(len(failing), len(passing)),
+    )
+    if answered:
+        row.delta_points = (head_correct - base_correct) / len(answered) * 100
+    row.flipped = [_flip(i, label, base, head, True) for i in failing] + [
+        _flip(i, label, base, head, False) for i in passing
+    ]
+    if row.only_in_base or row.only_in_head:
+        row.notes.append(
+            f"case set changed: compared on the {len(answered)} cases both runs answered "
+            f"({row.only_in_base} only in base, {row.only_in_head} only in head)"
+        )
+    skipped = len(common) - len(answered)
+    if skipped:
+        row.notes.append(f"{skipped} case(s) left out: infrastructure error in base or head")
+    return row
+
+
+def _row(label: str, base: _Suite | None, head: _Suite | None, comparable: bool) -> SuiteComparison:
+    if base is None or head is None:
+        some = head or base
+        assert some is not None
+        return SuiteComparison(
+            suite=label,
+            category=some.category,
+            base=base.score() if base else None,
+            head=head.score() if head else None,
+        )
+    if comparable and base.outcomes is not None and head.outcomes is not None:
+        return _paired_row(label, base, head)
+    row = SuiteComparison(suite=label, category=head.category, base=base.score(), head=head.score())
+    if comparable:
+        row.delta_points = _unpaired_delta(row.base, row.head)
+        row.notes.append(
+            "case set changed and the baseline is a digest: per-case outcomes cannot be "
+            "aligned, so only the suite's counts are compared (no paired test)"
+        )
+    return row
+
+
+def _overall(rows: list[SuiteComparison], base_present: bool) -> SuiteComparison:
+    def total(side: str) -> SideScore | None:
+        scores = [getattr(r, side) for r in rows if getattr(r, side) is not None]
+        if not scores:
+            return None
+        return SideScore.of(
+            sum(s.correct for s in scores),
+            sum(s.total for s in scores),
+            sum(s.infra_errors for s in scores),
+        )
+
+    row = SuiteComparison(
+        suite=OVERALL, category=OVERALL, base=total("base") if base_present else None
+    )
+    row.head = total("head")
+    paired = [r.paired for r in rows if r.paired is not None]
+    if paired:
+        n = sum(p.n for p in paired)
+        b = sum(p.newly_failing for p in paired)
+        c = sum(p.newly_passing for p in paired)
+        row.paired = PairedTest(
+            n=n,
+            base_correct=sum(p.base_correct for p in paired),
+            head_correct=sum(p.head_correct for p in paired),
+            newly_failing=b,
+            newly_passing=c,
+            p_value=mcnemar_exact(b, c),
+        )
+        if n:
+            row.delta_points = (row.paired.head_correct - row.paired.base_correct) / n * 100
+        if len(paired) < len(rows):
+            row.notes.append("overall delta and test cover the suites compared case by case")
+    elif any(r.delta_points is not None for r in rows):
+        row.delta_points = _unpaired_delta(row.base, row.head)
+    return row
+
+
+def _involved_tools(
+    changes: Sequence[ToolChange], rows: Sequence[SuiteComparison], head: Mapping[str, _Suite]
+) -> tuple[list[InvolvedTool], int]:
+    failing: dict[str, set[str]] = {}
+    for row in rows:
+        for flip in row.flipped:
+            if flip.direction != "newly_failing":
+                continue
+            result = head[row.suite].results.get(flip.id) if row.suite in head else None
+            names = _called_names(result) if result else set(flip.functions)
+            failing[flip.id] = names
+    involved = []
+    for change in changes:
+        cases = sorted(i for i, names in failing.items() if change.name in names)
+        if cases:
+            involved.append(InvolvedTool(change=change, cases=cases))
+    return involved, len(changes) - len(involved)
+
+
+def _infra(side: Literal["base", "head"], suites: Mapping[str, _Suite]) -> list[InfraFailure]:
+    return [
+        InfraFailure(id=r.id, suite=label, side=side, message=r.infra_error or "")
+        for label, suite in sorted(suites.items())
+        for r in sorted(suite.results.values(), key=lambda r: r.id)
+        if r.infra_error
+    ]
+
+
+def _overall_verdict(overall: SuiteComparison, rows: Sequence[SuiteComparison]) -> Verdict:
+    verdicts = {overall.verdict, *(r.verdict for r in rows)}
+    for verdict in (Verdict.REGRESSION, Verdict.IMPROVEMENT):
+        if verdict in verdicts:
+            return verdict
+    return overall.verdict if overall.verdict is not Verdict.NEW else Verdict.NO_BASELINE
+
+
+def compare_runs(
+    base: RunReport | RunDigest | None,
+    head: RunReport,
+    thresholds: Thresholds | None = None,
+    *,
+    changed_tools: Sequence[ToolChange] = (),
+) -> Comparison:
+    """Compare `head` with `base` (a full report, a digest, or None for a first run)."""
+    thresholds = thresholds or Thresholds()
+    head_suites = _suites_of_report(head)
+    if base is None:
+        base_suites: dict[str, _Suite] = {}
+    elif isinstance(base, RunDigest):
+        base_suites = _suites_of_digest(base, head_suites)
+    else:
+        base_suites = _suites_of_report(base)
+
+    differences = _config_differences(base, head) if base is not None else []
+    comparable = base is not None and not differences
+    notes: list[str] = []
+    if differences:
+        notes.append(
+            "base and head ran with different configurations; scores are shown side by side "
+            "without deltas or significance"
+        )
+
+    rows = []
+    for label in sorted(base_suites.keys() | head_suites.keys()):
+        row = _row(label, base_suites.get(label), head_suites.get(label), comparable)
+        if base is None:
+            row.verdict = Verdict.NO_BASELINE
+        _judge(row, thresholds, comparable=comparable)
+        if base is None and row.verdict is Verdict.NEW:
+            row.verdict = Verdict.NO_BASELINE
+        rows.append(row)
+
+    overall = _overall(rows, base is not None)
+    _judge(overall, thresholds, comparable=comparable)
+    if base is None and overall.verdict is Verdict.NEW:
+        overall.verdict = Verdict.NO_BASELINE
+
+    if comparable and base is not None:
+        base_set = base.case_set
+        head_set = head.case_set or case_set_hash(r.id for r in head.results)
+        if base_set and head_set and base_set != head_set:
+            notes.append(
+                "the case set changed; suites are compared on the cases both runs answered"
+                if not isinstance(base, RunDigest)
+                else "the case set changed; suites whose cases are unchanged are compared "
+                "case by case, the others by counts only"
+            )
+
+    involved, others = _involved_tools(changed_tools, rows, head_suites)
+    return Comparison(
+        base_model=base.model if base is not None else None,
+        head_model=head.model,
+        mode=str(head.mode),
+        has_baseline=base is not None,
+        base_is_digest=isinstance(base, RunDigest),
+        comparable=comparable,
+        differences=differences,
+        notes=notes,
+        thresholds=thresholds,
+        overall=overall,
+        suites=rows,
+        verdict=_overall_verdict(overall, rows),
+        infra_errors=_infra("head", head_suites) + _infra("base", base_suites),
+        changed_tools=involved,
+        uninvolved_tool_changes=others,
+    )

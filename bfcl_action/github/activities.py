@@ -1,0 +1,592 @@
+"""What `bfcl-action github` does for each event, as small named steps.
+
+- `push`, `schedule`, `workflow_dispatch`: run, publish a check run whose summary carries the
+  run digest (the baseline store), job summary, outputs.
+- `pull_request`: run on the PR head, baseline from the merge-base check run (else a file,
+  else none), compare, then sticky comment, check run on the head sha, optional statuses,
+  job summary, outputs, and only then the exit code.
+- `workflow_run`: post the comment (and check run) a read-only PR run left in an artifact.
+
+Every GitHub call is wrapped: a failure becomes a warning and a line in the job summary, and
+the report always reaches the job summary and the step outputs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from github import Github, GithubException
+from github.Repository import Repository
+
+from bfcl_action.compare import Comparison, Verdict, compare_runs
+from bfcl_action.digest import RunDigest, make_digest, parse_digest
+from bfcl_action.errors import BfclActionError, InputError
+from bfcl_action.github import outputs
+from bfcl_action.github.checks import (
+    Annotation,
+    Conclusion,
+    find_digest_text,
+    publish_check_run,
+    summary_with_digest,
+)
+from bfcl_action.github.client import describe_error, make_github
+from bfcl_action.github.comment import (
+    COMMENT_LIMIT,
+    comment_marker,
+    find_sticky_comment,
+    resolve_author,
+    upsert_comment,
+)
+from bfcl_action.github.context import ActionContext, CommentMode, PullRequestInfo
+from bfcl_action.github.evaluate import Engine, load_report
+from bfcl_action.github.statuses import CategoryStatus, post_statuses
+from bfcl_action.models import RunReport
+from bfcl_action.report.markdown import DEFAULT_TITLE, render_comment, render_summary
+
+T = TypeVar("T")
+GithubFactory = Callable[[ActionContext], Github]
+COMMENT_DIR = "comment"
+BASELINE_MODES = ("auto", "check-run", "file", "none")
+
+
+@dataclass
+class Outcome:
+    """What one run produced and what could not be posted; feeds outputs and the summary."""
+
+    verdict: str = "skipped"
+    report_path: Path | None = None
+    comparison: Comparison | None = None
+    comment_id: int | None = None
+    comment_url: str = ""
+    comment_file: Path | None = None
+    check_run_id: int | None = None
+    problems: list[str] = field(default_factory=list)
+    exit_code: int = 0
+
+
+def _attempt(outcome: Outcome, what: str, action: Callable[[], T]) -> T | None:
+    """Run one GitHub call; on failure record a warning naming `what` and return None."""
+    try:
+        return action()
+    except GithubException as exc:
+        message = f"could not {what}: {describe_error(exc)}"
+    except Exception as exc:  # urllib3 retry exhaustion, connection errors, ...
+        message = f"could not {what}: {describe_error(exc)}"
+    outcome.problems.append(message)
+    outputs.warning(message, title="bfcl-action")
+    return None
+
+
+def _is_forbidden(outcome: Outcome) -> bool:
+    return any(re.search(r": (401|403) ", p) for p in outcome.problems)
+
+
+def title_for(ctx: ActionContext) -> str:
+    name = ctx.inputs.check_name
+    return DEFAULT_TITLE if name == "bfcl" else f"{DEFAULT_TITLE} ({name})"
+
+
+def output_dir(ctx: ActionContext) -> Path:
+    path = Path(ctx.inputs.working_directory or ".") / ctx.inputs.output_dir
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+# ------------------------------------------------------------------------------ entry point
+def main(
+    ctx: ActionContext,
+    *,
+    engine: Engine | None = None,
+    github_factory: GithubFactory = make_github,
+) -> int:
+    engine = engine or Engine()
+    if ctx.event_name == "workflow_run":
+        return post_comment_artifact(ctx, github_factory(ctx))
+    if ctx.inputs.baseline not in BASELINE_MODES and not ctx.inputs.baseline.startswith("file:"):
+        raise InputError(
+            f"expected one of {', '.join(BASELINE_MODES)} or file:PATH, "
+            f"found {ctx.inputs.baseline!r}",
+            field="baseline",
+        )
+    if engine.needs_api_key(ctx) and not ctx.has_api_key:
+        return skip_without_key(ctx)
+    report_path = output_dir(ctx) / "report.json"
+    report = engine.run(ctx, report_path)
+    if not report_path.is_file():
+        report_path.write_text(report.model_dump_json(indent=1), encoding="utf-8")
+    if ctx.inputs.shard and not ctx.inputs.report:
+        return finish_shard(ctx, report, report_path)
+    gh = github_factory(ctx)
+    pr = ctx.pull_request
+    if pr is not None:
+        return process_pull_request(ctx, gh, engine, report, report_path, pr)
+    return save_baseline(ctx, gh, engine, report, report_path)
+
+
+# ------------------------------------------------------------------------------ activities
+def skip_without_key(ctx: ActionContext) -> int:
+    """No API key (a fork PR gets no secrets): skip the model calls, neutral, exit 0."""
+    pr = ctx.pull_request
+    why = (
+        "this pull request comes from a fork, and forks get no secrets"
+        if pr is not None and pr.is_fork
+        else "the `api-key` input is empty"
+    )
+    message = (
+        f"bfcl-action skipped the evaluation: {why}. Set `api-key`, use a `replay:` model, "
+        "or run the evaluation from a trusted workflow."
+    )
+    outputs.notice(message, title="bfcl-action: skipped")
+    outputs.append_summary(ctx.step_summary_path, f"## {title_for(ctx)}\n\n⏭️ {message}\n")
+    outputs.write_outputs(
+        ctx.output_path,
+        {
+            "score": "",
+            "verdict": "skipped",
+            "categories": "{}",
+            "report-path": "",
+            "comment-id": "",
+            "comment-file": "",
+        },
+    )
+    return 0
+
+
+def finish_shard(ctx: ActionContext, report: RunReport, report_path: Path) -> int:
+    """One shard of a matrix: keep the report for the merging job; publish nothing."""
+    answered = [r for r in report.results if r.infra_error is None]
+    correct = sum(r.valid for r in answered)
+    outputs.append_summary(
+        ctx.step_summary_path,
+        f"## {title_for(ctx)}: shard {ctx.inputs.shard}\n\n{correct}/{len(answered)} cases "
+        f"passed. The final job merges the shards and reports (see docs/action.md).\n",
+    )
+    outputs.write_outputs(
+        ctx.output_path,
+        {
+            "score": _pct(correct / len(answered) if answered else None),
+            "verdict": "shard",
+            "categories": "{}",
+            "report-path": str(report_path),
+            "comment-id": "",
+            "comment-file": "",
+            "check-run-id": "",
+        },
+    )
+    return 0
+
+
+def save_baseline(
+    ctx: ActionContext, gh: Github, engine: Engine, report: RunReport, report_path: Path
+) -> int:
+    outcome = Outcome(report_path=report_path)
+    comparison = compare_runs(None, report, engine.thresholds(ctx))
+    comparison.notes.append(
+        f"baseline run on `{ctx.sha[:12]}`: its digest is stored in the `{ctx.inputs.check_name}` "
+        "check run, where pull requests find it"
+    )
+    outcome.comparison = comparison
+    outcome.verdict = comparison.verdict.value
+    repo = _attempt(outcome, "read the repository", lambda: gh.get_repo(ctx.repository))
+    if repo is not None and ctx.sha:
+        publish_check(ctx, outcome, repo, ctx.sha, report, comparison, [])
+    return finish(ctx, outcome)
+
+
+def process_pull_request(
+    ctx: ActionContext,
+    gh: Github,
+    engine: Engine,
+    report: RunReport,
+    report_path: Path,
+    pr: PullRequestInfo,
+) -> int:
+    outcome = Outcome(report_path=report_path)
+    repo = _attempt(outcome, "read the repository", lambda: gh.get_repo(ctx.repository))
+    base, where = find_baseline(ctx, repo, pr, outcome)
+    comparison = compare_runs(base, report, engine.thresholds(ctx))
+    comparison.notes.insert(0, f"baseline: {where}")
+    outcome.comparison = comparison
+    outcome.verdict = comparison.verdict.value
+    annotations = engine.tools(ctx)
+    from bfcl_action.github.evaluate import annotations_for
+
+    notes = annotations_for(comparison, annotations)
+    body = render_comment(
+        comparison,
+        title=title_for(ctx),
+        full_report_url=ctx.run_url or None,
+        max_chars=COMMENT_LIMIT - len(comment_marker(ctx.inputs.check_name)) - 1,
+    )
+    if repo is not None:
+        post_comment(ctx, outcome, gh, repo, pr.number, body, comparison)
+        publish_check(ctx, outcome, repo, pr.head_sha, report, comparison, notes)
+        if ctx.inputs.statuses:
+            _attempt(
+                outcome,
+                "post commit statuses",
+                lambda: post_statuses(
+                    repo,
+                    pr.head_sha,
+                    category_statuses(comparison),
+                    prefix=ctx.inputs.check_name,
+                    target_url=ctx.run_url or None,
+                ),
+            )
+    if (
+        outcome.comment_id is None
+        and ctx.inputs.comment is not CommentMode.OFF
+        and (repo is None or outcome.problems)
+    ):
+        outcome.comment_file = write_comment_artifact(ctx, pr, body, report, comparison, notes)
+    return finish(ctx, outcome)
+
+
+def find_baseline(
+    ctx: ActionContext, repo: Repository | None, pr: PullRequestInfo, outcome: Outcome
+) -> tuple[RunReport | RunDigest | None, str]:
+    """The merge-base check run's digest, else the baseline file, else nothing."""
+    mode = ctx.inputs.baseline
+    if mode in ("auto", "check-run") and repo is not None:
+        found = _attempt(
+            outcome, "read the merge-base check run", lambda: _merge_base_digest(ctx, repo, pr)
+        )
+        if found is not None:
+            sha, text = found
+            if text is not None:
+                try:
+                    digest = parse_digest(text, source=f"check run on {sha[:12]}")
+                    return digest, (
+                        f"the `{ctx.inputs.check_name}` check run on the merge-base commit "
+                        f"`{sha[:12]}`"
+                    )
+                except BfclActionError as exc:
+                    outcome.problems.append(f"ignored the merge-base digest: {exc}")
+    path = baseline_file(ctx)
+    if mode in ("auto", "file") or mode.startswith("file:"):
+        if path is not None and path.is_file():
+            from bfcl_action.commands.compare import load_baseline
+
+            return load_baseline(path), f"the baseline file `{path.name}`"
+        if mode != "auto":
+            raise InputError("the baseline file does not exist", file=str(path), field="baseline")
+    return None, "no baseline yet (no digest on the merge-base commit and no baseline file)"
+
+
+def _merge_base_digest(
+    ctx: ActionContext, repo: Repository, pr: PullRequestInfo
+) -> tuple[str, str | None]:
+    comparison = repo.compare(pr.base_sha or pr.base_ref, pr.head_sha)
+    sha = comparison.merge_base_commit.sha
+    return sha, find_digest_text(repo, sha, ctx.inputs.check_name)
+
+
+def baseline_file(ctx: ActionContext) -> Path | None:
+    root = Path(ctx.inputs.working_directory or ".")
+    if ctx.inputs.baseline.startswith("file:"):
+        return root / ctx.inputs.baseline[len("file:") :]
+    if ctx.inputs.baseline_file:
+        return root / ctx.inputs.baseline_file
+    return None
+
+
+def post_comment(
+    ctx: ActionContext,
+    outcome: Outcome,
+    gh: Github,
+    repo: Repository,
+    number: int,
+    body: str,
+    comparison: Comparison,
+) -> None:
+    mode = ctx.inputs.comment
+    if mode is CommentMode.OFF:
+        return
+    author = resolve_author(gh, ctx.inputs.comment_author)
+    if mode is CommentMode.ON_REGRESSION and comparison.verdict is not Verdict.REGRESSION:
+        existing = _attempt(
+            outcome,
+            "look for the existing comment",
+            lambda: find_sticky_comment(repo, number, ctx.inputs.check_name, author),
+        )
+        if existing is None:
+            return
+    result = _attempt(
+        outcome,
+        f"post the pull request comment on #{number}",
+        lambda: upsert_comment(repo, number, body, ctx.inputs.check_name, author),
+    )
+    if result is not None:
+        outcome.comment_id = result[0].id
+        outcome.comment_url = str(result[0].html_url or "")
+
+
+def conclusion_of(comparison: Comparison) -> Conclusion:
+    if comparison.fails:
+        return "failure"
+    if comparison.verdict is Verdict.REGRESSION:
+        return "neutral"
+    return "success"
+
+
+def check_title(comparison: Comparison) -> str:
+    head = comparison.overall.head
+    score = f"{head.accuracy:.1%}" if head is not None and head.accuracy is not None else "n/a"
+    delta = comparison.overall.delta_points
+    moved = f" ({delta:+.1f} pts)" if delta is not None else ""
+    return f"{score}{moved} · {comparison.verdict.value.replace('_', ' ')}"
+
+
+def publish_check(
+    ctx: ActionContext,
+    outcome: Outcome,
+    repo: Repository,
+    sha: str,
+    report: RunReport,
+    comparison: Comparison,
+    annotations: list[Annotation],
+) -> None:
+    summary = check_summary(ctx, report, comparison)
+    run = _attempt(
+        outcome,
+        f"publish the `{ctx.inputs.check_name}` check run on {sha[:12]}",
+        lambda: publish_check_run(
+            repo,
+            sha,
+            ctx.inputs.check_name,
+            conclusion=conclusion_of(comparison),
+            title=check_title(comparison),
+            summary=summary,
+            annotations=annotations,
+            details_url=ctx.run_url or None,
+        ),
+    )
+    if run is not None:
+        outcome.check_run_id = run.id
+
+
+def check_summary(ctx: ActionContext, report: RunReport, comparison: Comparison) -> str:
+    digest = make_digest(report)
+    body = render_comment(
+        comparison,
+        title=title_for(ctx),
+        full_report_url=ctx.run_url or None,
+        max_chars=60_000 - len(digest),
+    )
+    return summary_with_digest(body, digest)
+
+
+def category_statuses(comparison: Comparison) -> list[CategoryStatus]:
+    out = []
+    for row in comparison.suites:
+        head = row.head
+        if head is None:
+            continue
+        score = f"{head.accuracy:.1%}" if head.accuracy is not None else "n/a"
+        delta = f", {row.delta_points:+.1f} pts vs base" if row.delta_points is not None else ""
+        failed = row.verdict is Verdict.REGRESSION and not comparison.thresholds.informational
+        out.append(
+            CategoryStatus(
+                category=row.suite,
+                state="failure" if failed else "success",
+                description=f"{score} ({head.correct}/{head.total}){delta} · {row.verdict.value}",
+            )
+        )
+    return out
+
+
+# ------------------------------------------------------------------------------ read-only PRs
+def write_comment_artifact(
+    ctx: ActionContext,
+    pr: PullRequestInfo,
+    body: str,
+    report: RunReport,
+    comparison: Comparison,
+    annotations: list[Annotation],
+) -> Path:
+    """Comment body and metadata for a `workflow_run` job to post (upload this directory)."""
+    folder = output_dir(ctx) / COMMENT_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "body.md").write_text(body, encoding="utf-8")
+    meta = {
+        "version": 1,
+        "repository": ctx.repository,
+        "pull_request": pr.number,
+        "head_sha": pr.head_sha,
+        "check_name": ctx.inputs.check_name,
+        "conclusion": conclusion_of(comparison),
+        "title": check_title(comparison),
+        "summary": check_summary(ctx, report, comparison),
+        "annotations": [a.model_dump() for a in annotations],
+    }
+    (folder / "meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+    return folder
+
+
+_MENTION = re.compile(r"@(?=[A-Za-z0-9])")
+_CONCLUSIONS: tuple[Conclusion, ...] = ("success", "failure", "neutral")
+
+
+def post_comment_artifact(ctx: ActionContext, gh: Github) -> int:
+    """`workflow_run` mode: post what a read-only PR run left, finding the PR via the API.
+
+    The artifact comes from an untrusted run: the PR and the commit are taken from the
+    trusted `workflow_run` event, never from the artifact, and mentions are defused.
+    """
+    outcome = Outcome(verdict="posted")
+    folder = Path(ctx.inputs.comment_artifact or Path(ctx.inputs.output_dir) / COMMENT_DIR)
+    body_file, meta_file = folder / "body.md", folder / "meta.json"
+    if not body_file.is_file():
+        outputs.notice(f"no comment artifact at {folder}; nothing to post", title="bfcl-action")
+        outputs.write_outputs(ctx.output_path, {"verdict": "skipped", "comment-id": ""})
+        return 0
+    body = _MENTION.sub("@\u200d", body_file.read_text(encoding="utf-8"))
+    meta: dict[str, Any] = {}
+    if meta_file.is_file():
+        try:
+            meta = json.loads(meta_file.read_text(encoding="utf-8"))
+        except ValueError:
+            meta = {}
+    run = ctx.event.get("workflow_run") or {}
+    head_sha = str(run.get("head_sha") or "")
+    head_branch = str(run.get("head_branch") or "")
+    head_repo = str((run.get("head_repository") or {}).get("full_name") or "")
+    repo = _attempt(outcome, "read the repository", lambda: gh.get_repo(ctx.repository))
+    number = None
+    if repo is not None:
+        number = _attempt(
+            outcome,
+            "find the pull request",
+            lambda: find_pull_request(repo, head_repo, head_branch, head_sha),
+        )
+    if repo is not None and number is None and not outcome.problems:
+        outputs.notice(
+            f"no open pull request has head {head_repo}:{head_branch} at {head_sha[:12]}; "
+            "nothing to post",
+            title="bfcl-action",
+        )
+    if repo is not None and number is not None:
+        author = resolve_author(gh, ctx.inputs.comment_author)
+        result = _attempt(
+            outcome,
+            f"post the pull request comment on #{number}",
+            lambda: upsert_comment(repo, number, body, ctx.inputs.check_name, author),
+        )
+        if result is not None:
+            outcome.comment_id = result[0].id
+        conclusion = meta.get("conclusion")
+        if conclusion in _CONCLUSIONS and isinstance(meta.get("summary"), str):
+            annotations = [
+                Annotation.model_validate(a)
+                for a in meta.get("annotations") or []
+                if isinstance(a, dict)
+            ]
+            check = _attempt(
+                outcome,
+                f"publish the `{ctx.inputs.check_name}` check run",
+                lambda: publish_check_run(
+                    repo,
+                    head_sha,
+                    ctx.inputs.check_name,
+                    conclusion=conclusion,
+                    title=str(meta.get("title") or ctx.inputs.check_name),
+                    summary=summary_with_digest(_MENTION.sub("@\u200d", meta["summary"]), ""),
+                    annotations=annotations,
+                ),
+            )
+            if check is not None:
+                outcome.check_run_id = check.id
+    if outcome.problems:
+        outputs.append_summary(ctx.step_summary_path, problems_markdown(outcome.problems))
+    outputs.write_outputs(
+        ctx.output_path,
+        {
+            "verdict": "posted" if outcome.comment_id else "not-posted",
+            "comment-id": str(outcome.comment_id or ""),
+        },
+    )
+    return 1 if outcome.problems else 0
+
+
+def find_pull_request(
+    repo: Repository, head_repo: str, head_branch: str, head_sha: str
+) -> int | None:
+    """The open PR whose head is `head_repo:head_branch` at `head_sha`."""
+    owner = head_repo.split("/")[0] if head_repo else repo.owner.login
+    for pull in repo.get_pulls(state="open", head=f"{owner}:{head_branch}"):
+        if pull.head.sha == head_sha:
+            return int(pull.number)
+    return None
+
+
+# ------------------------------------------------------------------------------ finish
+def problems_markdown(problems: list[str]) -> str:
+    lines = "\n".join(f"- {outputs.neutralize_log(p)}" for p in problems)
+    return (
+        "\n### ⚠️ Not everything could be posted to GitHub\n\n"
+        f"{lines}\n\nThe report above and the step outputs are complete.\n"
+    )
+
+
+def finish(ctx: ActionContext, outcome: Outcome) -> int:
+    """Job summary, then outputs, then the exit code: always in this order."""
+    comparison = outcome.comparison
+    summary = ""
+    if comparison is not None:
+        summary = render_summary(
+            comparison,
+            title=title_for(ctx),
+            full_report_url=ctx.run_url or None,
+            max_bytes=outputs.SUMMARY_LIMIT - 64_000,
+        )
+    if outcome.problems:
+        summary += problems_markdown(outcome.problems)
+    if outcome.comment_file is not None:
+        summary += (
+            f"\nThe comment could not be posted with this token; it was written to "
+            f"`{outcome.comment_file}` for a `workflow_run` job to post.\n"
+        )
+    outputs.append_summary(ctx.step_summary_path, summary)
+    outputs.write_outputs(ctx.output_path, output_values(outcome))
+    outcome.exit_code = comparison.exit_code if comparison is not None else 0
+    print(
+        f"bfcl-action: verdict {outcome.verdict}"
+        + (f", score {output_values(outcome)['score']}%" if comparison else ""),
+        file=sys.stderr,
+    )
+    return outcome.exit_code
+
+
+def _pct(value: float | None) -> str:
+    return "" if value is None else f"{value * 100:.2f}"
+
+
+def output_values(outcome: Outcome) -> dict[str, str]:
+    comparison = outcome.comparison
+    categories: dict[str, float | None] = {}
+    score = ""
+    if comparison is not None:
+        head = comparison.overall.head
+        score = _pct(head.accuracy if head else None)
+        for row in comparison.suites:
+            if row.head is not None:
+                acc = row.head.accuracy
+                categories[row.suite] = None if acc is None else round(acc * 100, 2)
+    return {
+        "score": score,
+        "verdict": outcome.verdict,
+        "categories": json.dumps(categories, sort_keys=True),
+        "report-path": str(outcome.report_path or ""),
+        "comment-id": str(outcome.comment_id or ""),
+        "comment-file": str(outcome.comment_file or ""),
+        "check-run-id": str(outcome.check_run_id or ""),
+    }
+
+
+__all__ = ["Outcome", "load_report", "main"]

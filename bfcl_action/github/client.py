@@ -1,0 +1,65 @@
+"""A PyGithub client pointed at `GITHUB_API_URL`, with rate-limit-aware retries.
+
+Retries cover secondary rate limits (403 + `retry-after`, or the secondary-limit message) and
+5xx replies; a `retry-after` longer than `ActionContext.retry_wait_cap` is not slept on: the
+call fails and the caller reports what could not be posted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from github import Auth, Github, GithubException, GithubRetry
+
+from bfcl_action.github.context import ActionContext
+
+DEFAULT_TOTAL_RETRIES = 4
+
+
+def make_retry(ctx: ActionContext) -> GithubRetry:
+    return GithubRetry(
+        total=DEFAULT_TOTAL_RETRIES,
+        backoff_factor=0.5 if ctx.github_throttle is None else 0,
+        secondary_rate_wait=min(60.0, ctx.retry_wait_cap),
+        max_rate_limit_wait=ctx.retry_wait_cap,
+    )
+
+
+def make_github(ctx: ActionContext, token: str | None = None) -> Github:
+    """The client for this run; `token` overrides the `github-token` input."""
+    secret = token if token is not None else ctx.inputs.github_token.get_secret_value()
+    kwargs: dict[str, Any] = {
+        "base_url": ctx.api_url.rstrip("/"),
+        "retry": make_retry(ctx),
+        "timeout": 30,
+        "user_agent": "bfcl-action",
+    }
+    if secret:
+        kwargs["auth"] = Auth.Token(secret)
+    if ctx.github_throttle is not None:
+        kwargs["seconds_between_requests"] = ctx.github_throttle
+        kwargs["seconds_between_writes"] = ctx.github_throttle
+    return Github(**kwargs)
+
+
+def describe_error(exc: Exception) -> str:
+    """One line for a warning: status and GitHub's message, no tokens or headers."""
+    if isinstance(exc, GithubException):
+        data = exc.data
+        message = ""
+        if isinstance(data, dict):
+            message = str(data.get("message") or "")
+            errors = data.get("errors")
+            if isinstance(errors, list):
+                details = [
+                    str(e.get("message") or e.get("code") or "")
+                    for e in errors
+                    if isinstance(e, dict)
+                ]
+                details = [d for d in details if d]
+                if details:
+                    message = f"{message}: {'; '.join(details)}" if message else "; ".join(details)
+        elif data:
+            message = str(data)
+        return f"{exc.status} {message}".strip()
+    return f"{type(exc).__name__}: {exc}"

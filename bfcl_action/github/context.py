@@ -1,0 +1,223 @@
+"""All settings of a `bfcl-action github` run, parsed once from the environment.
+
+action.yml passes every input as `INPUT_<NAME>` (kebab-case name upper-cased, `-` -> `_`)
+through `env:`, never by interpolation into a script; the runner sets the `GITHUB_*`
+variables. `ActionContext.from_env()` is the only place that reads them, so everything
+downstream receives one typed object and tests can build it directly.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+
+from bfcl_action.errors import ConfigError
+
+
+class CommentMode(StrEnum):
+    """`comment` input: one comment updated in place, only when something regressed, or none."""
+
+    STICKY = "sticky"
+    ON_REGRESSION = "on-regression"
+    OFF = "off"
+
+
+class Inputs(BaseModel):
+    """The action's inputs (action.yml); field names are the input names with `_` for `-`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    config: str = ".bfcl.yml"
+    model: str = ""
+    base_url: str = ""
+    mode: str = ""
+    api_key: SecretStr = SecretStr("")
+    categories: str = ""
+    suites: str = ""
+    sample: str = ""
+    shard: str = ""
+    concurrency: str = ""
+    thresholds: str = ""
+    fail_on_regression: bool = True
+    comment: CommentMode = CommentMode.STICKY
+    check_name: str = "bfcl"
+    statuses: bool = False
+    github_token: SecretStr = SecretStr("")
+    baseline: str = "auto"
+    baseline_file: str = ""
+    report: str = ""
+    output_dir: str = "bfcl-results"
+    comment_author: str = ""
+    comment_artifact: str = ""
+    working_directory: str = "."
+
+
+INPUT_NAMES: tuple[str, ...] = tuple(name.replace("_", "-") for name in Inputs.model_fields)
+"""Every input name as action.yml spells it (kebab-case)."""
+
+_TRUE = {"true", "yes", "1", "on"}
+_FALSE = {"false", "no", "0", "off", ""}
+
+
+def input_env_name(name: str) -> str:
+    """`fail-on-regression` -> `INPUT_FAIL_ON_REGRESSION` (the env var action.yml sets)."""
+    return "INPUT_" + name.replace("-", "_").replace(" ", "_").upper()
+
+
+def _read_input(env: Mapping[str, str], name: str) -> str | None:
+    # JavaScript/Docker actions keep the hyphen (`INPUT_GITHUB-TOKEN`); accept both spellings.
+    for key in (input_env_name(name), "INPUT_" + name.replace(" ", "_").upper()):
+        if key in env:
+            return env[key].strip()
+    return None
+
+
+def _parse_bool(name: str, value: str) -> bool:
+    lowered = value.lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise ConfigError(f"expected true or false, found {value!r}", field=name, file="action input")
+
+
+def parse_inputs(env: Mapping[str, str]) -> Inputs:
+    """Inputs from `INPUT_*` variables; unset or empty ones keep their defaults."""
+    values: dict[str, Any] = {}
+    for field_name, info in Inputs.model_fields.items():
+        name = field_name.replace("_", "-")
+        raw = _read_input(env, name)
+        if raw is None or (raw == "" and info.annotation is not bool):
+            continue
+        if info.annotation is bool:
+            values[field_name] = _parse_bool(name, raw) if raw else info.default
+        elif field_name == "comment":
+            try:
+                values[field_name] = CommentMode(raw.lower())
+            except ValueError:
+                choices = ", ".join(m.value for m in CommentMode)
+                raise ConfigError(
+                    f"expected one of {choices}, found {raw!r}", field=name, file="action input"
+                ) from None
+        else:
+            values[field_name] = raw
+    return Inputs(**values)
+
+
+class PullRequestInfo(BaseModel):
+    """What the event says about the PR being checked."""
+
+    number: int
+    head_sha: str
+    head_ref: str
+    head_repo: str
+    base_sha: str
+    base_ref: str
+    base_repo: str
+
+    @property
+    def is_fork(self) -> bool:
+        return self.head_repo != self.base_repo
+
+
+class ActionContext(BaseModel):
+    """Inputs plus the workflow run's environment."""
+
+    inputs: Inputs = Field(default_factory=Inputs)
+    event_name: str = ""
+    event: dict[str, Any] = Field(default_factory=dict)
+    repository: str = ""
+    api_url: str = "https://api.github.com"
+    server_url: str = "https://github.com"
+    sha: str = ""
+    ref: str = ""
+    run_id: str = ""
+    run_attempt: str = ""
+    workflow: str = ""
+    output_path: Path | None = None
+    step_summary_path: Path | None = None
+    workspace: Path = Path(".")
+    github_throttle: float | None = None
+    """Seconds between API writes; None keeps PyGithub's default (tests set 0)."""
+    retry_wait_cap: float = 120.0
+    """Longest `retry-after` the client will sleep on a rate limit before giving up."""
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> ActionContext:
+        env = os.environ if env is None else env
+        event: dict[str, Any] = {}
+        event_path = env.get("GITHUB_EVENT_PATH", "")
+        if event_path:
+            try:
+                event = json.loads(Path(event_path).read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                raise ConfigError(f"cannot read the event payload: {exc}", file=event_path) from exc
+        throttle = env.get("BFCL_GITHUB_THROTTLE", "")
+        return cls(
+            inputs=parse_inputs(env),
+            event_name=env.get("GITHUB_EVENT_NAME", ""),
+            event=event,
+            repository=env.get("GITHUB_REPOSITORY", ""),
+            api_url=env.get("GITHUB_API_URL") or "https://api.github.com",
+            server_url=env.get("GITHUB_SERVER_URL") or "https://github.com",
+            sha=env.get("GITHUB_SHA", ""),
+            ref=env.get("GITHUB_REF", ""),
+            run_id=env.get("GITHUB_RUN_ID", ""),
+            run_attempt=env.get("GITHUB_RUN_ATTEMPT", ""),
+            workflow=env.get("GITHUB_WORKFLOW", ""),
+            output_path=Path(env["GITHUB_OUTPUT"]) if env.get("GITHUB_OUTPUT") else None,
+            step_summary_path=(
+                Path(env["GITHUB_STEP_SUMMARY"]) if env.get("GITHUB_STEP_SUMMARY") else None
+            ),
+            workspace=Path(env.get("GITHUB_WORKSPACE") or "."),
+            github_throttle=float(throttle) if throttle else None,
+            retry_wait_cap=float(env.get("BFCL_GITHUB_RETRY_WAIT_CAP") or 120),
+        )
+
+    # ------------------------------------------------------------------ derived facts
+    @property
+    def pull_request(self) -> PullRequestInfo | None:
+        """The PR of a `pull_request`/`pull_request_target` event (head sha, not GITHUB_SHA)."""
+        pr = self.event.get("pull_request")
+        if not isinstance(pr, dict):
+            return None
+        head, base = pr.get("head") or {}, pr.get("base") or {}
+        return PullRequestInfo(
+            number=int(pr.get("number") or self.event.get("number") or 0),
+            head_sha=str(head.get("sha") or ""),
+            head_ref=str(head.get("ref") or ""),
+            head_repo=str(((head.get("repo") or {}).get("full_name")) or ""),
+            base_sha=str(base.get("sha") or ""),
+            base_ref=str(base.get("ref") or ""),
+            base_repo=str(((base.get("repo") or {}).get("full_name")) or self.repository),
+        )
+
+    @property
+    def head_sha(self) -> str:
+        """The commit results belong to: the PR head for PRs, else GITHUB_SHA."""
+        pr = self.pull_request
+        if pr is not None and pr.head_sha:
+            return pr.head_sha
+        if self.event_name == "workflow_run":
+            return str((self.event.get("workflow_run") or {}).get("head_sha") or self.sha)
+        return self.sha
+
+    @property
+    def default_branch(self) -> str:
+        return str((self.event.get("repository") or {}).get("default_branch") or "main")
+
+    @property
+    def has_api_key(self) -> bool:
+        return bool(self.inputs.api_key.get_secret_value())
+
+    @property
+    def run_url(self) -> str:
+        if not (self.repository and self.run_id):
+            return ""
+        return f"{self.server_url}/{self.repository}/actions/runs/{self.run_id}"

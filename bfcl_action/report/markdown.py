@@ -1,0 +1,323 @@
+"""PR comment and job summary Markdown, rendered from `comment.md.j2`, within size caps.
+
+The template environment escapes every expression with `escape.md_inline` unless a filter
+marked its output `Safe`, so untrusted text cannot slip through a forgotten filter. When a
+comment would exceed GitHub's cap, flipped-case details are dropped first (the most
+important ones, newly failing, are kept longest), then suite rows, and a note says what was
+left out and where the full report is.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import jinja2
+
+from bfcl_action import escape
+from bfcl_action.compare import Comparison, FlippedCase, SideScore, SuiteComparison, Verdict
+
+COMMENT_LIMIT = 65_536
+"""GitHub's cap on an issue or PR comment body, in characters."""
+SUMMARY_LIMIT = 1_048_576
+"""GitHub's cap on `$GITHUB_STEP_SUMMARY` per step, in bytes."""
+
+DEFAULT_TITLE = "BFCL function-calling check"
+
+
+class Safe(str):
+    """Text already made safe for Markdown by a filter; the finalizer leaves it alone."""
+
+    __slots__ = ()
+
+
+def _finalize(value: Any) -> str:
+    if isinstance(value, Safe):
+        return value
+    return escape.md_inline("" if value is None else value)
+
+
+_ICONS = {
+    Verdict.REGRESSION: "❌",
+    Verdict.IMPROVEMENT: "✅",
+    Verdict.UNCHANGED: "➖",
+    Verdict.NO_BASELINE: "📊",
+    Verdict.INCOMPARABLE: "⚠️",
+    Verdict.NEW: "🆕",
+    Verdict.REMOVED: "🗑️",
+}
+_TEXT = {
+    Verdict.REGRESSION: "regression",
+    Verdict.IMPROVEMENT: "improvement",
+    Verdict.UNCHANGED: "unchanged",
+    Verdict.NO_BASELINE: "first run",
+    Verdict.INCOMPARABLE: "not comparable",
+    Verdict.NEW: "new",
+    Verdict.REMOVED: "removed",
+}
+
+
+def _pct(value: float | None) -> str:
+    return "—" if value is None else f"{value * 100:.1f}"
+
+
+def _score(side: SideScore | None) -> Safe:
+    return Safe("—" if side is None else _pct(side.accuracy) + ("%" if side.total else ""))
+
+
+def _score_ci(side: SideScore | None) -> Safe:
+    if side is None:
+        return Safe("—")
+    text = f"{_pct(side.accuracy)} ({_pct(side.low)}–{_pct(side.high)})" if side.total else "—"
+    if side.infra_errors:
+        text += f" · {side.infra_errors} infra"
+    return Safe(text)
+
+
+def _delta(points: float | None) -> Safe:
+    if points is None:
+        return Safe("—")
+    if round(points, 1) == 0:
+        return Safe("±0.0")
+    return Safe(f"+{points:.1f}" if points > 0 else f"−{-points:.1f}")
+
+
+def _pval(p: float | None) -> Safe:
+    if p is None:
+        return Safe("—")
+    return Safe("< 0.001" if p < 0.001 else f"{p:.3f}")
+
+
+def _significance(row: SuiteComparison) -> Safe:
+    if row.paired is None:
+        return Safe("—")
+    text = _pval(row.paired.p_value)
+    return Safe(f"**{text}**" if row.significant else text)
+
+
+def _num(value: float | int) -> Safe:
+    if isinstance(value, float) and not value.is_integer():
+        return Safe(f"{value:g}")
+    return Safe(f"{int(value):,}")
+
+
+_URL = re.compile(r"^https?://[^\s()<>\"'`]+$")
+
+
+def _url(value: str) -> Safe:
+    """Only plain http(s) URLs without characters that could end the link early."""
+    return Safe(value if _URL.match(value) else "#")
+
+
+def _md(value: Any, limit: int | None = None) -> Safe:
+    return Safe(escape.md_inline(value, limit))
+
+
+def _code(value: Any, limit: int | None = None) -> Safe:
+    return Safe(escape.md_code(value, limit))
+
+
+def _code_cell(value: Any, limit: int | None = None) -> Safe:
+    return Safe(escape.md_code(value, limit, in_table=True))
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("bfcl_action.report", "templates"),
+        autoescape=False,  # noqa: S701 -- Markdown, not HTML: `_finalize` escapes every value
+        finalize=_finalize,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    filters: dict[str, Callable[..., Any]] = {
+        "icon": lambda v: Safe(_ICONS[v]),
+        "verdict_text": lambda v: Safe(_TEXT[v]),
+        "score": _score,
+        "score_ci": _score_ci,
+        "delta": _delta,
+        "pval": _pval,
+        "significance": _significance,
+        "num": _num,
+        "url": _url,
+        "md": _md,
+        "code": _code,
+        "code_cell": _code_cell,
+        "json": _json,
+    }
+    env.filters.update(filters)
+    return env
+
+
+_ENV = _environment()
+
+
+@dataclass
+class _FlipGroup:
+    suite: str
+    flips: list[FlippedCase]
+
+
+def _flip_groups(comparison: Comparison, limit: int | None) -> tuple[list[_FlipGroup], int]:
+    """Flipped cases by suite, newly failing first (regressed suites first), up to `limit`."""
+    rank = {Verdict.REGRESSION: 0}
+    suites = sorted(comparison.suites, key=lambda s: (rank.get(s.verdict, 1), s.suite))
+    ordered = [f for s in suites for f in s.flipped if f.direction == "newly_failing"]
+    ordered += [f for s in suites for f in s.flipped if f.direction == "newly_passing"]
+    shown = ordered if limit is None else ordered[:limit]
+    groups: dict[str, _FlipGroup] = {}
+    for flip in shown:
+        groups.setdefault(flip.suite, _FlipGroup(flip.suite, [])).flips.append(flip)
+    return list(groups.values()), len(shown)
+
+
+def _render(
+    comparison: Comparison,
+    *,
+    title: str,
+    flip_limit: int | None,
+    row_limit: int | None,
+    text_limit: int,
+    infra_limit: int,
+    charts: Sequence[tuple[str, str]],
+    full_report_url: str | None,
+    cut_note: str | None,
+) -> str:
+    groups, shown = _flip_groups(comparison, flip_limit)
+    flips = comparison.flipped
+    rows = comparison.suites if row_limit is None else comparison.suites[:row_limit]
+    return _ENV.get_template("comment.md.j2").render(
+        comparison=comparison,
+        title=title,
+        rows=rows,
+        rows_left_out=len(comparison.suites) - len(rows),
+        flip_groups=groups,
+        flips_shown=shown,
+        flips_total=len(flips),
+        failing_total=sum(f.direction == "newly_failing" for f in flips),
+        passing_total=sum(f.direction == "newly_passing" for f in flips),
+        text_limit=text_limit,
+        infra_limit=infra_limit,
+        charts=list(charts),
+        full_report_url=full_report_url,
+        cut_note=cut_note,
+    )
+
+
+def _fit(
+    comparison: Comparison,
+    size: Callable[[str], int],
+    limit: int,
+    *,
+    where: str,
+    **options: Any,
+) -> str:
+    """Render within `limit`: all details if they fit, else as many flips (then rows) as do."""
+    flips_total = len(comparison.flipped)
+    rows_total = len(comparison.suites)
+
+    def attempt(flip_limit: int | None, row_limit: int | None) -> str:
+        note = None
+        if flip_limit is not None or row_limit is not None:
+            left = []
+            if flip_limit is not None and flip_limit < flips_total:
+                left.append(f"{flips_total - flip_limit:,} of {flips_total:,} flipped cases")
+            if row_limit is not None and row_limit < rows_total:
+                left.append(f"{rows_total - row_limit:,} of {rows_total:,} suites")
+            note = (
+                f"Cut to fit the {limit:,}-character limit: {' and '.join(left) or 'details'} "
+                f"not shown. The full report is in {where}."
+            )
+        return _render(
+            comparison, flip_limit=flip_limit, row_limit=row_limit, cut_note=note, **options
+        )
+
+    text = attempt(None, None)
+    if size(text) <= limit:
+        return text
+    best = _largest(lambda n: size(attempt(n, None)) <= limit, flips_total)
+    if best is not None:
+        return attempt(best, None)
+    best_rows = _largest(lambda n: size(attempt(0, n)) <= limit, rows_total)
+    if best_rows is not None:
+        return attempt(0, best_rows)
+    text = attempt(0, 0)
+    marker = "\n\n> ✂️ Truncated; the full report is in " + escape.md_inline(where) + ".\n"
+    while text and size(text) + size(marker) > limit:
+        text = text[: len(text) * 9 // 10].rsplit("\n", 1)[0]
+    return text + marker
+
+
+def _largest(fits: Callable[[int], bool], upper: int) -> int | None:
+    """Largest n in [0, upper] with fits(n), assuming fits is monotone; None if none fits."""
+    if not fits(0):
+        return None
+    low, high = 0, upper
+    while low < high:
+        mid = (low + high + 1) // 2
+        if fits(mid):
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def render_comment(
+    comparison: Comparison,
+    *,
+    title: str = DEFAULT_TITLE,
+    full_report_url: str | None = None,
+    charts: Sequence[tuple[str, str]] = (),
+    max_chars: int = COMMENT_LIMIT,
+) -> str:
+    """The PR comment: headline, per-suite table, collapsed details; at most `max_chars`.
+
+    `charts` are `(alt text, image URL)` pairs (GitHub shows SVG images by URL, not inline).
+    """
+    where = full_report_url or "this workflow run's job summary and JSON report"
+    return _fit(
+        comparison,
+        len,
+        max_chars,
+        where=where,
+        title=title,
+        text_limit=300,
+        infra_limit=20,
+        charts=charts,
+        full_report_url=full_report_url,
+    )
+
+
+def render_summary(
+    comparison: Comparison,
+    *,
+    title: str = DEFAULT_TITLE,
+    full_report_url: str | None = None,
+    charts: Sequence[tuple[str, str]] = (),
+    max_bytes: int = SUMMARY_LIMIT,
+) -> str:
+    """The job summary: the comment's layout with every detail, within `max_bytes` (UTF-8)."""
+    return _fit(
+        comparison,
+        lambda text: len(text.encode("utf-8")),
+        max_bytes,
+        where=full_report_url or "the JSON report of this run",
+        title=title,
+        text_limit=2000,
+        infra_limit=10_000,
+        charts=charts,
+        full_report_url=full_report_url,
+    )
+
+
+def render_json(comparison: Comparison) -> str:
+    """The comparison as JSON for machines (the pydantic model, plus `fails`)."""
+    return comparison.model_dump_json(indent=2)

@@ -1,0 +1,65 @@
+"""Content-addressed response cache: one sqlite row per answer, committed as it arrives.
+
+WAL mode lets a reader (a second run, `sqlite3` on the command line) look while a run writes,
+and each answer is its own committed row, so killing a run loses nothing already received;
+the next run finds those rows and asks only for the rest. Only answers are stored: failures
+are never cached, so a rerun retries them.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from pathlib import Path
+
+from bfcl_action.runner.backends import ModelAnswer
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    case_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    created REAL NOT NULL,
+    answer TEXT NOT NULL
+)
+"""
+FILE_NAME = "responses.sqlite3"
+
+
+class ResponseCache:
+    """`get(key)` / `put(key, ...)`; counts hits and writes for the progress line and report."""
+
+    def __init__(self, directory: str | Path) -> None:
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.path = self.directory / FILE_NAME
+        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA busy_timeout=10000")
+        self._db.execute(_SCHEMA)
+        self.hits = 0
+        self.writes = 0
+
+    def get(self, key: str) -> ModelAnswer | None:
+        row = self._db.execute("SELECT answer FROM responses WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        self.hits += 1
+        return ModelAnswer.from_json(json.loads(row[0]))
+
+    def put(self, key: str, *, case_id: str, model: str, answer: ModelAnswer) -> None:
+        self._db.execute(
+            "INSERT OR REPLACE INTO responses (key, case_id, model, created, answer) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (key, case_id, model, time.time(), json.dumps(answer.to_json())),
+        )
+        self.writes += 1
+
+    def __len__(self) -> int:
+        row = self._db.execute("SELECT COUNT(*) FROM responses").fetchone()
+        return int(row[0])
+
+    def close(self) -> None:
+        self._db.close()

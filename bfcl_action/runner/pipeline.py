@@ -1,0 +1,115 @@
+"""One evaluation run from selected cases to a `RunReport`: backend, cache, retries, verdicts."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bfcl_action.models import RunReport, TestCase
+from bfcl_action.runner.backends import Backend, BackendOptions, create_backend
+from bfcl_action.runner.cache import ResponseCache
+from bfcl_action.runner.execute import CaseOutcome, ExecutionStats, execute
+from bfcl_action.runner.progress import Progress
+from bfcl_action.runner.retry import RetryPolicy
+from bfcl_action.runner.verdicts import Judge, judge_outcomes, repeat_summary
+from bfcl_action.scoring import build_report
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """A run's settings as parsed from the command line (never holds the API key's name)."""
+
+    backend: BackendOptions
+    datasets: Sequence[str] = ()
+    repeat: int = 1
+    max_retries: int = 6
+    retry_base_delay: float = 0.5
+    cache_dir: Path | None = None
+    shard: str = ""
+    extra_notes: Sequence[str] = field(default_factory=tuple)
+
+    def comparable_settings(self) -> dict[str, object]:
+        """Settings that change scores, hashed into the fingerprint (shards of one run share it)."""
+        settings: dict[str, object] = {"temperature": self.backend.temperature}
+        if self.repeat != 1:
+            settings["repeat"] = self.repeat
+        if self.backend.max_tokens is not None:
+            settings["max_tokens"] = self.backend.max_tokens
+        return settings
+
+
+async def collect_answers(
+    cases: Sequence[TestCase],
+    options: RunOptions,
+    *,
+    backend: Backend | None = None,
+    progress: Progress | None = None,
+) -> tuple[list[CaseOutcome], ExecutionStats]:
+    """Ask the model (or the cache) for every case; the I/O half of a run."""
+    owned = backend is None
+    backend = backend or create_backend(options.backend)
+    cache = ResponseCache(options.cache_dir) if options.cache_dir else None
+    try:
+        outcomes, stats = await execute(
+            list(cases),
+            backend,
+            repeat=options.repeat,
+            concurrency=options.backend.concurrency,
+            policy=RetryPolicy(
+                max_retries=options.max_retries, base_delay=options.retry_base_delay
+            ),
+            cache=cache,
+            progress=progress,
+        )
+    finally:
+        if cache is not None:
+            cache.close()
+        if owned:
+            await backend.aclose()
+    return list(outcomes), stats
+
+
+def run_evaluation(
+    cases: Sequence[TestCase],
+    options: RunOptions,
+    *,
+    backend: Backend | None = None,
+    judge: Judge | None = None,
+    progress: Progress | None = None,
+) -> tuple[RunReport, ExecutionStats]:
+    """Answers for every case, checked and scored into a report."""
+    outcomes, stats = asyncio.run(
+        collect_answers(cases, options, backend=backend, progress=progress)
+    )
+    mode = backend.mode if backend is not None else options.backend.mode
+    results = judge_outcomes(outcomes, mode, judge)
+    notes = list(options.extra_notes)
+    notes.append(
+        f"requests {stats.requests}, cache hits {stats.cache_hits}, retries {stats.retries}, "
+        f"infrastructure errors {stats.infra_errors}"
+    )
+    extra, unstable = repeat_summary(results) if options.repeat > 1 else ({}, [])
+    if unstable:
+        notes.append(f"unstable across {options.repeat} samples: {', '.join(unstable)}")
+    report = build_report(
+        results,
+        model=options.backend.model,
+        mode=mode,
+        datasets=list(options.datasets),
+        settings=options.comparable_settings(),
+        notes=notes,
+    )
+    report.summary.update(extra)
+    report.shard = options.shard
+    return report, stats
+
+
+def infra_error_rate(report: RunReport) -> float:
+    if not report.results:
+        return 0.0
+    return sum(r.infra_error is not None for r in report.results) / len(report.results)
+
+
+__all__ = ["RunOptions", "collect_answers", "infra_error_rate", "run_evaluation"]

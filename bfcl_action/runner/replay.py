@@ -1,0 +1,67 @@
+"""`--model replay:PATH`: answers recorded earlier instead of a live model.
+
+PATH is a BFCL result file (`BFCL_v4_<category>_result.json`, one `{"id", "result"}` per
+line), a directory searched for such files, or a run report JSON written by `bfcl-action
+run --output`. The demo and the tests use it to score without an API key or a network.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from bfcl_action.errors import InputError
+from bfcl_action.models import Mode, RunReport, TestCase
+from bfcl_action.results_io import RESULT_FILE_RE, read_results
+from bfcl_action.runner.backends import ModelAnswer, ModelRequest, PermanentError
+
+_MISSING = object()
+
+
+def _read_report(path: Path, data: dict[str, Any]) -> tuple[dict[str, Any], Mode]:
+    try:
+        report = RunReport.model_validate(data)
+    except ValueError as exc:
+        raise InputError(f"not a run report: {exc}", file=str(path)) from None
+    answers = {r.id: r.model_output for r in report.results if r.infra_error is None}
+    return answers, report.mode
+
+
+def load_recorded_answers(path: str | Path) -> tuple[dict[str, Any], Mode | None]:
+    """Recorded outputs by case id, and the mode if the source says which it was."""
+    root = Path(path)
+    if root.is_file() and root.suffix == ".json" and not RESULT_FILE_RE.match(root.name):
+        try:
+            whole = json.loads(root.read_text(encoding="utf-8"))
+        except ValueError:
+            whole = None
+        if isinstance(whole, dict) and "results" in whole and "id" not in whole:
+            return _read_report(root, whole)
+    return {entry.id: entry.result for entry in read_results(root)}, None
+
+
+class ReplayBackend:
+    """Serves recorded answers; a case without one is an infrastructure error, not a failure."""
+
+    def __init__(self, answers: dict[str, Any], *, mode: Mode, source: str) -> None:
+        self.answers = answers
+        self.mode = mode
+        self.model = f"replay:{source}"
+
+    @classmethod
+    def from_path(cls, path: str, *, mode: Mode) -> ReplayBackend:
+        answers, recorded_mode = load_recorded_answers(path)
+        return cls(answers, mode=recorded_mode or mode, source=path)
+
+    def build_request(self, case: TestCase, sample: int) -> ModelRequest:
+        return ModelRequest(case.id, sample, {}, None)
+
+    async def send(self, request: ModelRequest) -> ModelAnswer:
+        output = self.answers.get(request.case_id, _MISSING)
+        if output is _MISSING:
+            raise PermanentError(f"no recorded answer for {request.case_id}")
+        return ModelAnswer(output=output)
+
+    async def aclose(self) -> None:
+        pass

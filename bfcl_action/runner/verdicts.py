@@ -1,0 +1,90 @@
+"""The one place where answers become verdicts: the checker per sample, samples combined.
+
+With `--repeat K` a case's `valid` is its first sample's verdict (so it matches a one-sample
+run over the same cache) and `samples` holds all K; `repeat_summary` gives mean accuracy,
+the all-K-pass rate (pass^k) and the cases that flip between samples.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from bfcl_action.errors import BfclActionError
+from bfcl_action.models import CaseResult, Mode, TestCase
+from bfcl_action.runner.execute import CaseOutcome
+
+Judge = Callable[[TestCase, Any, Mode], CaseResult]
+
+
+def checker_judge() -> Judge:
+    """`bfcl_action.checker.check_case` (decodes, checks, never raises)."""
+    try:
+        checker = importlib.import_module("bfcl_action.checker")
+    except ImportError as exc:
+        raise BfclActionError(
+            f"the checker (bfcl_action.checker) is not available in this build: {exc}"
+        ) from None
+    check_case = checker.check_case
+
+    def judge(case: TestCase, output: Any, mode: Mode) -> CaseResult:
+        result = check_case(case, output, mode=mode)
+        assert isinstance(result, CaseResult)
+        return result
+
+    return judge
+
+
+def infra_result(case: TestCase, message: str) -> CaseResult:
+    return CaseResult(
+        id=case.id,
+        category=case.category,
+        suite=case.suite,
+        valid=False,
+        infra_error=message,
+        error=[message],
+    )
+
+
+def judge_outcome(outcome: CaseOutcome, mode: Mode, judge: Judge) -> CaseResult:
+    case = outcome.case
+    answered = [s.answer for s in outcome.samples if s.answer is not None]
+    if not answered:
+        reasons = sorted({s.infra_error or "no answer" for s in outcome.samples})
+        return infra_result(case, "; ".join(reasons))
+    verdicts = [judge(case, answer.output, mode) for answer in answered]
+    first, answer = verdicts[0], answered[0]
+    update: dict[str, Any] = {
+        "suite": first.suite or case.suite,
+        "model_output": answer.output,
+        "latency_s": answer.latency_s,
+        "input_tokens": answer.input_tokens,
+        "output_tokens": answer.output_tokens,
+    }
+    if len(outcome.samples) > 1:
+        update["samples"] = [v.valid for v in verdicts]
+    return first.model_copy(update=update)
+
+
+def judge_outcomes(
+    outcomes: Sequence[CaseOutcome], mode: Mode, judge: Judge | None = None
+) -> list[CaseResult]:
+    judge = judge or checker_judge()
+    return [judge_outcome(o, mode, judge) for o in outcomes]
+
+
+def repeat_summary(results: Sequence[CaseResult]) -> tuple[dict[str, float | None], list[str]]:
+    """Mean accuracy over all samples, pass^k, and ids of cases whose samples disagree."""
+    scored = [r for r in results if r.infra_error is None and r.samples]
+    if not scored:
+        return {}, []
+    mean = sum(sum(r.samples or []) / len(r.samples or [1]) for r in scored) / len(scored)
+    pass_all = sum(all(r.samples or []) for r in scored) / len(scored)
+    unstable = sorted(r.id for r in scored if len(set(r.samples or [])) > 1)
+    summary: dict[str, float | None] = {
+        "repeat_mean_accuracy": round(mean, 4),
+        "repeat_pass_all": round(pass_all, 4),
+        "repeat_unstable_cases": float(len(unstable)),
+    }
+    return summary, unstable

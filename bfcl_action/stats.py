@@ -1,0 +1,53 @@
+"""Small, exact statistics for comparing two runs on the same cases (pure Python).
+
+Accuracy intervals use the Wilson score interval, which stays inside [0, 1] and behaves for
+small suites and scores near 0 or 1 (where the normal approximation does not). The paired
+test is the exact McNemar test: under "no change", each discordant case (passed in one run,
+failed in the other) is equally likely to flip either way, so the number of newly failing
+cases among the discordant ones is Binomial(b + c, 1/2). Python integers are exact, so the
+tail sum is exact for any suite size.
+"""
+
+from __future__ import annotations
+
+import math
+
+Z_95 = 1.959963984540054
+"""Two-sided 95% quantile of the standard normal distribution."""
+
+
+def wilson_interval(successes: int, n: int, z: float = Z_95) -> tuple[float, float]:
+    """Wilson score interval for a proportion; `(0.0, 1.0)` when there is no observation."""
+    if n < 0 or successes < 0 or successes > n:
+        raise ValueError(f"need 0 <= successes <= n, got successes={successes}, n={n}")
+    if n == 0:
+        return (0.0, 1.0)
+    p = successes / n
+    z2 = z * z
+    denom = 1 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def binomial_cdf_half(k: int, n: int) -> float:
+    """P(X <= k) for X ~ Binomial(n, 1/2), exactly (big integers, one final division)."""
+    if k < 0:
+        return 0.0
+    if k >= n:
+        return 1.0
+    return sum(math.comb(n, i) for i in range(k + 1)) / (1 << n)
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """Two-sided exact McNemar p-value from the discordant counts.
+
+    `b` cases passed in base and failed in head, `c` the reverse. With no discordant case
+    there is no evidence of change and the p-value is 1.
+    """
+    if b < 0 or c < 0:
+        raise ValueError(f"discordant counts must be >= 0, got b={b}, c={c}")
+    n = b + c
+    if n == 0:
+        return 1.0
+    return min(1.0, 2 * binomial_cdf_half(min(b, c), n))

@@ -1,0 +1,452 @@
+"""End to end: `python -m bfcl_action.cli github` as the composite action runs it.
+
+Each test runs the entrypoint in a subprocess with the variables a runner sets
+(GITHUB_EVENT_PATH, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_API_URL, ...) and the
+`INPUT_*` variables action.yml passes, against the local GitHub server. The evaluation is a
+finished run report (the `report` input), so no model is called.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import pytest
+
+from bfcl_action import cli
+from bfcl_action.digest import make_digest
+from bfcl_action.github.comment import comment_marker
+from bfcl_action.models import RunReport
+from tests.support.github_server import GitHubServer, running_github_server
+from tests.support.reports import make_report
+
+ROOT = Path(__file__).resolve().parents[1]
+PASSING = "1" * 20
+REGRESSED = "1" * 10 + "0" * 8 + "11"
+
+
+@pytest.fixture
+def github_server() -> Iterator[GitHubServer]:
+    with running_github_server() as server:
+        yield server
+
+
+@dataclass
+class ActionRun:
+    code: int
+    stdout: str
+    stderr: str
+    outputs: dict[str, str]
+    summary: str
+
+
+def parse_outputs(text: str) -> dict[str, str]:
+    """GITHUB_OUTPUT's heredoc form (`name<<DELIM` ... `DELIM`)."""
+    out: dict[str, str] = {}
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        name, _, delim = lines[i].partition("<<")
+        end = lines.index(delim, i + 1)
+        out[name] = "\n".join(lines[i + 1 : end])
+        i = end + 1
+    return out
+
+
+def write_report(path: Path, report: RunReport) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(report.model_dump_json(), encoding="utf-8")
+    return path.name
+
+
+def run_action(
+    server: GitHubServer,
+    workdir: Path,
+    event_name: str,
+    event: dict[str, Any],
+    *,
+    token: str = "write-token",
+    sha: str = "",
+    in_process: bool = False,
+    **inputs: str,
+) -> ActionRun:
+    """Run the entrypoint; `in_process=True` skips the interpreter start for side checks."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    event_path = workdir / "event.json"
+    event_path.write_text(json.dumps(event), encoding="utf-8")
+    output, summary = workdir / "github_output", workdir / "step_summary"
+    output.write_text("")
+    summary.write_text("")
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "PYTHONPATH": str(ROOT),
+        "HOME": str(workdir),
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": event_name,
+        "GITHUB_EVENT_PATH": str(event_path),
+        "GITHUB_REPOSITORY": "octo/app",
+        "GITHUB_API_URL": server.url,
+        "GITHUB_SERVER_URL": "https://github.com",
+        "GITHUB_SHA": sha or "f" * 40,
+        "GITHUB_RUN_ID": "4242",
+        "GITHUB_OUTPUT": str(output),
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "BFCL_GITHUB_THROTTLE": "0",
+        "BFCL_GITHUB_RETRY_WAIT_CAP": "5",
+        "INPUT_GITHUB_TOKEN": token,
+        "INPUT_WORKING_DIRECTORY": str(workdir),
+    }
+    for name, value in inputs.items():
+        env["INPUT_" + name.upper()] = value
+    if in_process:
+        stdout, stderr = io.StringIO(), io.StringIO()
+        with (
+            mock.patch.dict(os.environ, env),
+            contextlib.redirect_stdout(stdout),
+            contextlib.redirect_stderr(stderr),
+        ):
+            code = cli.main(["github"])
+        return ActionRun(
+            code,
+            stdout.getvalue(),
+            stderr.getvalue(),
+            parse_outputs(output.read_text()),
+            summary.read_text(),
+        )
+    proc = subprocess.run(
+        [sys.executable, "-m", "bfcl_action.cli", "github"],
+        cwd=workdir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return ActionRun(
+        proc.returncode,
+        proc.stdout,
+        proc.stderr,
+        parse_outputs(output.read_text()),
+        summary.read_text(),
+    )
+
+
+def push_baseline(server: GitHubServer, tmp_path: Path, outcomes: str = PASSING) -> ActionRun:
+    sha = server.repo("octo/app").branches["main"]
+    report = write_report(tmp_path / "base.json", make_report({"simple_python": outcomes}))
+    return run_action(
+        server, tmp_path, "push", server.push_event("octo/app", "main"), sha=sha, report=report
+    )
+
+
+def store_baseline(server: GitHubServer, outcomes: str = PASSING) -> None:
+    """What a push run leaves behind: a check run on main carrying the digest."""
+    from github import Auth, Github
+
+    gh = Github(
+        auth=Auth.Token("write-token"),
+        base_url=server.url,
+        seconds_between_requests=0,
+        seconds_between_writes=0,
+    )
+    sha = server.repo("octo/app").branches["main"]
+    digest = make_digest(make_report({"simple_python": outcomes}))
+    gh.get_repo("octo/app").create_check_run(
+        "bfcl",
+        sha,
+        status="completed",
+        conclusion="success",
+        output={"title": "baseline", "summary": f"scores\n\n{digest}"},
+    )
+
+
+def open_pr(server: GitHubServer) -> int:
+    server.commit("octo/app", "feature", "change a tool description")
+    return int(server.open_pull("octo/app", "feature")["number"])
+
+
+def run_pr(
+    server: GitHubServer,
+    tmp_path: Path,
+    number: int,
+    outcomes: str,
+    *,
+    in_process: bool = False,
+    token: str = "write-token",
+    **inputs: str,
+) -> ActionRun:
+    report = write_report(tmp_path / "head.json", make_report({"simple_python": outcomes}))
+    event = server.pull_event("octo/app", number)
+    return run_action(
+        server,
+        tmp_path,
+        "pull_request",
+        event,
+        sha="e" * 40,  # the merge commit: results must not land on it
+        token=token,
+        in_process=in_process,
+        report=report,
+        **inputs,
+    )
+
+
+def test_push_publishes_a_check_run_carrying_the_digest(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    run = push_baseline(github_server, tmp_path)
+    assert run.code == 0, run.stderr
+    main_sha = github_server.repo("octo/app").branches["main"]
+    [check] = github_server.check_runs_on("octo/app", main_sha)
+    assert check["name"] == "bfcl"
+    assert check["conclusion"] == "success"
+    assert "<!-- bfcl-action:digest v1 " in check["output"]["summary"]
+    assert run.outputs["verdict"] == "no_baseline"
+    assert run.outputs["score"] == "100.00"
+    assert json.loads(run.outputs["categories"]) == {"simple_python": 100.0}
+    assert run.outputs["check-run-id"] == str(check["id"])
+    assert "simple_python" in run.summary
+    assert github_server.calls("POST", r"/issues/\d+/comments") == []
+
+
+def test_pr_regression_comments_checks_the_head_sha_and_fails_last(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    store_baseline(github_server)
+    number = open_pr(github_server)
+    head_sha = github_server.repo("octo/app").branches["feature"]
+
+    run = run_pr(github_server, tmp_path / "pr", number, REGRESSED, statuses="true")
+
+    assert run.code == 1, run.stderr
+    assert run.outputs["verdict"] == "regression"
+    [comment] = github_server.comments_on("octo/app", number)
+    assert comment["body"].startswith(comment_marker("bfcl"))
+    assert "merge-base" in comment["body"]
+    assert run.outputs["comment-id"] == str(comment["id"])
+    [check] = github_server.check_runs_on("octo/app", head_sha)
+    assert check["conclusion"] == "failure"
+    assert github_server.check_runs_on("octo/app", "e" * 40) == []
+    statuses = github_server.latest_statuses("octo/app", head_sha)
+    assert statuses["bfcl/simple_python"]["state"] == "failure"
+    assert "regression" in run.summary
+
+
+def test_next_push_to_the_pr_updates_the_same_comment(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    store_baseline(github_server)
+    number = open_pr(github_server)
+    first = run_pr(github_server, tmp_path / "pr1", number, REGRESSED)
+    github_server.commit("octo/app", "feature", "fix the description")
+
+    second = run_pr(github_server, tmp_path / "pr2", number, PASSING)
+
+    comments = github_server.comments_on("octo/app", number)
+    assert len(comments) == 1
+    assert second.outputs["comment-id"] == first.outputs["comment-id"]
+    assert "regression" not in comments[0]["body"].split("\n")[1].lower()
+    assert second.code == 0
+    assert len(github_server.calls("POST", r"/issues/\d+/comments$")) == 1
+    assert len(github_server.calls("PATCH", r"/issues/comments/\d+$")) == 1
+
+
+def test_sticky_comment_ignores_markers_in_other_authors_comments(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    number = open_pr(github_server)
+    github_server.add_token("alice-token", "alice", kind="user")
+    gh_issue_comment(github_server, number, "alice-token", comment_marker("bfcl") + "\nmine")
+
+    run_pr(github_server, tmp_path, number, PASSING, in_process=True)
+
+    bodies = {c["user"]["login"]: c["body"] for c in github_server.comments_on("octo/app", number)}
+    assert bodies["alice"].endswith("mine")
+    assert "github-actions[bot]" in bodies
+
+
+def test_two_check_names_keep_two_comments(github_server: GitHubServer, tmp_path: Path) -> None:
+    number = open_pr(github_server)
+    for folder, name in (("a", "bfcl-small"), ("b", "bfcl-large"), ("c", "bfcl-small")):
+        run_pr(github_server, tmp_path / folder, number, PASSING, check_name=name, in_process=True)
+    assert len(github_server.comments_on("octo/app", number)) == 2
+
+
+def test_comments_on_later_pages_are_found(github_server: GitHubServer, tmp_path: Path) -> None:
+    number = open_pr(github_server)
+    first = run_pr(github_server, tmp_path / "a", number, PASSING, in_process=True)
+    for i in range(120):
+        gh_issue_comment(github_server, number, "write-token", f"chatter {i}")
+    second = run_pr(github_server, tmp_path / "b", number, PASSING, in_process=True)
+    assert second.outputs["comment-id"] == first.outputs["comment-id"]
+    assert len(github_server.comments_on("octo/app", number)) == 121
+
+
+def test_pr_without_baseline_says_so_plainly(github_server: GitHubServer, tmp_path: Path) -> None:
+    number = open_pr(github_server)
+    run = run_pr(github_server, tmp_path, number, REGRESSED)
+    assert run.code == 0, run.stderr
+    assert run.outputs["verdict"] == "no_baseline"
+    [comment] = github_server.comments_on("octo/app", number)
+    assert "no baseline yet" in comment["body"]
+
+
+def test_baseline_file_is_used_when_the_merge_base_has_no_check_run(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    number = open_pr(github_server)
+    write_report(tmp_path / "baseline.json", make_report({"simple_python": PASSING}))
+    run = run_pr(
+        github_server, tmp_path, number, REGRESSED, baseline_file="baseline.json", in_process=True
+    )
+    assert run.outputs["verdict"] == "regression"
+    assert "baseline.json" in github_server.comments_on("octo/app", number)[0]["body"]
+
+
+def test_fork_pr_without_key_skips_with_a_notice(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    github_server.fork("octo/app", "mallory/app")
+    github_server.commit("mallory/app", "patch")
+    number = github_server.open_pull("octo/app", "patch", head_repo="mallory/app")["number"]
+    event = github_server.pull_event("octo/app", number)
+
+    run = run_action(
+        github_server, tmp_path, "pull_request", event, token="read-token", model="gpt-4o-mini"
+    )
+
+    assert run.code == 0, run.stderr
+    assert run.outputs["verdict"] == "skipped"
+    assert "::notice" in run.stdout and "fork" in run.stdout
+    assert "fork" in run.summary
+    assert github_server.writes() == []
+
+
+def test_read_only_token_writes_the_comment_to_a_file(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    number = open_pr(github_server)
+    run = run_pr(github_server, tmp_path, number, PASSING, token="read-token")
+
+    assert run.code == 0, run.stderr
+    folder = Path(run.outputs["comment-file"])
+    assert (folder / "body.md").read_text().startswith("## ") or (folder / "body.md").stat().st_size
+    meta = json.loads((folder / "meta.json").read_text())
+    assert meta["pull_request"] == number
+    assert meta["conclusion"] == "success"
+    assert "::warning" in run.stdout
+    assert "403" in run.summary
+    assert "simple_python" in run.summary
+    assert github_server.comments_on("octo/app", number) == []
+
+
+def test_workflow_run_posts_the_artifact_on_the_pr_found_through_the_api(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    github_server.fork("octo/app", "mallory/app")
+    head_sha = github_server.commit("mallory/app", "patch")
+    number = github_server.open_pull("octo/app", "patch", head_repo="mallory/app")["number"]
+    report = write_report(tmp_path / "head.json", make_report({"simple_python": PASSING}))
+    pr_run = run_action(
+        github_server,
+        tmp_path / "pr",
+        "pull_request",
+        github_server.pull_event("octo/app", number),
+        token="read-token",
+        report=str(tmp_path / report),
+    )
+    artifact = Path(pr_run.outputs["comment-file"])
+    body = artifact / "body.md"
+    body.write_text(body.read_text() + "\nping @octo/admins")
+    event = {
+        "action": "completed",
+        "workflow_run": {
+            "head_sha": head_sha,
+            "head_branch": "patch",
+            "head_repository": {"full_name": "mallory/app"},
+            "pull_requests": [],
+            "event": "pull_request",
+        },
+        "repository": {"full_name": "octo/app"},
+    }
+
+    run = run_action(
+        github_server, tmp_path / "poster", "workflow_run", event, comment_artifact=str(artifact)
+    )
+
+    assert run.code == 0, run.stdout + run.stderr
+    [comment] = github_server.comments_on("octo/app", number)
+    assert comment["body"].startswith(comment_marker("bfcl"))
+    assert "@octo/admins" not in comment["body"]
+    assert run.outputs["comment-id"] == str(comment["id"])
+    [check] = github_server.check_runs_on("octo/app", head_sha)
+    assert check["conclusion"] == "success"
+
+
+def test_github_errors_still_leave_the_report_in_summary_and_outputs(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    store_baseline(github_server)
+    number = open_pr(github_server)
+    github_server.fail(
+        "POST",
+        r"/issues/\d+/comments$",
+        422,
+        "Validation Failed",
+        errors=[
+            {
+                "resource": "IssueComment",
+                "code": "custom",
+                "field": "body",
+                "message": "body is too long (maximum is 65536 characters)",
+            }
+        ],
+    )
+    github_server.fail("POST", r"/check-runs$", 404, "Not Found")
+    github_server.fail(
+        "POST", r"/statuses/", 403, "Resource not accessible by integration", times=5
+    )
+    github_server.secondary_rate_limit("GET", r"/compare/", retry_after=1)
+
+    run = run_pr(github_server, tmp_path / "pr", number, REGRESSED, statuses="true")
+
+    assert run.code == 1
+    assert run.outputs["verdict"] == "regression"
+    assert run.outputs["score"] == "60.00"
+    assert "merge-base" in run.summary  # the rate-limited compare call was retried
+    assert "body is too long" in run.summary
+    assert "check run" in run.summary and "404" in run.summary
+    warnings = [line for line in run.stdout.splitlines() if line.startswith("::warning")]
+    assert len(warnings) == 3
+    assert [c.status for c in github_server.calls("GET", r"/compare/")] == [403, 200]
+    assert Path(run.outputs["comment-file"], "body.md").is_file()
+
+
+def test_untrusted_text_cannot_start_a_workflow_command(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    number = open_pr(github_server)
+    github_server.fail("POST", r"/issues/\d+/comments$", 403, "no\n::error::pwned")
+    run = run_pr(github_server, tmp_path, number, PASSING, in_process=True)
+    assert not any(line.startswith("::error") for line in run.stdout.splitlines())
+    assert not re.search(r"^::error", run.summary, re.M)
+
+
+def gh_issue_comment(server: GitHubServer, number: int, token: str, body: str) -> None:
+    from github import Auth, Github
+
+    gh = Github(
+        auth=Auth.Token(token),
+        base_url=server.url,
+        seconds_between_requests=0,
+        seconds_between_writes=0,
+    )
+    gh.get_repo("octo/app").get_issue(number).create_comment(body)
