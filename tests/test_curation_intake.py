@@ -93,3 +93,17 @@ def test_only_relevance_may_be_requested_as_a_category() -> None:
     intake = Intake()
     intake.add(contribution(category="live_simple"), Origin(kind="file", ref="x:1"))
     assert [d.reason for d in intake.drops] == ["invalid_contribution"]
+
+
+def test_parsing_in_processes_gives_the_same_result_as_one_by_one(tmp_path: Path) -> None:
+    from curation.intake import PARALLEL_MIN_ROWS
+
+    rows = [contribution(f"Weather in city number {i}?") for i in range(PARALLEL_MIN_ROWS + 10)]
+    rows[5] = {"question": "broken"}
+    path = tmp_path / "many.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    serial, parallel = Intake(), Intake()
+    serial.add_file(path, workers=1)
+    parallel.add_file(path, workers=2)
+    assert [i.origin for i in parallel.items] == [i.origin for i in serial.items]
+    assert parallel.items == serial.items and parallel.drops == serial.drops
