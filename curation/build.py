@@ -186,8 +186,10 @@ def _settings_yaml(settings: CurationSettings) -> str:
     )
 
 
-def gather(paths: Sequence[Path]) -> Intake:
+def gather(paths: Sequence[Path], *, workers: int | None = None) -> Intake:
+    """Contributions from files and folders; large files are parsed on every core."""
     intake = Intake()
+    cores = workers if workers is not None else (os.cpu_count() or 1)
     for path in contribution_files(paths):
-        intake.add_file(path)
+        intake.add_file(path, workers=cores)
     return intake

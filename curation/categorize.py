@@ -17,9 +17,10 @@ LIVE_CATEGORIES = (
 def categorize(item: Item) -> str:
     """No call expected: irrelevance. One call: simple with one function offered, else
     multiple. Several calls: parallel with one function offered, else parallel_multiple.
-    `live_relevance` is only ever what the contributor asked for (any call passes)."""
-    if item.requested_category == "live_relevance":
-        return "live_relevance"
+    `live_relevance` is only ever what the contributor asked for (any call passes); entries
+    imported from BFCL keep their upstream category."""
+    if item.requested_category in LIVE_CATEGORIES:
+        return item.requested_category
     calls = len(item.possible_answer)
     offered = len(item.functions)
     if calls == 0:

@@ -8,7 +8,7 @@ delete silently: whatever leaves the funnel does so as a `Drop` with a reason.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -34,7 +34,7 @@ class Contribution(BaseModel):
     contributor: str
     license: str = DEFAULT_LICENSE
     source: str = ""
-    category: str | None = None
+    category: Literal["live_relevance"] | None = None
     """Only `live_relevance` may be asked for: any call passes, the answer is not checked."""
 
 

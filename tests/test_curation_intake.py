@@ -71,3 +71,39 @@ def test_unknown_keys_and_unsupported_files_are_reported(tmp_path: Path) -> None
     (tmp_path / "notes.txt").write_text("hi")
     intake.add_file(tmp_path / "notes.txt")
     assert [d.reason for d in intake.drops] == ["invalid_contribution", "unsupported_file"]
+
+
+def test_yaml_numbers_and_booleans_become_plain_python_values(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(
+        "question: Convert 250 USD\n"
+        "functions: [{name: fx, parameters: {type: dict, properties: {amount: {type: float}}}}]\n"
+        "ground_truth: [{fx: {amount: [250.0]}}]\n"
+        "contributor: bob\n"
+    )
+    intake = Intake()
+    intake.add_file(path)
+    (value,) = intake.items[0].possible_answer[0]["fx"]["amount"]
+    assert type(value) is float
+
+
+def test_only_relevance_may_be_requested_as_a_category() -> None:
+    from curation.models import Origin
+
+    intake = Intake()
+    intake.add(contribution(category="live_simple"), Origin(kind="file", ref="x:1"))
+    assert [d.reason for d in intake.drops] == ["invalid_contribution"]
+
+
+def test_parsing_in_processes_gives_the_same_result_as_one_by_one(tmp_path: Path) -> None:
+    from curation.intake import PARALLEL_MIN_ROWS
+
+    rows = [contribution(f"Weather in city number {i}?") for i in range(PARALLEL_MIN_ROWS + 10)]
+    rows[5] = {"question": "broken"}
+    path = tmp_path / "many.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    serial, parallel = Intake(), Intake()
+    serial.add_file(path, workers=1)
+    parallel.add_file(path, workers=2)
+    assert [i.origin for i in parallel.items] == [i.origin for i in serial.items]
+    assert parallel.items == serial.items and parallel.drops == serial.drops

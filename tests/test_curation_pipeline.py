@@ -160,8 +160,10 @@ def test_hostile_contributions_are_rejected_or_neutralised(tmp_path: Path) -> No
     ]
     _, report = _build(tmp_path, rows)
     reasons = [d.reason for d in report.drops]
-    assert reasons.count("too_large") == 1
-    assert reasons.count("schema_too_complex") == 1
+    # the tool loaders reject the 5 MB description and the 40-deep schema, naming the field
+    assert reasons.count("invalid_functions") == 2
+    details = " ".join(d.detail for d in report.drops)
+    assert "description too long" in details
     assert reasons.count("private_key") == 1
     assert report.added == 2  # the injection text is data, not instructions; one flood item kept
 
