@@ -91,6 +91,23 @@ def load_cases(categories: Sequence[str], source: str) -> tuple[list[TestCase], 
     return load_package_cases(categories), "bfcl_eval package data"
 
 
+def data_mismatches(cases: list[TestCase], *, complete: bool = True) -> list[str]:
+    """Entries our loader reads differently from the installed package's files (ids,
+    functions, possible answers, language), so verdict agreement is on the same data."""
+    package = {c.id: c for c in load_package_cases(sorted({c.category for c in cases}))}
+    missing = sorted(set(package) - {c.id for c in cases}) if complete else []
+    problems = [f"{i}: missing from our loader" for i in missing]
+    for case in cases:
+        ref = package.get(case.id)
+        if ref is None:
+            problems.append(f"{case.id}: not in the package data")
+            continue
+        for name in ("category", "functions", "possible_answer", "language", "question"):
+            if getattr(case, name) != getattr(ref, name):
+                problems.append(f"{case.id}: {name} differs")
+    return problems
+
+
 @dataclass(frozen=True)
 class Deviation:
     id: str
@@ -466,12 +483,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             if seen[c.category] <= args.limit:
                 kept.append(c)
         cases = kept
+    mismatched = []
+    if source != "bfcl_eval package data":
+        mismatched = data_mismatches(cases, complete=not (args.ids or args.limit))
+    for line in mismatched[:20]:
+        print(f"data mismatch: {line}")
     samples = {c.id: case_samples(c, args.seed) for c in cases}
     n_samples = sum(map(len, samples.values()))
     print(f"{len(cases)} entries from {source}; {n_samples} samples (seed {args.seed})")
     cache = VerdictCache(None if args.no_cache else _cache_path())
     report = compare(cases, samples, load_deviations(), cache)
-    report.update({"seed": args.seed, "source": source, "entries": len(cases)})
+    report.update(
+        {"seed": args.seed, "source": source, "entries": len(cases), "data_mismatches": mismatched}
+    )
     report["seconds"]["total"] = round(time.perf_counter() - t0, 2)
     Path(args.report).parent.mkdir(parents=True, exist_ok=True)
     Path(args.report).write_text(json.dumps(report, indent=1, default=repr), encoding="utf-8")
@@ -479,7 +503,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.write_docs:
         write_docs(report, load_deviations())
     print(f"report: {args.report}")
-    failed = bool(unexplained(report))
+    failed = bool(unexplained(report)) or bool(mismatched)
     if args.strict_error_type:
         failed = failed or any(not d["valid_differs"] for d in report["disagreements"])
     return 1 if failed else 0
