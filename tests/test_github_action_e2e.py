@@ -547,3 +547,23 @@ def test_a_shard_job_runs_its_shard_and_publishes_nothing(
     report = RunReport.model_validate_json(Path(run.outputs["report-path"]).read_text())
     assert report.shard == "1/2"
     assert github_server.writes() == []
+
+
+def test_on_regression_mode_comments_only_once_something_regressed(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    store_baseline(github_server)
+    number = open_pr(github_server)
+    quiet = run_pr(
+        github_server, tmp_path / "a", number, PASSING, comment="on-regression", in_process=True
+    )
+    assert github_server.comments_on("octo/app", number) == []
+    assert quiet.outputs["comment-file"] == ""
+    run_pr(
+        github_server, tmp_path / "b", number, REGRESSED, comment="on-regression", in_process=True
+    )
+    fixed = run_pr(
+        github_server, tmp_path / "c", number, PASSING, comment="on-regression", in_process=True
+    )
+    [comment] = github_server.comments_on("octo/app", number)
+    assert fixed.outputs["comment-id"] == str(comment["id"])  # the fix is reported too
