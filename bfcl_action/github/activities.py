@@ -44,7 +44,7 @@ from bfcl_action.github.comment import (
     upsert_comment,
 )
 from bfcl_action.github.context import ActionContext, CommentMode, PullRequestInfo
-from bfcl_action.github.evaluate import Engine, load_report
+from bfcl_action.github.evaluate import Engine, annotations_for, load_report
 from bfcl_action.github.statuses import CategoryStatus, post_statuses
 from bfcl_action.models import RunReport
 from bfcl_action.report.markdown import DEFAULT_TITLE, render_comment, render_summary
@@ -81,10 +81,6 @@ def _attempt(outcome: Outcome, what: str, action: Callable[[], T]) -> T | None:
     outcome.problems.append(message)
     outputs.warning(message, title="bfcl-action")
     return None
-
-
-def _is_forbidden(outcome: Outcome) -> bool:
-    return any(re.search(r": (401|403) ", p) for p in outcome.problems)
 
 
 def title_for(ctx: ActionContext) -> str:
@@ -153,6 +149,7 @@ def skip_without_key(ctx: ActionContext) -> int:
             "report-path": "",
             "comment-id": "",
             "comment-file": "",
+            "check-run-id": "",
         },
     )
     return 0
@@ -214,10 +211,7 @@ def process_pull_request(
     comparison.notes.insert(0, f"baseline: {where}")
     outcome.comparison = comparison
     outcome.verdict = comparison.verdict.value
-    annotations = engine.tools(ctx)
-    from bfcl_action.github.evaluate import annotations_for
-
-    notes = annotations_for(comparison, annotations, report)
+    notes = annotations_for(comparison, engine.tools(ctx), report)
     body = render_comment(
         comparison,
         title=title_for(ctx),
