@@ -567,3 +567,15 @@ def test_on_regression_mode_comments_only_once_something_regressed(
     )
     [comment] = github_server.comments_on("octo/app", number)
     assert fixed.outputs["comment-id"] == str(comment["id"])  # the fix is reported too
+
+
+def test_a_rate_limited_comment_is_waited_out_and_posted_once(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    number = open_pr(github_server)
+    github_server.secondary_rate_limit("POST", r"/issues/\d+/comments$", retry_after=1)
+    run = run_pr(github_server, tmp_path, number, PASSING, in_process=True)
+    assert run.code == 0
+    assert len(github_server.comments_on("octo/app", number)) == 1
+    assert [c.status for c in github_server.calls("POST", r"/issues/\d+/comments$")] == [403, 201]
+    assert "::warning" not in run.stdout
