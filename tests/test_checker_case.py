@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bfcl_action.checker import check_case
-from bfcl_action.models import Mode
+from bfcl_action.models import Language, Mode
 from tests.support.checker_cases import INTEGER, STRING, call, case, fn
 
 WEATHER = case(
@@ -87,3 +87,23 @@ def test_multi_turn_categories_are_not_checked_here() -> None:
     multi = case("multi_turn_base", [], [])
     result = check_case(multi, [], mode=Mode.FC)
     assert result.error_type == "checker:unsupported_category"
+
+
+def test_java_prompt_values_reach_the_checker_as_source_text() -> None:
+    java = case(
+        "simple_java",
+        [fn("Calc.add", ("a", "b"), a={"type": "integer"}, b={"type": "long"})],
+        [{"Calc.add": {"a": [5], "b": [7]}}],
+        Language.JAVA,
+    )
+    assert check_case(java, "Calc.add(a=5, b=7L)", mode=Mode.PROMPT).valid
+
+
+def test_javascript_prompt_values_reach_the_checker_as_source_text() -> None:
+    js = case(
+        "simple_javascript",
+        [fn("add", ("a",), a={"type": "array", "items": {"type": "integer"}})],
+        [{"add": {"a": [[1, 2]]}}],
+        Language.JAVASCRIPT,
+    )
+    assert check_case(js, "add(a=[1, 2])", mode=Mode.PROMPT).valid

@@ -167,13 +167,13 @@ def check_call(
     python = language is _PYTHON
     verbatim = _VERBATIM_TYPES.get(language, _NO_TYPES)
     for param, value in arguments.items():
-        if param not in properties or param not in expected:
+        spec = properties.get(param, _ABSENT)
+        options = expected.get(param, _ABSENT)
+        if spec is _ABSENT or options is _ABSENT:
             why = "function's schema" if param not in properties else "expected answer"
             return fail(
                 UNEXPECTED_PARAM, f"{name}: unexpected parameter {param!r} (not in the {why})"
             )
-        spec = properties[param]
-        options = expected[param]
         # Fast paths for scalars given exactly as one of the options: every rule accepts
         # them (normalising both sides keeps equal strings equal).
         if type(spec) is dict:
@@ -202,6 +202,7 @@ def check_call(
 
 
 _NO_PROPERTIES: dict[str, Any] = {}
+_ABSENT: Any = object()
 _NO_TYPES: frozenset[str] = frozenset()
 _VERBATIM_TYPES: dict[Language, frozenset[str]] = {
     Language.JAVA: frozenset({"any", "String", "char"}),

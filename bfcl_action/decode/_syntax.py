@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from bfcl_action.decode.errors import DecodeError, failed
+from bfcl_action.decode.errors import failed
 from bfcl_action.decode.limits import MAX_DEPTH, MAX_TOKENS
 
 
@@ -39,14 +39,16 @@ class Node:
             stack.extend(reversed(node.children))
 
 
-def check_depth(root: Node, limit: int = 2 * MAX_DEPTH) -> None:
+def check_depth(root: Node, tokens: int, limit: int = 2 * MAX_DEPTH) -> None:
     """Refuse trees deeper than `limit` (long operator chains nest without brackets) before
-    any recursive walk over them."""
+    any recursive walk over them; a tree of `tokens` leaves is at most that deep."""
+    if tokens <= limit:
+        return
     stack = [(root, 0)]
     while stack:
         node, depth = stack.pop()
         if depth > limit:
-            raise DecodeError("ast_decoder:decoder_failed", f"nested deeper than {limit}")
+            raise failed(f"nested deeper than {limit}")
         stack.extend((child, depth + 1) for child in node.children)
 
 
@@ -98,7 +100,7 @@ class ParseFailure(Exception):
 
 def check_token_count(tokens: list[Node]) -> None:
     if len(tokens) > MAX_TOKENS:
-        raise DecodeError("ast_decoder:decoder_failed", f"text has over {MAX_TOKENS} tokens")
+        raise failed(f"text has over {MAX_TOKENS} tokens")
 
 
 @dataclass(eq=False)
@@ -127,11 +129,13 @@ class TokenStream:
 
     def peek(self, ahead: int = 0) -> Node | None:
         index = self.position + ahead
-        return self.tokens[index] if index < len(self.tokens) else None
+        tokens = self.tokens
+        return tokens[index] if index < len(tokens) else None
 
     def at(self, *texts: str, ahead: int = 0) -> bool:
-        token = self.peek(ahead)
-        return token is not None and token.type in texts
+        index = self.position + ahead
+        tokens = self.tokens
+        return index < len(tokens) and tokens[index].type in texts
 
     def next(self) -> Node:
         token = self.peek()
@@ -151,7 +155,7 @@ class TokenStream:
     def enter(self) -> None:
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise DecodeError("ast_decoder:decoder_failed", f"nested deeper than {MAX_DEPTH}")
+            raise failed(f"nested deeper than {MAX_DEPTH}")
 
     def leave(self) -> None:
         self.depth -= 1
@@ -185,10 +189,6 @@ def scan_quoted(
             break
         index += 1
     raise ParseFailure("unterminated string")
-
-
-def is_identifier_start(char: str) -> bool:
-    return char.isalpha() or char in "_$"
 
 
 def is_identifier_part(char: str) -> bool:

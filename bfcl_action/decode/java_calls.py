@@ -45,10 +45,8 @@ from bfcl_action.decode._syntax import (
     check_token_count,
     composite,
     is_identifier_part,
-    is_identifier_start,
-    scan_quoted,
 )
-from bfcl_action.decode.errors import DecodeError, failed, wrong_format
+from bfcl_action.decode.errors import failed, wrong_format
 from bfcl_action.decode.prompt_text import bracket_text
 from bfcl_action.models import Call
 
@@ -143,7 +141,15 @@ _PUNCTUATION = sorted(
     key=len,
     reverse=True,
 )
-_PUNCTUATION_PATTERN = re.compile("|".join(map(re.escape, _PUNCTUATION)))
+_TOKEN_PATTERN = re.compile(
+    r"(?P<skip>[ \t\n\r\f]+|//[^\n]*|/\*.*?\*/)"
+    r'|(?P<string_literal>"""(?:[^"\\]|\\.|"(?!""))*"""|"(?:[^"\\]|\\.)*")'
+    r"|(?P<character_literal>'(?:[^'\\\n]|\\.)*')"
+    r"|(?P<number>(?=\.?\d))"
+    r"|(?P<word>[^\W\d][\w$]*|\$[\w$]*)"
+    "|(?P<punctuation>" + "|".join(map(re.escape, _PUNCTUATION)) + ")",
+    re.DOTALL,
+)
 _ASSIGNMENT_OPERATORS = ("=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=")
 _BINARY_LEVELS: tuple[tuple[str, ...], ...] = (
     ("||",),
@@ -170,8 +176,9 @@ def decode_java(text: str) -> list[Call]:
     """Decode Java call text into calls (at most one), or raise `DecodeError`."""
     source = Source(bracket_text(text)[1:-1])
     try:
-        program = _Parser(source).program()
-        check_depth(program)
+        parser = _Parser(source)
+        program = parser.program()
+        check_depth(program, len(parser.stream.tokens))
         for node in program.walk():
             if node.type == "method_invocation":
                 return [_call(source, node)]
@@ -190,55 +197,24 @@ def _tokenize(source: Source) -> list[Node]:
     tokens: list[Node] = []
     index = 0
     length = len(text)
+    match_token = _TOKEN_PATTERN.match
     while index < length:
-        check_token_count(tokens)
-        char = text[index]
-        if char in " \t\n\r\f":
-            index += 1
-            continue
-        start = index
-        if text.startswith("//", index):
-            newline = text.find("\n", index)
-            index = length if newline < 0 else newline
-            continue
-        if text.startswith("/*", index):
-            close = text.find("*/", index + 2)
-            if close < 0:
-                raise ParseFailure("unterminated comment")
-            index = close + 2
-            continue
-        if text.startswith('"""', index):
-            close = text.find('"""', index + 3)
-            while close > 0 and text[close - 1] == "\\":
-                close = text.find('"""', close + 1)
-            if close < 0:
-                raise ParseFailure("unterminated text block")
-            index = close + 3
-            tokens.append(Node("string_literal", start, index))
-            continue
-        if char == '"':
-            index = scan_quoted(text, index, '"', multiline=True)
-            tokens.append(Node("string_literal", start, index))
-            continue
-        if char == "'":
-            index = scan_quoted(text, index, "'", multiline=False)
-            tokens.append(Node("character_literal", start, index))
-            continue
-        if char.isdigit() or (char == "." and index + 1 < length and text[index + 1].isdigit()):
-            index = _scan_number(text, index)
-            tokens.append(Node("number", start, index))
-            continue
-        if is_identifier_start(char):
-            while index < length and is_identifier_part(text[index]):
-                index += 1
-            word = text[start:index]
-            tokens.append(Node(word if word in _KEYWORDS else "identifier", start, index))
-            continue
-        match = _PUNCTUATION_PATTERN.match(text, index)
+        match = match_token(text, index)
         if match is None:
-            raise ParseFailure(f"unexpected character {char!r}")
-        index = match.end()
-        tokens.append(Node(match.group(), start, index))
+            raise ParseFailure(f"unexpected character {text[index]!r}")
+        kind = match.lastgroup
+        if kind == "skip":
+            index = match.end()
+            continue
+        check_token_count(tokens)
+        end = _scan_number(text, index) if kind == "number" else match.end()
+        if kind == "word":
+            word = match.group()
+            kind = word if word in _KEYWORDS else "identifier"
+        elif kind == "punctuation":
+            kind = match.group()
+        tokens.append(Node(str(kind), index, end))
+        index = end
     return tokens
 
 
@@ -775,6 +751,3 @@ def _value(source: Source, node: Node, *, nested: bool) -> str:
     if node.children:
         return "".join(_value(source, child, nested=True) for child in node.children)
     return source.java_text(node)
-
-
-__all__ = ["POSITIONAL_KEY", "DecodeError", "decode_java"]

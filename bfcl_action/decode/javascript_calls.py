@@ -38,7 +38,6 @@ from bfcl_action.decode._syntax import (
     check_token_count,
     composite,
     is_identifier_part,
-    is_identifier_start,
     scan_quoted,
 )
 from bfcl_action.decode.errors import failed, wrong_format
@@ -130,6 +129,22 @@ _PUNCTUATION = sorted(
 _PUNCTUATION_PATTERN = re.compile(
     "|".join(r"\?\.(?!\d)" if mark == "?." else re.escape(mark) for mark in _PUNCTUATION)
 )
+_STRING_PATTERN = r"{quote}(?:[^{quote}\\\n]|\\.)*(?:\n[ \t\r\n\f\v]*)?{quote}"
+_TOKEN_PATTERN = re.compile(
+    r"(?P<skip>[ \t\n\r\f\v\u00a0\ufeff\u2028\u2029]+|//[^\n]*|/\*.*?\*/)"
+    # A raw line break may end a string when only blanks follow it up to the quote, as
+    # tree-sitter skips whitespace between a string's fragments.
+    "|(?P<string>"
+    + _STRING_PATTERN.format(quote='"')
+    + "|"
+    + _STRING_PATTERN.format(quote="'")
+    + ")"
+    r"|(?P<template_string>(?=`))"
+    r"|(?P<number>(?=\.?\d))"
+    r"|(?P<word>[^\W\d][\w$]*|\$[\w$]*)"
+    "|(?P<punctuation>" + _PUNCTUATION_PATTERN.pattern + ")",
+    re.DOTALL,
+)
 _ASSIGNMENT_OPERATORS = (
     "=",
     "+=",
@@ -177,8 +192,9 @@ def decode_javascript(text: str) -> list[Call]:
     """Decode JavaScript call text into calls (at most one), or raise `DecodeError`."""
     source = Source(bracket_text(text)[1:-1])
     try:
-        program = _Parser(source).program()
-        check_depth(program)
+        parser = _Parser(source)
+        program = parser.program()
+        check_depth(program, len(parser.stream.tokens))
     except ParseFailure as exc:
         raise failed(f"not JavaScript call syntax: {exc}") from None
     except RecursionError:
@@ -199,48 +215,34 @@ def _tokenize(source: Source) -> list[Node]:
     tokens: list[Node] = []
     index = 0
     length = len(text)
+    match_token = _TOKEN_PATTERN.match
     while index < length:
-        check_token_count(tokens)
-        char = text[index]
-        if char in " \t\n\r\f\v\u00a0\ufeff\u2028\u2029":
-            index += 1
-            continue
-        start = index
-        if text.startswith("//", index):
-            newline = text.find("\n", index)
-            index = length if newline < 0 else newline
-            continue
-        if text.startswith("/*", index):
-            close = text.find("*/", index + 2)
-            if close < 0:
-                raise ParseFailure("unterminated comment")
-            index = close + 2
-            continue
-        previous = tokens[-1].type if tokens else None
-        if char in "\"'":
-            index = scan_quoted(text, index, char, multiline=False, trailing_blank_lines=True)
-            _check_escapes(text[start:index])
-            tokens.append(Node("string", start, index))
-        elif char == "`":
-            index = _scan_template(text, index)
-            tokens.append(Node("template_string", start, index))
-        elif char == "/" and previous not in _VALUE_TOKENS:
-            index = _scan_regex(text, index)
-            tokens.append(Node("regex", start, index))
-        elif char.isdigit() or (char == "." and index + 1 < length and text[index + 1].isdigit()):
-            index = _scan_number(text, index)
-            tokens.append(Node("number", start, index))
-        elif is_identifier_start(char):
-            while index < length and is_identifier_part(text[index]):
-                index += 1
-            word = text[start:index]
-            tokens.append(Node(word if word in _WORD_TOKENS else "identifier", start, index))
-        else:
-            match = _PUNCTUATION_PATTERN.match(text, index)
-            if match is None:
-                raise ParseFailure(f"unexpected character {char!r}")
+        match = match_token(text, index)
+        if match is None:
+            raise ParseFailure(f"unexpected character {text[index]!r}")
+        kind = match.lastgroup
+        if kind == "skip":
             index = match.end()
-            tokens.append(Node(match.group(), start, index))
+            continue
+        check_token_count(tokens)
+        previous = tokens[-1].type if tokens else None
+        if kind == "punctuation" and text[index] == "/" and previous not in _VALUE_TOKENS:
+            kind, end = "regex", _scan_regex(text, index)
+        elif kind == "template_string":
+            end = _scan_template(text, index)
+        elif kind == "number":
+            end = _scan_number(text, index)
+        else:
+            end = match.end()
+            if kind == "string":
+                _check_escapes(match.group())
+            elif kind == "word":
+                word = match.group()
+                kind = word if word in _WORD_TOKENS else "identifier"
+            elif kind == "punctuation":
+                kind = match.group()
+        tokens.append(Node(str(kind), index, end))
+        index = end
     return tokens
 
 
@@ -362,6 +364,15 @@ class _Parser:
         position = self.stream.position
         return self.stream.tokens[position - 1].end if position else 0
 
+    def word_is(self, word: str) -> bool:
+        """Whether the next token is the identifier `word` (a contextual keyword)."""
+        token = self.stream.peek()
+        return (
+            token is not None
+            and token.type == "identifier"
+            and self.source.node_text(token) == word
+        )
+
     def program(self) -> Node:
         statements: list[Node] = []
         while self.stream.peek() is not None:
@@ -380,9 +391,7 @@ class _Parser:
             label = [stream.next(), stream.next()]
             return composite("labeled_statement", [*label, self.statement()])
         if token.type in {"var", "const"} or (
-            token.type == "identifier"
-            and self.source.node_text(token) == "let"
-            and stream.at("identifier", "[", "{", ahead=1)
+            self.word_is("let") and stream.at("identifier", "[", "{", ahead=1)
         ):
             return self.declaration()
         return self.finish_statement("expression_statement", [self.sequence()])
@@ -455,11 +464,7 @@ class _Parser:
         stream = self.stream
         start = stream.position
         children: list[Node] = []
-        if (
-            stream.at("identifier")
-            and self.source.node_text(stream.peek() or Node("", 0, 0)) == ("async")
-            and (stream.at("identifier", "(", ahead=1))
-        ):
+        if self.word_is("async") and stream.at("identifier", "(", ahead=1):
             children.append(stream.next())
         if stream.at("identifier") and stream.at("=>", ahead=1):
             children.append(stream.next())
@@ -520,9 +525,7 @@ class _Parser:
         stream.enter()
         try:
             if stream.at("!", "~", "+", "-", "typeof", "void", "delete") or (
-                stream.at("identifier")
-                and self.source.node_text(stream.peek() or Node("", 0, 0)) == "await"
-                and not stream.at("=", "=>", ")", ",", ahead=1)
+                self.word_is("await") and not stream.at("=", "=>", ")", ",", ahead=1)
             ):
                 operator = stream.next()
                 type_ = "await_expression" if operator.type == "identifier" else "unary_expression"

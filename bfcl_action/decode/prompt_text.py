@@ -22,9 +22,9 @@ def bracket_text(text: object) -> str:
         raise failed(f"prompt output is a {type(text).__name__}, not text")
     if len(text) > MAX_TEXT_CHARS:
         raise failed(f"prompt output is over {MAX_TEXT_CHARS} characters")
-    if sum(text.count(mark) for mark in _STRUCTURAL) > MAX_STRUCTURE:
+    if len(text) > MAX_STRUCTURE and sum(map(text.count, _STRUCTURAL)) > MAX_STRUCTURE:
         raise failed(f"prompt output has over {MAX_STRUCTURE} brackets and separators")
-    if sum(text.count(mark) for mark in _OPERATORS) > MAX_OPERATORS:
+    if len(text) > MAX_OPERATORS and sum(map(text.count, _OPERATORS)) > MAX_OPERATORS:
         raise failed(f"prompt output has over {MAX_OPERATORS} operator characters")
     text = text.strip("`\n ")
     if not text.startswith("["):

@@ -32,6 +32,7 @@ from __future__ import annotations
 import ast
 import operator
 import re
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -43,6 +44,13 @@ from bfcl_action.models import Call
 KWARGS_KEY = "**"
 """Key under which a `**mapping` argument is kept (no parameter can have this name)."""
 
+_SOURCE_NAME = "<model output>"
+"""File name given to `ast.parse`, so the warnings Python's compiler raises about model text
+(`1if`, `"\\d"`) can be silenced without touching any other warning, thread-safely."""
+
+for _category in (SyntaxWarning, DeprecationWarning):
+    warnings.filterwarnings("ignore", category=_category, module=re.escape(_SOURCE_NAME) + "$")
+
 _WORK_BUDGET = 10 * MAX_VALUE_SIZE
 """Total elements all evaluated operators of one output may build."""
 
@@ -51,10 +59,9 @@ def decode_python(text: str) -> list[Call]:
     """Decode Python call-list text into calls, or raise `DecodeError`."""
     source = bracket_text(text)
     try:
-        tree = ast.parse(source, mode="eval")
+        tree = ast.parse(source, filename=_SOURCE_NAME, mode="eval")
     except (SyntaxError, ValueError, MemoryError, RecursionError, UnicodeError) as exc:
         raise failed(f"not a Python call list: {type(exc).__name__}: {exc}") from None
-    _check_depth(tree)
     body = tree.body
     elements = [body] if isinstance(body, ast.Call) else getattr(body, "elts", None)
     if elements is None:
@@ -70,6 +77,7 @@ def decode_python(text: str) -> list[Call]:
 
 
 def _check_depth(tree: ast.AST) -> None:
+    """Refuse a subtree deeper than `MAX_DEPTH` before a recursive walk prints it."""
     stack: list[tuple[ast.AST, int]] = [(tree, 0)]
     while stack:
         node, depth = stack.pop()
@@ -90,6 +98,7 @@ def _call_name(node: ast.Call) -> str:
 
 
 def _unparse(node: ast.AST) -> str:
+    _check_depth(node)
     try:
         return ast.unparse(node)
     except (RecursionError, ValueError) as exc:
@@ -101,6 +110,12 @@ class _Decoder:
 
     def __init__(self) -> None:
         self.budget = _WORK_BUDGET
+        self.depth = 0
+
+    def enter(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise failed(f"expression nested deeper than {MAX_DEPTH} levels")
 
     def call(self, node: ast.Call, *, nested: bool = False) -> tuple[str, dict[Any, Any]]:
         """Name and keyword arguments; `**x` is keyed `None` in a nested call (as upstream)
@@ -114,6 +129,13 @@ class _Decoder:
         return _call_name(node), arguments
 
     def value(self, node: ast.expr) -> Any:
+        self.enter()
+        try:
+            return self._value(node)
+        finally:
+            self.depth -= 1
+
+    def _value(self, node: ast.expr) -> Any:
         if isinstance(node, ast.Constant):
             return "..." if node.value is Ellipsis else node.value
         if isinstance(node, ast.UnaryOp):
@@ -194,6 +216,13 @@ class _Evaluator:
         self.decoder = decoder
 
     def evaluate(self, node: ast.expr) -> Any:
+        self.decoder.enter()
+        try:
+            return self._evaluate(node)
+        finally:
+            self.decoder.depth -= 1
+
+    def _evaluate(self, node: ast.expr) -> Any:
         if isinstance(node, ast.Constant):
             return node.value
         if isinstance(node, ast.BinOp):
