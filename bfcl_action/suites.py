@@ -369,6 +369,14 @@ def build_cases(
     """
     src = source or DatasetSource(base_dir)
     has_tools = bool(config.tools) or tools is not None
+    if config.cases and not has_tools:
+        where = config.where("cases")
+        raise ConfigError(
+            "own cases need tools: add the tool files under `tools`",
+            file=config.source_file,
+            line=where.line if where else None,
+            field="cases",
+        )
     own_categories = set(config.suites.own_categories()) if has_tools else set()
     cases: list[TestCase] = []
     if own_categories:

@@ -3,8 +3,10 @@
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from bfcl_action.cases import infer_category, load_cases, parse_cases
+from bfcl_action.cases import infer_category, load_cases, parse_cases, to_options
 from bfcl_action.tools import load_tools
 from bfcl_action.tools.issues import CaseValidationError
 
@@ -232,3 +234,18 @@ def test_checker_verifies_the_first_options_pass(tools) -> None:
     assert checker_rejects(case) is None
     broken = case.model_copy(update={"functions": []})
     assert checker_rejects(broken)  # the checker's reason, e.g. no function doc for the call
+
+
+scalars = st.one_of(st.text(max_size=5), st.integers(), st.booleans(), st.none())
+
+
+@given(scalars)
+def test_a_plain_scalar_is_one_option(value) -> None:
+    assert to_options(value, {"type": "string"}) == [value]
+
+
+@given(st.lists(scalars, min_size=1, max_size=4))
+def test_a_list_is_options_except_for_array_parameters(values) -> None:
+    assert to_options(values, {"type": "string"}) == values
+    if not all(v == "" for v in values):
+        assert to_options(values, {"type": "array"}) == [values]

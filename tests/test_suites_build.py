@@ -217,3 +217,15 @@ def test_a_glob_matching_nothing_is_reported_at_its_line_in_the_config(tmp_path:
         "  .bfcl.yml:3:5: tools[1]: pattern matched no files "
         "(expected at least one tool file, found 'mcp/*.yaml')"
     )
+
+
+def test_cases_without_tools_are_a_config_error(tmp_path: Path) -> None:
+    from bfcl_action.errors import ConfigError
+
+    (tmp_path / ".bfcl.yml").write_text("seed: 1\ncases: [cases/*.yml]\n")
+    config = load_config(tmp_path / ".bfcl.yml", ".bfcl.yml")
+    with pytest.raises(ConfigError) as info:
+        build_cases(config, base_dir=tmp_path)
+    assert str(info.value) == (
+        ".bfcl.yml:2: cases: own cases need tools: add the tool files under `tools`"
+    )

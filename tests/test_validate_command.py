@@ -15,7 +15,7 @@ def test_summary_of_the_example(capsys) -> None:
     assert main(["validate", "--config", str(EXAMPLE / ".bfcl.yml")]) == 0
     assert capsys.readouterr().out.splitlines() == [
         "14 tools (anthropic 5, mcp 4, openai_chat 5) in 3 files",
-        "25 cases: own_irrelevance 3, own_multiple 9, own_parallel 2, own_parallel_multiple 2,"
+        "30 cases: own_irrelevance 3, own_multiple 14, own_parallel 2, own_parallel_multiple 2,"
         " own_relevance 2, own_simple 7",
     ]
 
