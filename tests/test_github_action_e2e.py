@@ -476,18 +476,39 @@ def gh_issue_comment(server: GitHubServer, number: int, token: str, body: str) -
     gh.get_repo("octo/app").get_issue(number).create_comment(body)
 
 
+def git(workdir: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=workdir,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+
+
 def test_the_example_repository_end_to_end_with_the_replay_model(
     github_server: GitHubServer, tmp_path: Path
 ) -> None:
-    """The real pipeline: own tools and cases, the runner with recorded answers, compare."""
+    """The real pipeline: own tools and cases, the runner with recorded answers, compare.
+
+    The checkout is a git repository whose commits the server knows, so the comment can
+    name the tool definition the PR changed (`get_forecast`).
+    """
     example = ROOT / "examples" / "weather-app"
     if not (example / ".bfcl.yml").is_file():
         pytest.skip("examples/weather-app is not in this tree")
     workdir = tmp_path / "repo"
     shutil.copytree(example, workdir)
+    for tool_file in (workdir / "baseline" / "tools").iterdir():  # main: the old tools
+        shutil.copy(tool_file, workdir / "tools" / tool_file.name)
     # Same model name on both sides (else the runs are incomparable): main's answers first.
     shutil.copytree(workdir / "replay" / "base", workdir / "answers")
-    main_sha = github_server.repo("octo/app").branches["main"]
+    git(workdir, "init", "-q")
+    git(workdir, "add", "-A")
+    git(workdir, "commit", "-q", "-m", "main")
+    main_sha = github_server.commit(
+        "octo/app", "main", "main", sha=git(workdir, "rev-parse", "HEAD")
+    )
     push = run_action(
         github_server,
         workdir,
@@ -497,10 +518,13 @@ def test_the_example_repository_end_to_end_with_the_replay_model(
         model="replay:answers",
     )
     assert push.code == 0, push.stderr
-    number = open_pr(github_server)
-    head_sha = github_server.repo("octo/app").branches["feature"]
+    for tool_file in (example / "tools").iterdir():  # the PR: the rewritten description
+        shutil.copy(tool_file, workdir / "tools" / tool_file.name)
     shutil.rmtree(workdir / "answers")
     shutil.copytree(workdir / "replay" / "head", workdir / "answers")
+    git(workdir, "commit", "-q", "-am", "reword get_forecast")
+    head_sha = github_server.commit("octo/app", "feature", sha=git(workdir, "rev-parse", "HEAD"))
+    number = int(github_server.open_pull("octo/app", "feature")["number"])
 
     pr = run_action(
         github_server,
@@ -516,6 +540,8 @@ def test_the_example_repository_end_to_end_with_the_replay_model(
     assert json.loads(pr.outputs["categories"])["own_multiple"] == 50.0
     [comment] = github_server.comments_on("octo/app", number)
     assert "own_multiple" in comment["body"]
+    assert "Changed tool definitions involved" in comment["body"]
+    assert "get_forecast" in comment["body"]
     [check] = github_server.check_runs_on("octo/app", head_sha)
     notes = github_server.annotations_of("octo/app", check["id"])
     assert any(n["title"].startswith("get_forecast") for n in notes)

@@ -206,8 +206,9 @@ def process_pull_request(
 ) -> int:
     outcome = Outcome(report_path=report_path)
     repo = _attempt(outcome, "read the repository", lambda: gh.get_repo(ctx.repository))
-    base, where = find_baseline(ctx, repo, pr, outcome)
-    comparison = compare_runs(base, report, engine.thresholds(ctx))
+    base, where, merge_base = find_baseline(ctx, repo, pr, outcome)
+    changes = engine.changed_tools(ctx, merge_base) if merge_base else []
+    comparison = compare_runs(base, report, engine.thresholds(ctx), changed_tools=changes)
     comparison.notes.insert(0, f"baseline: {where}")
     outcome.comparison = comparison
     outcome.verdict = comparison.verdict.value
@@ -244,21 +245,26 @@ def process_pull_request(
 
 def find_baseline(
     ctx: ActionContext, repo: Repository | None, pr: PullRequestInfo, outcome: Outcome
-) -> tuple[RunReport | RunDigest | None, str]:
-    """The merge-base check run's digest, else the baseline file, else nothing."""
+) -> tuple[RunReport | RunDigest | None, str, str]:
+    """The merge-base check run's digest, else the baseline file, else nothing; plus the
+    merge-base sha when it is known."""
     mode = ctx.inputs.baseline
+    merge_base = ""
     if mode in ("auto", "check-run") and repo is not None:
         found = _attempt(
             outcome, "read the merge-base check run", lambda: _merge_base_digest(ctx, repo, pr)
         )
         if found is not None:
             sha, text = found
+            merge_base = sha
             if text is not None:
                 try:
                     digest = parse_digest(text, source=f"check run on {sha[:12]}")
-                    return digest, (
+                    return (
+                        digest,
                         f"the `{ctx.inputs.check_name}` check run on the merge-base commit "
-                        f"`{sha[:12]}`"
+                        f"`{sha[:12]}`",
+                        merge_base,
                     )
                 except BfclActionError as exc:
                     outcome.problems.append(f"ignored the merge-base digest: {exc}")
@@ -267,10 +273,14 @@ def find_baseline(
         if path is not None and path.is_file():
             from bfcl_action.commands.compare import load_baseline
 
-            return load_baseline(path), f"the baseline file `{path.name}`"
+            return load_baseline(path), f"the baseline file `{path.name}`", merge_base
         if mode != "auto":
             raise InputError("the baseline file does not exist", file=str(path), field="baseline")
-    return None, "no baseline yet (no digest on the merge-base commit and no baseline file)"
+    return (
+        None,
+        "no baseline yet (no digest on the merge-base commit and no baseline file)",
+        merge_base,
+    )
 
 
 def _merge_base_digest(
