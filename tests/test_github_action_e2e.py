@@ -413,6 +413,7 @@ def test_workflow_run_posts_the_artifact_on_the_pr_found_through_the_api(
     assert run.outputs["comment-id"] == str(comment["id"])
     [check] = github_server.check_runs_on("octo/app", head_sha)
     assert check["conclusion"] == "success"
+    assert "bfcl-action:digest" not in check["output"]["summary"]  # no planted baselines
 
 
 def test_github_errors_still_leave_the_report_in_summary_and_outputs(

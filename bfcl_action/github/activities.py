@@ -500,7 +500,7 @@ def post_comment_artifact(ctx: ActionContext, gh: Github) -> int:
                     ctx.inputs.check_name,
                     conclusion=conclusion,
                     title=str(meta.get("title") or ctx.inputs.check_name),
-                    summary=summary_with_digest(_MENTION.sub("@\u200d", meta["summary"]), ""),
+                    summary=summary_with_digest(untrusted_summary(meta["summary"]), ""),
                     annotations=annotations,
                 ),
             )
@@ -516,6 +516,15 @@ def post_comment_artifact(ctx: ActionContext, gh: Github) -> int:
         },
     )
     return 1 if outcome.problems else 0
+
+
+_DIGEST_BLOCK = re.compile(r"<!--\s*bfcl-action:digest\b.*?-->", re.S)
+
+
+def untrusted_summary(text: str) -> str:
+    """A check-run summary from an artifact, without digests (a fork must not plant a
+    baseline) and with mentions defused."""
+    return _MENTION.sub("@\u200d", _DIGEST_BLOCK.sub("", text))
 
 
 def find_pull_request(
