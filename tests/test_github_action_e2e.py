@@ -354,6 +354,21 @@ def test_fork_pr_without_key_skips_with_a_notice(
     assert github_server.writes() == []
 
 
+def test_same_repo_pr_without_key_leaves_a_neutral_check_run(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    number = open_pr(github_server)
+    head_sha = github_server.repo("octo/app").branches["feature"]
+    event = github_server.pull_event("octo/app", number)
+    run = run_action(
+        github_server, tmp_path, "pull_request", event, model="gpt-4o-mini", in_process=True
+    )
+    assert run.code == 0
+    assert run.outputs["verdict"] == "skipped"
+    [check] = github_server.check_runs_on("octo/app", head_sha)
+    assert check["conclusion"] == "neutral"
+
+
 def test_read_only_token_writes_the_comment_to_a_file(
     github_server: GitHubServer, tmp_path: Path
 ) -> None:

@@ -111,7 +111,7 @@ def main(
             field="baseline",
         )
     if engine.needs_api_key(ctx) and not ctx.has_api_key:
-        return skip_without_key(ctx)
+        return skip_without_key(ctx, github_factory)
     report_path = output_dir(ctx) / "report.json"
     report = engine.run(ctx, report_path)
     if not report_path.is_file():
@@ -126,8 +126,12 @@ def main(
 
 
 # ------------------------------------------------------------------------------ activities
-def skip_without_key(ctx: ActionContext) -> int:
-    """No API key (a fork PR gets no secrets): skip the model calls, neutral, exit 0."""
+def skip_without_key(ctx: ActionContext, github_factory: GithubFactory = make_github) -> int:
+    """No API key (a fork PR gets no secrets): skip the model calls, neutral, exit 0.
+
+    Outside forks (whose token cannot write) a neutral check run makes the skip visible on
+    the commit.
+    """
     pr = ctx.pull_request
     why = (
         "this pull request comes from a fork, and forks get no secrets"
@@ -139,7 +143,27 @@ def skip_without_key(ctx: ActionContext) -> int:
         "or run the evaluation from a trusted workflow."
     )
     outputs.notice(message, title="bfcl-action: skipped")
-    outputs.append_summary(ctx.step_summary_path, f"## {title_for(ctx)}\n\n⏭️ {message}\n")
+    outcome = Outcome()
+    if not (pr is not None and pr.is_fork) and ctx.repository and ctx.head_sha:
+        gh = github_factory(ctx)
+        repo = _attempt(outcome, "read the repository", lambda: gh.get_repo(ctx.repository))
+        if repo is not None:
+            _attempt(
+                outcome,
+                f"publish the `{ctx.inputs.check_name}` check run",
+                lambda: publish_check_run(
+                    repo,
+                    ctx.head_sha,
+                    ctx.inputs.check_name,
+                    conclusion="neutral",
+                    title="skipped: no API key",
+                    summary=message,
+                ),
+            )
+    summary = f"## {title_for(ctx)}\n\n⏭️ {message}\n"
+    if outcome.problems:
+        summary += problems_markdown(outcome.problems)
+    outputs.append_summary(ctx.step_summary_path, summary)
     outputs.write_outputs(
         ctx.output_path,
         {
