@@ -12,7 +12,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from benchmarks.synthetic import Planted, generate
+from benchmarks._synthetic import Planted, generate
 from curation.build import build, gather
 from curation.canonical import function_text, question_text
 from curation.dedup import Fingerprint, near_duplicate_groups

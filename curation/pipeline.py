@@ -70,9 +70,23 @@ class _Funnel:
         )
 
 
-def _validate(items: list[Item], settings: CurationSettings) -> tuple[list[Item], list[Drop]]:
+Stage = tuple[list[Item], list[Drop]]
+"""What a stage returns: the items it kept and a drop (with a reason) for every other."""
+
+
+def _drop(stage: str, reason: str, item: Item, detail: str) -> Drop:
+    return Drop(stage=stage, reason=reason, origin=item.origin, detail=detail)
+
+
+def _where(item: Item) -> str:
+    return f"{item.origin.kind}:{item.origin.ref}"
+
+
+def validate_items(items: Sequence[Item], settings: CurationSettings) -> Stage:
+    """Stage 1; also fixes each kept item's category, which the answer check needs."""
     kept, drops = [], []
-    for item in items:
+    for original in items:
+        item = original.model_copy()
         try:
             check_sizes(item, settings)
             check_license(item, settings)
@@ -81,16 +95,54 @@ def _validate(items: list[Item], settings: CurationSettings) -> tuple[list[Item]
             check_answer_types(item)
             check_answer_passes(item, item.category)
         except Rejection as r:
-            drops.append(
-                Drop(stage="validate", reason=r.reason, origin=item.origin, detail=r.detail)
-            )
+            drops.append(_drop("validate", r.reason, item, r.detail))
             continue
         kept.append(item)
     return kept, drops
 
 
-def _where(item: Item) -> str:
-    return f"{item.origin.kind}:{item.origin.ref}"
+def scrub_items(items: Sequence[Item]) -> tuple[list[Item], list[Drop], Counter[str]]:
+    """Stage 2; also counts what was replaced, by kind."""
+    kept, drops = [], []
+    scrubbed: Counter[str] = Counter()
+    for item in items:
+        res = scrub_item(item)
+        if res.item is None:
+            drops.append(_drop("scrub", res.rejected or "scrub", item, "contains a private key"))
+            continue
+        scrubbed.update(res.replaced)
+        kept.append(res.item)
+    return kept, drops, scrubbed
+
+
+def exact_dedup(items: Sequence[Item], previous: Sequence[Item], registry: Registry) -> Stage:
+    """Stage 3: hashes every item, then keeps one per canonical hash that was neither
+    released nor withdrawn before. Sorting by hash makes the survivor input-order-free."""
+    for item in items:
+        item.canonical_hash = canonical_hash(item)
+        item.interface_hash = interface_hash(item.functions)
+    released = {i.canonical_hash: i.id for i in previous}
+    withdrawn = {e.canonical_hash: e.id for e in registry.entries if e.status == "tombstone"}
+    seen: dict[str, Item] = {}
+    kept, drops = [], []
+    for item in sorted(items, key=lambda i: (i.canonical_hash, i.origin.kind, i.origin.ref)):
+        digest = item.canonical_hash
+        if digest in withdrawn:
+            drops.append(
+                _drop("exact_dedup", "withdrawn", item, f"same as withdrawn {withdrawn[digest]}")
+            )
+        elif digest in released:
+            drops.append(
+                _drop("exact_dedup", "already_released", item, f"same as {released[digest]}")
+            )
+        elif digest in seen:
+            drops.append(
+                _drop("exact_dedup", "exact_duplicate", item, f"same as {_where(seen[digest])}")
+            )
+        else:
+            seen[digest] = item
+            kept.append(item)
+    return kept, drops
 
 
 def _fingerprint(item: Item) -> Fingerprint:
@@ -101,89 +153,15 @@ def _fingerprint(item: Item) -> Fingerprint:
     )
 
 
-def curate(
-    new: Sequence[Item],
-    *,
-    previous: Sequence[Item],
+def drop_contaminated(
+    items: Sequence[Item],
+    prints: dict[str, Fingerprint],
     references: Sequence[Reference],
-    registry: Registry,
-    settings: CurationSettings,
-    version: str,
-    intake_drops: Sequence[Drop] = (),
-) -> CurationResult:
-    funnel = _Funnel()
-    signer = Signer(settings.near_duplicates.settings())
-    received = len(new) + len(intake_drops)
-    funnel.stage("intake", received, len(new), list(intake_drops))
-
-    # 1. validate
-    items, drops = _validate([i.model_copy() for i in new], settings)
-    funnel.stage("validate", len(new), len(items), drops)
-
-    # 2. scrub
-    scrubbed: Counter[str] = Counter()
-    kept, drops = [], []
-    for item in items:
-        res = scrub_item(item)
-        if res.item is None:
-            drops.append(
-                Drop(
-                    stage="scrub",
-                    reason=res.rejected or "scrub",
-                    origin=item.origin,
-                    detail="contains a private key",
-                )
-            )
-            continue
-        scrubbed.update(res.replaced)
-        kept.append(res.item)
-    funnel.stage("scrub", len(items), len(kept), drops, scrubbed)
-    items = kept
-
-    # 3. canonicalize, exact duplicates (within the batch, with the previous release, withdrawn)
-    for item in items:
-        item.canonical_hash = canonical_hash(item)
-        item.interface_hash = interface_hash(item.functions)
-    released = {i.canonical_hash: i for i in previous}
-    withdrawn = {e.canonical_hash: e for e in registry.entries if e.status == "tombstone"}
-    seen: dict[str, Item] = {}
-    kept, drops = [], []
-    for item in sorted(items, key=lambda i: (i.canonical_hash, i.origin.kind, i.origin.ref)):
-        if item.canonical_hash in withdrawn:
-            drops.append(
-                Drop(
-                    stage="exact_dedup",
-                    reason="withdrawn",
-                    origin=item.origin,
-                    detail=f"same as withdrawn {withdrawn[item.canonical_hash].id}",
-                )
-            )
-        elif item.canonical_hash in released:
-            drops.append(
-                Drop(
-                    stage="exact_dedup",
-                    reason="already_released",
-                    origin=item.origin,
-                    detail=f"same as {released[item.canonical_hash].id}",
-                )
-            )
-        elif item.canonical_hash in seen:
-            drops.append(
-                Drop(
-                    stage="exact_dedup",
-                    reason="exact_duplicate",
-                    origin=item.origin,
-                    detail=f"same as {_where(seen[item.canonical_hash])}",
-                )
-            )
-        else:
-            seen[item.canonical_hash] = item
-            kept.append(item)
-    funnel.stage("exact_dedup", len(items), len(kept), drops)
-    items = kept
-
-    # 4. contamination: official sets and earlier releases
-    prints = {i.canonical_hash: _fingerprint(i) for i in items}
+    previous: Sequence[Item],
+    signer: Signer,
+) -> Stage:
+    """Stage 4: nothing that repeats an official entry or an earlier release. BFCL's own
+    Live entries, when imported, are not checked against themselves."""
     release_refs = [
         Reference(
             ref=i.id,
@@ -203,64 +181,85 @@ def curate(
             kept.append(item)
             continue
         reason = "near_duplicate_of_release" if hit.source == "release" else "contamination"
-        drops.append(
-            Drop(
-                stage="contamination",
-                reason=reason,
-                origin=item.origin,
-                detail=f"repeats {hit.source} {hit.ref}",
-            )
-        )
-    funnel.stage("contamination", len(items), len(kept), drops)
-    items = kept
+        drops.append(_drop("contamination", reason, item, f"repeats {hit.source} {hit.ref}"))
+    return kept, drops
 
-    # 5. near-duplicates within the batch, per category: a question that expects a call and a
-    # near-identical one that expects none test different things
+
+def merge_near_duplicates(
+    items: Sequence[Item], prints: dict[str, Fingerprint], signer: Signer
+) -> Stage:
+    """Stage 5, per category: a question that expects a call and a near-identical one that
+    expects none test different things. The member with the smallest hash is kept."""
     by_category: defaultdict[str, list[Item]] = defaultdict(list)
     for item in items:
         by_category[item.category].append(item)
-    groups = [
-        [members[g] for g in group]
-        for _, members in sorted(by_category.items())
-        for group in near_duplicate_groups([prints[i.canonical_hash] for i in members], signer)
-    ]
     kept, drops = [], []
-    for group in groups:
-        members = sorted(group, key=lambda i: i.canonical_hash)
-        keep = members[0]
-        kept.append(keep)
-        for other in members[1:]:
-            drops.append(
-                Drop(
-                    stage="near_dedup",
-                    reason="near_duplicate",
-                    origin=other.origin,
-                    detail=f"merged into {keep.origin.kind}:{keep.origin.ref}",
+    for _, members in sorted(by_category.items()):
+        groups = near_duplicate_groups([prints[i.canonical_hash] for i in members], signer)
+        for group in groups:
+            ordered = sorted((members[g] for g in group), key=lambda i: i.canonical_hash)
+            kept.append(ordered[0])
+            for other in ordered[1:]:
+                drops.append(
+                    _drop(
+                        "near_dedup", "near_duplicate", other, f"merged into {_where(ordered[0])}"
+                    )
                 )
-            )
     kept.sort(key=lambda i: i.canonical_hash)
-    funnel.stage("near_dedup", len(items), len(kept), drops)
-    items = kept
+    return kept, drops
 
-    # flood control: at most max_per_contributor new items per contributor and release
-    cap = settings.limits.max_per_contributor
+
+def cap_contributors(items: Sequence[Item], cap: int) -> Stage:
+    """Flood control: at most `cap` new items per contributor and release (imports exempt)."""
     per: defaultdict[str, int] = defaultdict(int)
     kept, drops = [], []
     for item in items:
         per[item.contributor] += 1
         if per[item.contributor] > cap and item.origin.kind != "bfcl":
-            drops.append(
-                Drop(
-                    stage="contributor_cap",
-                    reason="contributor_cap",
-                    origin=item.origin,
-                    detail=f"more than {cap} new items from one contributor in one release",
-                )
-            )
+            detail = f"more than {cap} new items from one contributor in one release"
+            drops.append(_drop("contributor_cap", "contributor_cap", item, detail))
         else:
             kept.append(item)
-    funnel.stage("contributor_cap", len(items), len(kept), drops)
-    items = kept
+    return kept, drops
+
+
+def curate(
+    new: Sequence[Item],
+    *,
+    previous: Sequence[Item],
+    references: Sequence[Reference],
+    registry: Registry,
+    settings: CurationSettings,
+    version: str,
+    intake_drops: Sequence[Drop] = (),
+) -> CurationResult:
+    funnel = _Funnel()
+    signer = Signer(settings.near_duplicates.settings())
+    funnel.stage("intake", len(new) + len(intake_drops), len(new), list(intake_drops))
+
+    items, drops = validate_items(new, settings)
+    funnel.stage("validate", len(new), len(items), drops)
+
+    entered = len(items)
+    items, drops, scrubbed = scrub_items(items)
+    funnel.stage("scrub", entered, len(items), drops, scrubbed)
+
+    entered = len(items)
+    items, drops = exact_dedup(items, previous, registry)
+    funnel.stage("exact_dedup", entered, len(items), drops)
+
+    prints = {i.canonical_hash: _fingerprint(i) for i in items}
+    entered = len(items)
+    items, drops = drop_contaminated(items, prints, references, previous, signer)
+    funnel.stage("contamination", entered, len(items), drops)
+
+    entered = len(items)
+    items, drops = merge_near_duplicates(items, prints, signer)
+    funnel.stage("near_dedup", entered, len(items), drops)
+
+    entered = len(items)
+    items, drops = cap_contributors(items, settings.limits.max_per_contributor)
+    funnel.stage("contributor_cap", entered, len(items), drops)
 
     # 6. stable ids
     ids, new_registry = assign_ids(
