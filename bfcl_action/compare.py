@@ -22,7 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field
 from bfcl_action.categories import CATEGORIES
 from bfcl_action.digest import FAIL, INFRA, PASS, RunDigest, outcome_of
 from bfcl_action.fingerprint import case_set_hash
-from bfcl_action.models import CaseResult, ExpectedCall, FunctionDoc, RunReport, TestCase
+from bfcl_action.impact import ToolChange
+from bfcl_action.models import CaseResult, ExpectedCall, RunReport, TestCase
 from bfcl_action.stats import mcnemar_exact, wilson_interval
 
 OVERALL = "overall"
@@ -157,71 +158,6 @@ class InfraFailure(BaseModel):
     suite: str
     side: Literal["base", "head"]
     message: str
-
-
-class ToolChange(BaseModel):
-    """A tool definition the pull request changed (input from the tools/impact stage)."""
-
-    name: str
-    kind: Literal["added", "removed", "changed"] = "changed"
-    summary: str = ""
-    before: dict[str, Any] | None = None
-    after: dict[str, Any] | None = None
-
-
-def _tool_dict(fn: FunctionDoc) -> dict[str, Any]:
-    return fn.model_dump(mode="json", exclude_none=True)
-
-
-def _what_changed(before: FunctionDoc, after: FunctionDoc) -> list[str]:
-    parts = []
-    if before.description != after.description:
-        parts.append("description changed")
-    old = before.parameters.get("properties") or {}
-    new = after.parameters.get("properties") or {}
-    for name in sorted(new.keys() - old.keys()):
-        parts.append(f"parameter {name} added")
-    for name in sorted(old.keys() - new.keys()):
-        parts.append(f"parameter {name} removed")
-    for name in sorted(old.keys() & new.keys()):
-        if old[name] != new[name]:
-            keys = sorted(
-                k
-                for k in old[name].keys() | new[name].keys()
-                if old[name].get(k) != new[name].get(k)
-            )
-            parts.append(f"parameter {name}: {', '.join(keys)} changed")
-    if set(before.parameters.get("required") or []) != set(after.parameters.get("required") or []):
-        parts.append("required parameters changed")
-    if not parts and _tool_dict(before) != _tool_dict(after):
-        parts.append("definition changed")
-    return parts
-
-
-def describe_tool_changes(
-    base: Sequence[FunctionDoc], head: Sequence[FunctionDoc]
-) -> list[ToolChange]:
-    """What changed between two sets of tool definitions, by tool name, for the report."""
-    before = {f.name: f for f in base}
-    after = {f.name: f for f in head}
-    changes = []
-    for name in sorted(before.keys() | after.keys()):
-        if name not in before:
-            changes.append(ToolChange(name=name, kind="added", after=_tool_dict(after[name])))
-        elif name not in after:
-            changes.append(ToolChange(name=name, kind="removed", before=_tool_dict(before[name])))
-        else:
-            parts = _what_changed(before[name], after[name])
-            if parts:
-                changes.append(
-                    ToolChange(
-                        name=name,
-                        summary="; ".join(parts),
-                        before=_tool_dict(before[name]),
-                        after=_tool_dict(after[name]),
-                    )
-                )
-    return changes
 
 
 class InvolvedTool(BaseModel):

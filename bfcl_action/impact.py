@@ -15,7 +15,9 @@ import fnmatch
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel
 
 from bfcl_action.errors import InputError
 from bfcl_action.fingerprint import canonical_json
@@ -68,6 +70,20 @@ def tool_changes(base: Sequence[FunctionDoc], head: Sequence[FunctionDoc]) -> To
     )
 
 
+class ToolChange(BaseModel):
+    """One tool definition a change added, removed or changed, as the reports show it."""
+
+    name: str
+    kind: Literal["added", "removed", "changed"] = "changed"
+    summary: str = ""
+    before: dict[str, Any] | None = None
+    after: dict[str, Any] | None = None
+
+
+def _tool_dict(fn: FunctionDoc) -> dict[str, Any]:
+    return fn.model_dump(mode="json", exclude_none=True)
+
+
 def _what_changed(before: FunctionDoc, after: FunctionDoc) -> list[str]:
     parts = []
     if before.description != after.description:
@@ -76,43 +92,43 @@ def _what_changed(before: FunctionDoc, after: FunctionDoc) -> list[str]:
     new = after.parameters.get("properties") or {}
     parts += [f"parameter {n} added" for n in sorted(new.keys() - old.keys())]
     parts += [f"parameter {n} removed" for n in sorted(old.keys() - new.keys())]
-    for n in sorted(old.keys() & new.keys()):
-        if old[n] != new[n]:
-            parts.append(f"parameter {n} changed")
+    for name in sorted(old.keys() & new.keys()):
+        if old[name] != new[name]:
+            keys = sorted(
+                k
+                for k in old[name].keys() | new[name].keys()
+                if old[name].get(k) != new[name].get(k)
+            )
+            parts.append(f"parameter {name}: {', '.join(keys)} changed")
     if set(before.parameters.get("required") or []) != set(after.parameters.get("required") or []):
         parts.append("required parameters changed")
     return parts or ["definition changed"]
 
 
-def change_records(
+def describe_tool_changes(
     base: Sequence[FunctionDoc], head: Sequence[FunctionDoc]
-) -> list[dict[str, Any]]:
-    """Changed tools as `{name, kind, summary, before, after}` records, the shape the
-    comparison report (`compare --changed-tools`) shows next to regressions."""
+) -> list[ToolChange]:
+    """What changed between two tool sets, by tool name (the tools `tool_changes` lists),
+    for the comparison report to show next to the regressions they may explain."""
     before = {f.name: f for f in base}
     after = {f.name: f for f in head}
     changes = tool_changes(base, head)
-
-    def dump(fn: FunctionDoc) -> dict[str, Any]:
-        return fn.model_dump(mode="json", exclude_none=True)
-
-    records: list[dict[str, Any]] = []
+    out: list[ToolChange] = []
     for name in sorted(changes.names):
         if name in changes.added:
-            records.append({"name": name, "kind": "added", "after": dump(after[name])})
+            out.append(ToolChange(name=name, kind="added", after=_tool_dict(after[name])))
         elif name in changes.removed:
-            records.append({"name": name, "kind": "removed", "before": dump(before[name])})
+            out.append(ToolChange(name=name, kind="removed", before=_tool_dict(before[name])))
         else:
-            records.append(
-                {
-                    "name": name,
-                    "kind": "changed",
-                    "summary": "; ".join(_what_changed(before[name], after[name])),
-                    "before": dump(before[name]),
-                    "after": dump(after[name]),
-                }
+            out.append(
+                ToolChange(
+                    name=name,
+                    summary="; ".join(_what_changed(before[name], after[name])),
+                    before=_tool_dict(before[name]),
+                    after=_tool_dict(after[name]),
+                )
             )
-    return records
+    return out
 
 
 def presents_changed_tool(case: TestCase, changes: ToolChanges) -> bool:

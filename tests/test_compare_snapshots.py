@@ -10,7 +10,8 @@ import random
 import re
 from pathlib import Path
 
-from bfcl_action.compare import Comparison, Thresholds, ToolChange, compare_runs
+from bfcl_action.compare import Comparison, Thresholds, compare_runs
+from bfcl_action.impact import ToolChange
 from bfcl_action.report import COMMENT_LIMIT, render_comment
 from tests.support.reports import make_report, make_result
 from tests.support.snapshots import assert_snapshot

@@ -2,13 +2,12 @@
 
 from bfcl_action.compare import (
     Thresholds,
-    ToolChange,
     Verdict,
     attach_case_context,
     compare_runs,
-    describe_tool_changes,
     format_expected,
 )
+from bfcl_action.impact import ToolChange, describe_tool_changes
 from bfcl_action.models import FunctionDoc, Message, RunReport, TestCase
 from tests.support.reports import make_report, make_result
 

@@ -17,9 +17,10 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from bfcl_action import escape
-from bfcl_action.compare import Comparison, Thresholds, ToolChange, compare_runs
+from bfcl_action.compare import Comparison, Thresholds, compare_runs
 from bfcl_action.digest import RunDigest, make_digest, parse_digest
 from bfcl_action.errors import ConfigError, InputError
+from bfcl_action.impact import ToolChange
 from bfcl_action.models import RunReport
 from bfcl_action.report import (
     render_comment,

@@ -14,7 +14,12 @@ from typing import Any
 
 from bfcl_action.config import BfclConfig, find_config, load_config
 from bfcl_action.errors import ConfigError
-from bfcl_action.impact import change_records, impacted_cases, tool_changes, tools_at_ref
+from bfcl_action.impact import (
+    describe_tool_changes,
+    impacted_cases,
+    tool_changes,
+    tools_at_ref,
+)
 from bfcl_action.suites import build_cases
 from bfcl_action.tools.load import ToolSet, load_tools
 
@@ -87,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     )
     hit = impacted_cases(cases, changes)
     if args.changed_tools_out:
-        records = change_records(base.functions, head.functions)
+        records = [c.model_dump() for c in describe_tool_changes(base.functions, head.functions)]
         args.changed_tools_out.write_text(json.dumps(records, indent=2) + "\n", encoding="utf-8")
     if args.json:
         payload = {

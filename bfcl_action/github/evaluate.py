@@ -16,10 +16,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bfcl_action.compare import Comparison, Thresholds, ToolChange
+from bfcl_action.compare import Comparison, Thresholds
 from bfcl_action.errors import BfclActionError, ConfigError, InputError
 from bfcl_action.github.checks import Annotation
 from bfcl_action.github.context import ActionContext
+from bfcl_action.impact import ToolChange
 from bfcl_action.models import CaseResult, RunReport, SourceLocation
 
 REPLAY_PREFIX = "replay:"
@@ -349,7 +350,7 @@ def changed_tools(ctx: ActionContext, base_ref: str) -> list[ToolChange]:
         patterns = list(getattr(config, "tools", []) or [])
         if not patterns:
             return []
-        from bfcl_action.impact import change_records, tools_at_ref
+        from bfcl_action.impact import describe_tool_changes, tools_at_ref
         from bfcl_action.tools import load_tools
 
         exclude = list(getattr(config, "tools_exclude", []))
@@ -359,7 +360,7 @@ def changed_tools(ctx: ActionContext, base_ref: str) -> list[ToolChange]:
         head = load_tools(patterns, base_dir=path.parent, exclude=exclude)
     except BfclActionError:
         return []
-    return [ToolChange.model_validate(r) for r in change_records(base.functions, head.functions)]
+    return describe_tool_changes(base.functions, head.functions)
 
 
 @dataclass
