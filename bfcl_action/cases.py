@@ -18,14 +18,15 @@ its own tools' schemas is rejected at load time, with the reason.
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bfcl_action.checker import check_calls
+from bfcl_action.checker.answers import concrete_calls
 from bfcl_action.errors import InputError
-from bfcl_action.models import Call, ExpectedCall, FunctionDoc, Message, SourceLocation, TestCase
+from bfcl_action.models import ExpectedCall, FunctionDoc, Message, SourceLocation, TestCase
 from bfcl_action.tools.issues import CaseValidationError, ToolIssue, describe
 from bfcl_action.tools.load import display_name, expand_globs, unmatched_issue
 from bfcl_action.tools.source import Document, JsonPath, parse_text
@@ -446,50 +447,17 @@ def option_problem(option: Any, schema: dict[str, Any]) -> str | None:
 
 
 def checker_rejects(case: TestCase) -> str | None:
-    """Run the checker (branch `checker`, when present) on the answer built from first options.
+    """The checker's objection to the answer built from first options, if any.
 
     A case is only rejected when its most obvious answer (the first non-'' option of each
-    parameter) fails the very checker that will grade the model. Without the checker module,
-    the schema-level checks above are the whole verification.
+    parameter) fails the very checker that will grade the model.
     """
     if not case.possible_answer:
         return None
-    try:
-        checker: Any = importlib.import_module("bfcl_action.checker")
-    except ImportError:
+    verdict = check_calls(case, concrete_calls(case.possible_answer))
+    if verdict.valid:
         return None
-    calls = []
-    for expected in case.possible_answer:
-        ((name, params),) = expected.items()
-        args = {}
-        for param, options in params.items():
-            chosen = next((o for o in options if o != ""), "")
-            if chosen != "":
-                args[param] = _first_value(chosen)
-        calls.append(Call(name=name, arguments=args))
-    try:
-        verdict = checker.check_calls(case, calls)
-    except Exception as exc:  # a checker bug must not block loading cases
-        return f"checker failed on the case ({type(exc).__name__}: {exc})"
-    if getattr(verdict, "valid", True):
-        return None
-    errors = getattr(verdict, "error", None) or getattr(verdict, "errors", None) or []
-    return f"{getattr(verdict, 'error_type', '')} {'; '.join(map(str, errors))}".strip()
-
-
-def _first_value(option: Any) -> Any:
-    """A concrete value from an option (object options hold option lists for their keys)."""
-    if isinstance(option, dict):
-        out = {}
-        for key, inner in option.items():
-            if isinstance(inner, list):
-                chosen = next((o for o in inner if o != ""), "")
-                if chosen != "":
-                    out[key] = _first_value(chosen)
-            else:
-                out[key] = inner
-        return out
-    return option
+    return f"{verdict.error_type or ''} {'; '.join(verdict.error)}".strip()
 
 
 def read_cases(

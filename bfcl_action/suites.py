@@ -16,7 +16,6 @@ function order on every machine. Pools come from a `CaseSource`, injectable for 
 
 from __future__ import annotations
 
-import importlib
 import logging
 import random
 import re
@@ -29,6 +28,7 @@ from rapidfuzz import fuzz, process
 from bfcl_action.cases import load_cases
 from bfcl_action.categories import CATEGORIES, Checker, parse_categories
 from bfcl_action.config import BfclConfig
+from bfcl_action.dataset import dataset_categories, load_dataset
 from bfcl_action.errors import ConfigError, DatasetError
 from bfcl_action.models import FunctionDoc, TestCase
 from bfcl_action.tools.load import ToolSet, load_tools
@@ -72,26 +72,17 @@ class DatasetSource:
             self._files[spec] = read_pool_file(path, spec)
         return self._files[spec]
 
-    def _dataset_module(self) -> Any:
-        try:
-            return importlib.import_module("bfcl_action.dataset")
-        except ImportError:
-            raise DatasetError(
-                "official and Live datasets are not available in this build",
-                field="pools",
-            ) from None
-
     def categories(self, spec: str) -> list[str]:
         local = self._local(spec)
         if local is not None:
             return sorted({c.category for c in local})
-        return list(self._dataset_module().dataset_categories(spec))
+        return list(dataset_categories(spec))
 
     def load(self, spec: str, categories: Sequence[str] | None = None) -> list[TestCase]:
         local = self._local(spec)
         if local is not None:
             return [c for c in local if categories is None or c.category in categories]
-        return list(self._dataset_module().load_dataset(spec, categories))
+        return list(load_dataset(spec, categories))
 
 
 def _category_of(entry: dict[str, Any]) -> str:

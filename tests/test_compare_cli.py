@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -112,18 +111,6 @@ def test_head_that_is_not_a_report_is_an_input_error(
     assert "head.json: results: not a bfcl-action run report" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("bfcl_action.config") is not None,
-    reason="the .bfcl.yml loader is present",
-)
-def test_config_without_the_loader_points_to_the_flags(
-    runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
-) -> None:
-    _, head = runs
-    assert main(["compare", "--head", str(head), "--config", ".bfcl.yml"]) == 2
-    assert "--max-drop" in capsys.readouterr().err
-
-
 def test_console_summary_cannot_issue_workflow_commands(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -134,10 +121,6 @@ def test_console_summary_cannot_issue_workflow_commands(
     assert "::error" not in out and "regression" in out
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("bfcl_action.config") is None,
-    reason="the .bfcl.yml loader is not in this build",
-)
 def test_config_thresholds_apply_and_flags_override_them(
     tmp_path: Path, runs: tuple[Path, Path]
 ) -> None:

@@ -8,7 +8,6 @@ Exit codes: 0 no regression (also: first run, incomparable runs, informational m
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 from pathlib import Path
@@ -18,6 +17,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from bfcl_action import escape
 from bfcl_action.compare import Comparison, Thresholds, compare_runs
+from bfcl_action.config import load_config
 from bfcl_action.digest import RunDigest, make_digest, parse_digest
 from bfcl_action.errors import ConfigError, InputError
 from bfcl_action.impact import ToolChange
@@ -127,18 +127,8 @@ def _pairs(items: list[str], flag: str) -> dict[str, float]:
 
 
 def _config_thresholds(path: Path) -> dict[str, Any]:
-    """`thresholds` of `.bfcl.yml`, read by the config loader (`bfcl_action.config`)."""
-    try:
-        config_module = importlib.import_module("bfcl_action.config")
-    except ModuleNotFoundError:
-        raise ConfigError(
-            "--config needs the .bfcl.yml loader (bfcl_action.config), which this build lacks; "
-            "pass thresholds as flags (--max-drop, --alpha, --min-score, ...)",
-            file=str(path),
-        ) from None
-    config = config_module.load_config(path)
-    raw = getattr(config, "thresholds", None)
-    return {} if raw is None else Thresholds.from_config(raw).model_dump()
+    """`thresholds` of `.bfcl.yml`, read by the config loader."""
+    return Thresholds.from_config(load_config(path).thresholds).model_dump()
 
 
 def thresholds_from_args(args: argparse.Namespace) -> Thresholds:
