@@ -13,8 +13,9 @@ from typing import Any
 
 from bfcl_action.categories import CATEGORIES, Checker
 from bfcl_action.checker import check_calls
+from bfcl_action.checker.answers import concrete_calls
 from bfcl_action.checker.typecheck import python_type
-from bfcl_action.models import Call, FunctionDoc, TestCase
+from bfcl_action.models import FunctionDoc, TestCase
 from curation.models import Item
 from curation.settings import CurationSettings
 
@@ -145,39 +146,6 @@ def check_answer_types(item: Item) -> None:
                     )
 
 
-def _concrete(option: Any, omit_optional: bool) -> Any:
-    """One concrete value for an option; BFCL nests option lists inside dict answers."""
-    if isinstance(option, dict):
-        out: dict[str, Any] = {}
-        for key, inner in option.items():
-            if not isinstance(inner, list):
-                out[key] = inner
-                continue
-            real = [o for o in inner if o != ""]
-            if not real or (omit_optional and "" in inner):
-                continue
-            out[key] = _concrete(real[0], omit_optional)
-        return out
-    if isinstance(option, list):
-        return [_concrete(x, omit_optional) if isinstance(x, dict) else x for x in option]
-    return option
-
-
-def rendered_calls(item: Item, *, omit_optional: bool) -> list[Call]:
-    """The expected calls as one concrete output: each parameter's first real option."""
-    calls: list[Call] = []
-    for expected in item.possible_answer:
-        for name, params in expected.items():
-            args: dict[str, Any] = {}
-            for param, options in params.items():
-                real = [o for o in options if o != ""]
-                if not real or (omit_optional and "" in options):
-                    continue
-                args[param] = _concrete(real[0], omit_optional)
-            calls.append(Call(name=name, arguments=args))
-    return calls
-
-
 def check_answer_passes(item: Item, category: str) -> None:
     """The answer must pass our checker (AST categories); otherwise no output ever could."""
     if CATEGORIES[category].checker is not Checker.AST:
@@ -191,7 +159,7 @@ def check_answer_passes(item: Item, category: str) -> None:
     )
     errors: list[str] = []
     for omit in (False, True):
-        verdict = check_calls(case, rendered_calls(item, omit_optional=omit))
+        verdict = check_calls(case, concrete_calls(item.possible_answer, omit_optional=omit))
         if verdict.valid:
             return
         errors.append(f"{verdict.error_type}: {'; '.join(verdict.error)}")
