@@ -51,6 +51,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     model.add_argument("--model", help="model name, or replay:PATH (required)")
     model.add_argument(
+        "--model-name",
+        help="name recorded in the report (default: the model; for replay:PATH the config's "
+        "model.name, so a replay compares with runs of the model it recorded)",
+    )
+    model.add_argument(
         "--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL or OpenAI)"
     )
     model.add_argument(
@@ -189,6 +194,16 @@ def resolve_settings(args: argparse.Namespace) -> None:
         beside = args.config.resolve().parent / path
         if not path.is_absolute() and not path.exists() and beside.exists():
             args.model = f"replay:{beside}"
+    recorded = settings.name if settings is not None else ""
+    replaying = args.model.startswith("replay:")
+    if args.model_name is None and replaying and recorded and not recorded.startswith("replay:"):
+        args.model_name = recorded
+
+
+def _replay_note(args: argparse.Namespace) -> tuple[str, ...]:
+    if not args.model.startswith("replay:"):
+        return ()
+    return (f"answers replayed from {args.model.removeprefix('replay:')}",)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -215,6 +230,8 @@ def main(args: argparse.Namespace) -> int:
         max_retries=args.max_retries,
         cache_dir=None if args.no_cache or args.model.startswith("replay:") else args.cache,
         shard=args.shard or "",
+        model_name=args.model_name,
+        extra_notes=_replay_note(args),
     )
     progress = make_progress(sys.stderr, enabled=not args.quiet)
     report, _stats = run_evaluation(cases, options, progress=progress)

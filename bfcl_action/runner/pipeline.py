@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bfcl_action.compare import attach_case_context
 from bfcl_action.models import RunReport, TestCase
 from bfcl_action.runner.backends import Backend, BackendOptions, create_backend
 from bfcl_action.runner.cache import ResponseCache
@@ -29,6 +30,8 @@ class RunOptions:
     cache_dir: Path | None = None
     shard: str = ""
     extra_notes: Sequence[str] = field(default_factory=tuple)
+    model_name: str | None = None
+    """The model the report names; a replay stands in for the model that was recorded."""
 
     def comparable_settings(self) -> dict[str, object]:
         """Settings that change scores, hashed into the fingerprint (shards of one run share it)."""
@@ -103,7 +106,7 @@ def run_evaluation(
         notes.append(f"unstable across {options.repeat} samples: {', '.join(unstable)}")
     report = build_report(
         results,
-        model=options.backend.model,
+        model=options.model_name or options.backend.model,
         mode=mode,
         datasets=list(options.datasets),
         settings=options.comparable_settings(),
@@ -111,7 +114,9 @@ def run_evaluation(
     )
     report.summary.update(extra)
     report.shard = options.shard
-    return report, stats
+    # the question, expected answer and offered tools travel with each result, so a later
+    # comparison can explain a flipped case without the dataset at hand
+    return attach_case_context(report, cases), stats
 
 
 def infra_error_rate(report: RunReport) -> float:
