@@ -108,6 +108,11 @@ async def execute(
                 stats.infra_errors += 1
                 progress.advance(failed=True)
                 continue
+            except Exception as exc:  # a backend bug must not end the other cases' run
+                slot.infra_error = f"unexpected {type(exc).__name__}: {exc}"
+                stats.infra_errors += 1
+                progress.advance(failed=True)
+                continue
             slot.answer = answer
             if cache is not None and request.cache_key is not None:
                 cache.put(
