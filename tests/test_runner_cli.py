@@ -352,3 +352,13 @@ def test_result_files_of_a_dot_rejecting_model_use_api_names_and_rescore_the_sam
     replay = ["--model", f"replay:{tmp_path / 'results'}"]
     assert run_cli(env, tmp_path, *replay, out="replayed.json") == 0
     assert verdicts(report(tmp_path / "replayed.json")) == verdicts(report(tmp_path / "run.json"))
+
+
+def test_ids_and_sample_narrow_the_run(env: OpenAIServer, tmp_path: Path) -> None:
+    assert run_cli(env, tmp_path, "--ids", "^live_simple_[01]-") == 0
+    assert sorted(verdicts(report(tmp_path / "run.json"))) == [
+        "live_simple_0-0-0",
+        "live_simple_1-0-1",
+    ]
+    assert run_cli(env, tmp_path, "--sample", "2", "--seed", "3", out="s.json") == 0
+    assert len(report(tmp_path / "s.json").results) == 2

@@ -204,7 +204,9 @@ def main(args: argparse.Namespace) -> int:
     check_numbers(args)
     api_key = resolve_api_key(args)
     cases, datasets = gather_cases(args)
-    cases = select_cases(cases, sample=args.sample, seed=args.seed, shard=args.shard)
+    cases = select_cases(
+        cases, id_pattern=args.ids, sample=args.sample, seed=args.seed, shard=args.shard
+    )
     if not cases:
         raise ConfigError("the selection is empty: no case to evaluate")
     options = RunOptions(
