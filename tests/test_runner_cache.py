@@ -190,3 +190,11 @@ def test_killed_process_loses_nothing_already_received(
     _, stats = run(server, cases, tmp_path)
     assert stats.cache_hits == kept
     assert server.count == 40 - kept
+
+
+def test_a_damaged_cache_file_is_moved_aside_and_started_afresh(tmp_path: Path) -> None:
+    (tmp_path / "responses.sqlite3").write_bytes(b"this is not a database" * 100)
+    cache = ResponseCache(tmp_path)
+    assert len(cache) == 0
+    cache.close()
+    assert list(tmp_path.glob("responses.sqlite3.corrupt-*"))

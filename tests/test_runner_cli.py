@@ -110,9 +110,21 @@ def test_missing_api_key_is_a_user_error_naming_the_variable(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY")
-    assert run_cli(env, tmp_path) == 2
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    args = ["run", "--dataset", "live@2026-W48", "--model", "m", "--output", str(tmp_path / "r")]
+    assert main(args) == 2
     assert "OPENAI_API_KEY" in capsys.readouterr().err
-    assert env.count == 0
+
+
+def test_a_local_server_needs_no_api_key(
+    env: OpenAIServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY")
+    assert run_cli(env, tmp_path) == 0
+    assert "OPENAI_API_KEY is not set; sending no API key" in capsys.readouterr().err
 
 
 def test_results_dir_holds_bfcl_files_that_replay_to_the_same_verdicts(
@@ -340,3 +352,13 @@ def test_result_files_of_a_dot_rejecting_model_use_api_names_and_rescore_the_sam
     replay = ["--model", f"replay:{tmp_path / 'results'}"]
     assert run_cli(env, tmp_path, *replay, out="replayed.json") == 0
     assert verdicts(report(tmp_path / "replayed.json")) == verdicts(report(tmp_path / "run.json"))
+
+
+def test_ids_and_sample_narrow_the_run(env: OpenAIServer, tmp_path: Path) -> None:
+    assert run_cli(env, tmp_path, "--ids", "^live_simple_[01]-") == 0
+    assert sorted(verdicts(report(tmp_path / "run.json"))) == [
+        "live_simple_0-0-0",
+        "live_simple_1-0-1",
+    ]
+    assert run_cli(env, tmp_path, "--sample", "2", "--seed", "3", out="s.json") == 0
+    assert len(report(tmp_path / "s.json").results) == 2

@@ -188,3 +188,27 @@ def test_tools_are_rendered_once_per_distinct_function_set(server: OpenAIServer)
     backend.build_request(make_case("simple_python_9", "hi", [function("sub", "a")]), 0)
     assert backend.renderer.renders == 2  # type: ignore[attr-defined]
     asyncio.run(backend.aclose())
+
+
+def test_an_unexpected_backend_error_fails_only_that_case(server: OpenAIServer) -> None:
+    backend = create_backend(options(server))
+    real_send = backend.send
+
+    async def flaky_send(request):  # type: ignore[no-untyped-def]
+        if request.case_id == "simple_python_0":
+            raise KeyError("boom")
+        return await real_send(request)
+
+    backend.send = flaky_send  # type: ignore[method-assign]
+    cases = [make_case("simple_python_0", "a"), make_case("simple_python_1", "b")]
+
+    async def go() -> tuple[list[CaseOutcome], ExecutionStats]:
+        try:
+            return await execute(cases, backend, policy=FAST)
+        finally:
+            await backend.aclose()
+
+    [broken, fine], stats = asyncio.run(go())
+    assert broken.samples[0].infra_error == "unexpected KeyError: 'boom'"
+    assert fine.samples[0].answer is not None
+    assert stats.infra_errors == 1

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import io
 import random
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
@@ -12,7 +11,6 @@ import pytest
 
 from bfcl_action.runner.backends import PermanentError, TransientError
 from bfcl_action.runner.openai_common import parse_retry_after
-from bfcl_action.runner.progress import PlainProgress, RichProgress, make_progress
 from bfcl_action.runner.retry import InfraFailure, RetryPolicy, with_retries
 
 
@@ -69,29 +67,3 @@ def test_permanent_error_is_not_retried() -> None:
 
     with pytest.raises(InfraFailure, match="HTTP 401"):
         asyncio.run(with_retries(bad, RetryPolicy()))
-
-
-class FakeTty(io.StringIO):
-    def isatty(self) -> bool:
-        return True
-
-
-def test_progress_is_a_bar_on_a_terminal_and_plain_lines_in_ci(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.delenv("CI", raising=False)
-    assert isinstance(make_progress(FakeTty()), RichProgress)
-    assert isinstance(make_progress(io.StringIO()), PlainProgress)
-    monkeypatch.setenv("CI", "true")
-    assert isinstance(make_progress(FakeTty()), PlainProgress)
-
-
-def test_plain_progress_reports_counts_cache_hits_and_errors() -> None:
-    stream = io.StringIO()
-    progress = PlainProgress(stream, interval=0)
-    progress.start(total=4, cached=2)
-    progress.advance()
-    progress.advance(failed=True)
-    progress.finish()
-    last = stream.getvalue().splitlines()[-1]
-    assert last.startswith("bfcl-action run: finished 4/4 answers (2 from cache, 1 infra errors)")

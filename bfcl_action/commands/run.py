@@ -127,11 +127,19 @@ def resolve_api_key(args: argparse.Namespace) -> str | None:
     if args.model.startswith("replay:"):
         return None
     key = os.environ.get(args.api_key_env)
-    if not key:
-        raise ConfigError(
-            f"no API key: set the environment variable {args.api_key_env}", field="api-key-env"
+    if key:
+        return key
+    if args.base_url:
+        # Local servers (vLLM, Ollama, llama.cpp) usually need no key.
+        print(
+            f"bfcl-action run: {args.api_key_env} is not set; sending no API key to "
+            f"{args.base_url}",
+            file=sys.stderr,
         )
-    return key
+        return None
+    raise ConfigError(
+        f"no API key: set the environment variable {args.api_key_env}", field="api-key-env"
+    )
 
 
 def check_numbers(args: argparse.Namespace) -> None:
@@ -211,7 +219,9 @@ def main(args: argparse.Namespace) -> int:
     check_numbers(args)
     api_key = resolve_api_key(args)
     cases, datasets = gather_cases(args)
-    cases = select_cases(cases, sample=args.sample, seed=args.seed, shard=args.shard)
+    cases = select_cases(
+        cases, id_pattern=args.ids, sample=args.sample, seed=args.seed, shard=args.shard
+    )
     if not cases:
         raise ConfigError("the selection is empty: no case to evaluate")
     options = RunOptions(

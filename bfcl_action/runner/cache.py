@@ -4,6 +4,11 @@ WAL mode lets a reader (a second run, `sqlite3` on the command line) look while 
 and each answer is its own committed row, so killing a run loses nothing already received;
 the next run finds those rows and asks only for the rest. Only answers are stored: failures
 are never cached, so a rerun retries them.
+
+Commits do not fsync (`synchronous=OFF`): a killed process loses nothing (the rows are in the
+OS), and the run's event loop never waits on the disk. Only an OS crash could damage the
+file; a cache that no longer opens is moved aside and started afresh, since every row can be
+asked for again.
 """
 
 from __future__ import annotations
@@ -34,13 +39,26 @@ class ResponseCache:
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / FILE_NAME
-        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA busy_timeout=10000")
-        self._db.execute(_SCHEMA)
+        try:
+            self._db = self._open()
+        except sqlite3.DatabaseError:
+            self.path.replace(self.path.with_name(f"{FILE_NAME}.corrupt-{int(time.time())}"))
+            self._db = self._open()
         self.hits = 0
         self.writes = 0
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        try:
+            db.execute("PRAGMA busy_timeout=10000")
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=OFF")
+            db.execute(_SCHEMA)
+            db.execute("SELECT COUNT(*) FROM responses LIMIT 1").fetchone()
+        except sqlite3.DatabaseError:
+            db.close()
+            raise
+        return db
 
     def get(self, key: str) -> ModelAnswer | None:
         row = self._db.execute("SELECT answer FROM responses WHERE key = ?", (key,)).fetchone()

@@ -68,6 +68,7 @@ async def execute(
     started = time.perf_counter()
 
     pending: deque[tuple[int, ModelRequest]] = deque()
+    unaskable = 0
     for index, case in enumerate(cases):
         for sample in range(repeat):
             try:
@@ -75,6 +76,7 @@ async def execute(
             except PermanentError as exc:
                 outcomes[index].samples[sample].infra_error = str(exc)
                 stats.infra_errors += 1
+                unaskable += 1
                 continue
             if cache is not None and request.cache_key is not None:
                 hit = cache.get(request.cache_key)
@@ -106,6 +108,11 @@ async def execute(
                 stats.infra_errors += 1
                 progress.advance(failed=True)
                 continue
+            except Exception as exc:  # a backend bug must not end the other cases' run
+                slot.infra_error = f"unexpected {type(exc).__name__}: {exc}"
+                stats.infra_errors += 1
+                progress.advance(failed=True)
+                continue
             slot.answer = answer
             if cache is not None and request.cache_key is not None:
                 cache.put(
@@ -113,7 +120,9 @@ async def execute(
                 )
             progress.advance()
 
-    progress.start(stats.total, stats.total - len(pending))
+    progress.start(stats.total, stats.cache_hits)
+    for _ in range(unaskable):
+        progress.advance(failed=True)
     # The cases, requests and rendered tools live for the whole run; freezing them keeps the
     # cyclic GC from rescanning them on every collection (about 5% of client CPU).
     gc.freeze()
