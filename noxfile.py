@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import nox
 
@@ -82,6 +83,41 @@ def bench(session: nox.Session) -> None:
 
 @nox.session
 def demo(session: nox.Session) -> None:
-    """The main job on the bundled example, with the replay model (no API key, no network)."""
+    """The main job on the bundled example, with the replay model (no API key, no network).
+
+    What the Action does on a pull request, step by step: evaluate the base and the head of
+    examples/weather-app (recorded model answers), find the tool definitions the PR changed,
+    compare, and print the PR comment. Everything it writes lands in demo-output/.
+    """
     session.install(".")
-    session.run("bash", "examples/demo.sh", external=True)
+    example = Path("examples/weather-app")
+    config = str(example / ".bfcl.yml")
+    out = Path("demo-output")
+    out.mkdir(exist_ok=True)
+    for side in ("base", "head"):
+        session.log(f"evaluating the {side} commit (replayed answers)")
+        session.run(
+            "bfcl-action", "run", "--config", config,
+            "--model", f"replay:{example / 'replay' / side}",
+            "--output", str(out / f"{side}.json"), "--quiet",
+        )
+    session.run(
+        "bfcl-action", "impact", "--config", config,
+        "--base-tools", str(example / "baseline"),
+        "--changed-tools-out", str(out / "changed-tools.json"),
+    )
+    session.run(
+        "bfcl-action", "compare", "--config", config,
+        "--base", str(out / "base.json"), "--head", str(out / "head.json"),
+        "--changed-tools", str(out / "changed-tools.json"),
+        "--markdown", str(out / "comment.md"), "--summary", str(out / "summary.md"),
+        "--json", str(out / "comparison.json"), "--junit", str(out / "junit.xml"),
+        "--history", str(out / "base.json"), "--svg-history", str(out / "history.svg"),
+        "--svg-tools", str(out / "tools.svg"),
+        success_codes=[0, 1],  # 1 = a regression was found, which is what the demo shows
+    )
+    print("\n" + "=" * 30 + " the PR comment " + "=" * 30 + "\n")
+    print((out / "comment.md").read_text(encoding="utf-8"))
+    print("=" * 76)
+    print(f"written to {out}/: " + ", ".join(sorted(p.name for p in out.iterdir())))
+    print("The Action would fail this PR (exit 1): own_multiple regressed significantly.")

@@ -12,6 +12,7 @@ Infrastructure errors are listed and left out of every count; they never make a 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -268,6 +269,11 @@ def attach_case_context(report: RunReport, cases: Iterable[TestCase]) -> RunRepo
             )
         )
     return report.model_copy(update={"results": results})
+
+
+def natural_key(label: str) -> list[tuple[int, int | str]]:
+    """Numbers inside a label sort as numbers: `own_distractors_k4` before `_k16`."""
+    return [(0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", label)]
 
 
 def _value(value: Any) -> str:
@@ -622,7 +628,7 @@ def compare_runs(
         )
 
     rows = []
-    for label in sorted(base_suites.keys() | head_suites.keys()):
+    for label in sorted(base_suites.keys() | head_suites.keys(), key=natural_key):
         row = _row(label, base_suites.get(label), head_suites.get(label), comparable)
         if base is None:
             row.verdict = Verdict.NO_BASELINE

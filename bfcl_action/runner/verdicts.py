@@ -7,11 +7,10 @@ the all-K-pass rate (pass^k) and the cases that flip between samples.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from bfcl_action.errors import BfclActionError
+from bfcl_action.checker import check_case
 from bfcl_action.models import CaseResult, Mode, TestCase
 from bfcl_action.runner.execute import CaseOutcome
 
@@ -20,18 +19,9 @@ Judge = Callable[[TestCase, Any, Mode], CaseResult]
 
 def checker_judge() -> Judge:
     """`bfcl_action.checker.check_case` (decodes, checks, never raises)."""
-    try:
-        checker = importlib.import_module("bfcl_action.checker")
-    except ImportError as exc:
-        raise BfclActionError(
-            f"the checker (bfcl_action.checker) is not available in this build: {exc}"
-        ) from None
-    check_case = checker.check_case
 
     def judge(case: TestCase, output: Any, mode: Mode) -> CaseResult:
-        result = check_case(case, output, mode=mode)
-        assert isinstance(result, CaseResult)
-        return result
+        return check_case(case, output, mode=mode)
 
     return judge
 
