@@ -70,6 +70,8 @@ def conformance(session: nox.Session) -> None:
     """Our verdicts against the official bfcl-eval checker's, per category and mutation."""
     _install_official(session)
     session.run("python", "-m", "tests.conformance.run", *session.posargs)
+    # score files and leaderboard columns against the official scorer (skipped elsewhere)
+    session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/conformance")
 
 
 @nox.session
