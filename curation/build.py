@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from bfcl_action.errors import InputError
 from bfcl_action.models import TestCase
 from curation.canonical import canonical_hash, function_text, question_text
 from curation.dedup import Reference
@@ -48,6 +49,8 @@ def contribution_files(paths: Sequence[Path]) -> list[Path]:
     """Files named directly, and contribution files found below named folders, sorted."""
     found: list[Path] = []
     for path in paths:
+        if not path.exists():
+            raise InputError("no such file or folder", file=str(path), field="--input")
         if path.is_dir():
             found.extend(
                 p

@@ -7,6 +7,8 @@ from rich.table import Table
 
 from curation.build import BuildReport
 
+DROPS_SHOWN = 20
+
 
 def print_funnel(report: BuildReport, console: Console | None = None) -> None:
     console = console or Console()
@@ -17,6 +19,16 @@ def print_funnel(report: BuildReport, console: Console | None = None) -> None:
         dropped = ", ".join(f"{r}: {n}" for r, n in s.dropped.items()) or "-"
         table.add_row(s.stage, str(s.entered), str(s.kept), dropped)
     console.print(table)
+    shown = report.drops[:DROPS_SHOWN]
+    for d in shown:
+        console.print(
+            f"dropped {d.origin.kind}:{d.origin.ref}: {d.reason}: {d.detail}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+    if len(report.drops) > len(shown):
+        console.print(f"... and {len(report.drops) - len(shown)} more in the report (--report)")
     if report.scrubbed:
         console.print("scrubbed: " + ", ".join(f"{k} {v}" for k, v in report.scrubbed.items()))
     for note in report.notes:

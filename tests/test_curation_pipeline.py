@@ -193,3 +193,43 @@ def test_cli_build_and_verify(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     (live / "releases" / VERSION / "BFCL_v4_live_simple.json").write_text("tampered\n")
     assert main(["verify", str(live), "--no-history"]) == 1
     assert "sha256" in capsys.readouterr().err
+
+
+def test_an_input_path_that_does_not_exist_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        [
+            "build",
+            "--input",
+            str(tmp_path / "typo.jsonl"),
+            "--live-dir",
+            str(tmp_path / "live"),
+            "--reference",
+            "none",
+        ]
+    )
+    assert code == 2
+    assert "typo.jsonl: --input: no such file or folder" in capsys.readouterr().err
+    assert not (tmp_path / "live").exists()
+
+
+def test_the_build_prints_why_each_item_was_dropped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = _write(tmp_path, [contribution(license="Proprietary")])
+    main(
+        [
+            "build",
+            "--input",
+            str(src),
+            "--live-dir",
+            str(tmp_path / "live"),
+            "--reference",
+            "none",
+            "--version",
+            VERSION,
+        ]
+    )
+    out = capsys.readouterr().out
+    assert f"dropped file:{src}:1: license: 'Proprietary' is not accepted" in out
