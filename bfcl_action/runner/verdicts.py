@@ -13,13 +13,16 @@ from typing import Any
 
 from bfcl_action.errors import BfclActionError
 from bfcl_action.models import CaseResult, Mode, TestCase
+from bfcl_action.multiturn.check import ExecutionOptions, check_conversation
 from bfcl_action.runner.execute import CaseOutcome
+from bfcl_action.runner.messages import is_multi_turn
 
 Judge = Callable[[TestCase, Any, Mode], CaseResult]
 
 
-def checker_judge() -> Judge:
-    """`bfcl_action.checker.check_case` (decodes, checks, never raises)."""
+def checker_judge(multi_turn: ExecutionOptions | None = None) -> Judge:
+    """`bfcl_action.checker.check_case` (decodes, checks, never raises); multi-turn cases go
+    to `bfcl_action.multiturn.check_conversation`, which runs their environments."""
     try:
         checker = importlib.import_module("bfcl_action.checker")
     except ImportError as exc:
@@ -29,6 +32,8 @@ def checker_judge() -> Judge:
     check_case = checker.check_case
 
     def judge(case: TestCase, output: Any, mode: Mode) -> CaseResult:
+        if is_multi_turn(case):
+            return check_conversation(case, output, mode=mode, options=multi_turn)
         result = check_case(case, output, mode=mode)
         assert isinstance(result, CaseResult)
         return result
