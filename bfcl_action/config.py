@@ -230,6 +230,9 @@ class BfclConfig(_Strict):
     tool_limits: ToolLimits = Field(default_factory=ToolLimits)
     cases: list[str] = Field(default_factory=list)
     """Globs of own case files (YAML), relative to the config file."""
+    multi_turn: list[str] = Field(default_factory=list)
+    """Globs of own multi-turn case files (JSON Lines, docs/multi-turn.md), relative to the
+    config file; their environments are imported from the case file's directory."""
     suites: SuitesConfig = Field(default_factory=SuitesConfig)
     derived: DerivedConfig = Field(default_factory=DerivedConfig)
     seed: int = 0
@@ -240,7 +243,9 @@ class BfclConfig(_Strict):
     """Per-category (or suite) weight in the overall own score; default 1."""
 
     _doc: Document | None = PrivateAttr(default=None)
-    _norm = field_validator("tools", "tools_exclude", "cases", mode="before")(_as_list)
+    _norm = field_validator("tools", "tools_exclude", "cases", "multi_turn", mode="before")(
+        _as_list
+    )
 
     @field_validator("version")
     @classmethod

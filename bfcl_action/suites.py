@@ -384,8 +384,30 @@ def build_cases(
         cases.extend(c for c in own if c.category in own_categories)
         if derived:
             cases.extend(_derived(config, src, toolset, own, own_categories))
+    if config.multi_turn and "own_multi_turn" in config.suites.own_categories():
+        cases.extend(_multi_turn(config, base_dir))
     if external:
         cases.extend(_external(config, src))
+    return cases
+
+
+def _multi_turn(config: BfclConfig, base_dir: Path) -> list[TestCase]:
+    """Own multi-turn cases (`multi_turn` globs); a glob matching nothing is an error."""
+    from bfcl_action.multiturn.cases import load_conversation_cases
+
+    cases: list[TestCase] = []
+    for pattern in config.multi_turn:
+        files = sorted(base_dir.glob(pattern))
+        if not files:
+            where = config.where("multi_turn")
+            raise ConfigError(
+                f"{pattern!r} matches no file",
+                file=config.source_file,
+                line=where.line if where else None,
+                field="multi_turn",
+            )
+        for file in files:
+            cases.extend(load_conversation_cases(file))
     return cases
 
 

@@ -1,0 +1,77 @@
+"""`bfcl-action run` on multi-turn suites, end to end through the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bfcl_action.cli import main
+from tests.support.official_envs import data_root, environment_python
+
+EXAMPLE = Path(__file__).parents[1] / "examples" / "notes-app"
+
+
+def test_the_notes_example_replays_its_ground_truth_at_100_percent(tmp_path: Path) -> None:
+    out = tmp_path / "run.json"
+    code = main(
+        [
+            "run",
+            "--config",
+            str(EXAMPLE / ".bfcl.yml"),
+            "--model",
+            f"replay:{EXAMPLE / 'replay' / 'ground_truth.jsonl'}",
+            "--output",
+            str(out),
+            "--quiet",
+        ]
+    )
+    report = json.loads(out.read_text())
+    assert code == 0
+    assert report["categories"]["own_multi_turn"]["accuracy"] == 1.0
+    assert report["categories"]["own_multi_turn"]["total"] == 4
+
+
+def test_tool_limits_are_validated(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        [
+            "run",
+            "--config",
+            str(EXAMPLE / ".bfcl.yml"),
+            "--model",
+            "replay:x.jsonl",
+            "--tool-timeout",
+            "0",
+            "--output",
+            str(tmp_path / "r.json"),
+        ]
+    )
+    assert code == 2 and "--tool-timeout" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(
+    data_root() is None or environment_python() is None, reason="official envs not available"
+)
+def test_official_multi_turn_categories_run_with_an_environment_interpreter(
+    tmp_path: Path,
+) -> None:
+    from bfcl_action.dataset import load_dataset
+    from bfcl_action.models import Mode
+    from bfcl_action.multiturn.conversation import conversation_of, ground_truth_output
+
+    cases = load_dataset("bfcl@2026.3.23", ["multi_turn"])
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(
+        "".join(
+            json.dumps({"id": c.id, "result": ground_truth_output(conversation_of(c), Mode.FC)})
+            + "\n"
+            for c in cases
+        )
+    )
+    out = tmp_path / "run.json"
+    argv = ["run", "--dataset", "bfcl@2026.3.23", "--categories", "multi_turn", "--sample", "8"]
+    argv += ["--model", f"replay:{answers}", "--env-python", str(environment_python())]
+    code = main([*argv, "--output", str(out), "--quiet"])
+    report = json.loads(out.read_text())
+    assert code == 0 and report["summary"]["multi_turn"] == 1.0
