@@ -69,6 +69,9 @@ def conformance(session: nox.Session) -> None:
     """Our verdicts against the official bfcl-eval checker's, per category and mutation."""
     _install_official(session)
     session.run("python", "-m", "tests.conformance.run", *session.posargs)
+    # Multi-turn: bfcl-eval's environments and checker against ours (50 entries per category;
+    # `python -m tests.conformance.multi_turn` alone runs all 800).
+    session.run("python", "-m", "tests.conformance.multi_turn", "--limit", "50")
 
 
 @nox.session
