@@ -381,6 +381,7 @@ def build_cases(
     cases: list[TestCase] = []
     if own_categories:
         toolset, own = load_own(config, base_dir=base_dir, tools=tools)
+        own = [_with_import_root(c, base_dir) for c in own]
         cases.extend(c for c in own if c.category in own_categories)
         if derived:
             cases.extend(_derived(config, src, toolset, own, own_categories))
@@ -389,6 +390,13 @@ def build_cases(
     if external:
         cases.extend(_external(config, src))
     return cases
+
+
+def _with_import_root(case: TestCase, base_dir: Path) -> TestCase:
+    """Executable cases import their implementations from the config's directory."""
+    if (case.model_extra or {}).get("execute") is None:
+        return case
+    return case.model_copy(update={"environment_paths": [str(base_dir.resolve())]})
 
 
 def _multi_turn(config: BfclConfig, base_dir: Path) -> list[TestCase]:

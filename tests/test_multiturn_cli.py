@@ -31,6 +31,11 @@ def test_the_notes_example_replays_its_ground_truth_at_100_percent(tmp_path: Pat
     assert code == 0
     assert report["categories"]["own_multi_turn"]["accuracy"] == 1.0
     assert report["categories"]["own_multi_turn"]["total"] == 4
+    assert report["categories"]["own_simple"] == {
+        **report["categories"]["own_simple"],
+        "correct": 3,
+        "total": 3,
+    }
 
 
 def test_tool_limits_are_validated(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -79,4 +79,6 @@ def test_a_skipped_write_is_a_state_mismatch_on_the_official_file_system() -> No
 def test_the_example_replay_file_matches_the_example_cases() -> None:
     example = Path(__file__).parents[1] / "examples" / "notes-app"
     ids = [json.loads(line)["id"] for line in (example / "replay" / "ground_truth.jsonl").open()]
-    assert ids == [f"own_multi_turn_notes_{i}" for i in range(4)]
+    assert [i for i in ids if i.startswith("own_multi_turn")] == [
+        f"own_multi_turn_notes_{i}" for i in range(4)
+    ]

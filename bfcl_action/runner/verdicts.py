@@ -14,6 +14,7 @@ from typing import Any
 from bfcl_action.errors import BfclActionError
 from bfcl_action.models import CaseResult, Mode, TestCase
 from bfcl_action.multiturn.check import ExecutionOptions, check_conversation
+from bfcl_action.multiturn.executable import check_executable
 from bfcl_action.runner.execute import CaseOutcome
 from bfcl_action.runner.messages import is_multi_turn
 
@@ -34,6 +35,8 @@ def checker_judge(multi_turn: ExecutionOptions | None = None) -> Judge:
     def judge(case: TestCase, output: Any, mode: Mode) -> CaseResult:
         if is_multi_turn(case):
             return check_conversation(case, output, mode=mode, options=multi_turn)
+        if (case.model_extra or {}).get("execute") is not None:
+            return check_executable(case, output, mode=mode, options=multi_turn)
         result = check_case(case, output, mode=mode)
         assert isinstance(result, CaseResult)
         return result
