@@ -80,3 +80,31 @@ def test_official_multi_turn_categories_run_with_an_environment_interpreter(
     code = main([*argv, "--output", str(out), "--quiet"])
     report = json.loads(out.read_text())
     assert code == 0 and report["summary"]["multi_turn"] == 1.0
+
+
+@pytest.mark.skipif(
+    data_root() is None or environment_python() is None, reason="official envs not available"
+)
+@pytest.mark.parametrize("mode", ["fc", "prompt"])
+def test_score_judges_bfcl_multi_turn_result_files(tmp_path: Path, mode: str) -> None:
+    from bfcl_action.dataset import load_dataset
+    from bfcl_action.models import Mode
+    from bfcl_action.multiturn.conversation import conversation_of, ground_truth_output
+
+    cases = load_dataset("bfcl@2026.3.23", ["multi_turn_miss_param"])[:4]
+    results = tmp_path / "results"
+    results.mkdir()
+    rows = [
+        {"id": c.id, "result": ground_truth_output(conversation_of(c), Mode(mode))} for c in cases
+    ]
+    rows[0]["result"][-1] = []  # the last turn unanswered: that entry fails
+    (results / "BFCL_v4_multi_turn_miss_param_result.json").write_text(
+        "".join(json.dumps(r) + "\n" for r in rows)
+    )
+    out = tmp_path / "report.json"
+    argv = ["score", "--results", str(results), "--model-name", "some-model"]
+    code = main([*argv, "--env-python", str(environment_python()), "--output", str(out)])
+    report = json.loads(out.read_text())
+    assert code == 0 and report["mode"] == mode
+    score = report["categories"]["multi_turn_miss_param"]
+    assert (score["correct"], score["total"]) == (3, 4)
