@@ -122,3 +122,37 @@ def test_a_yaml_case_with_a_bad_execute_block_is_rejected_with_its_line() -> Non
     )
     with pytest.raises(CaseValidationError, match=r"cases.yml:5:.*compare must be exact"):
         parse_cases(text, "cases.yml", [tool])
+
+
+def test_an_http_endpoint_can_implement_a_tool() -> None:
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            args = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            if args.get("title") == "boom":
+                self.send_response(500)
+                self.end_headers()
+                self.wfile.write(b"exploded")
+                return
+            body = json.dumps({"slug": "-".join(args["title"].lower().split())}).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/slugify"
+        spec = {"function": url, "result": {"slug": "weekly-review"}}
+        c = case(spec)
+        assert verdict(c, fc("slugify", title="Weekly Review")) == (True, None)
+        assert verdict(c, fc("slugify", title="boom")) == (False, "executable:exception")
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -4,15 +4,16 @@ A case opts in with an `execute` block (YAML cases, docs/multi-turn.md):
 
 ```yaml
 execute:
-  function: weather_impl:get_current_weather   # or {tool_name: module:function, ...}
+  function: weather_impl:get_current_weather   # or {tool_name: target}; or an http(s) URL
   result: {temp_c: 21}          # optional: the expected value; default: run the expected call
   compare: exact                # exact | structural | module:predicate(model, expected) -> bool
 ```
 
 The model's calls and, when no `result` is given, the expected call (the first option of
 every parameter of the case's `expect`) run in the sandbox (`bfcl_action.multiturn.sandbox`),
-from the repository root. The verdict replaces the AST check: a call AST matching would reject
-(another spelling of the same city) passes when it computes the same result. Error types:
+from the repository root; a URL target is POSTed the arguments as JSON instead. The verdict
+replaces the AST check: a call AST matching would reject (another spelling of the same city)
+passes when it computes the same result. Error types:
 `executable:decoder_failed`, `executable:wrong_count`, `executable:unknown_function`,
 `executable:exception` (the model's call raised), `executable:timeout` (it hung or crashed
 the worker), `executable:expected_call_failed`, `executable:wrong_result`.
@@ -20,6 +21,9 @@ the worker), `executable:expected_call_failed`, `executable:wrong_result`.
 
 from __future__ import annotations
 
+import json
+import urllib.error
+import urllib.request
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -31,6 +35,7 @@ from bfcl_action.multiturn.check import ExecutionOptions
 from bfcl_action.multiturn.sandbox import Sandbox
 
 FIELD = "execute"
+_MAX_HTTP_BYTES = 4 * 1024 * 1024
 COMPARATORS = ("exact", "structural")
 
 
@@ -119,7 +124,37 @@ def _result(
 
 
 def _run(sandbox: Sandbox, target: str, call: Call) -> dict[str, Any]:
+    if target.startswith(("http://", "https://")):
+        return http_invoke(target, call.arguments, timeout=sandbox.limits.call_timeout_s)
     return sandbox.invoke(target, (), dict(call.arguments))
+
+
+def http_invoke(url: str, arguments: dict[str, Any], *, timeout: float) -> dict[str, Any]:
+    """POST the arguments as a JSON object; the JSON (or text) answer is the result.
+
+    For tools served by a process the workflow starts (`http://127.0.0.1:PORT/tool`). An
+    HTTP error status is the call's exception; no answer within `timeout` is a timeout."""
+    body = json.dumps(arguments).encode("utf-8")
+    request = urllib.request.Request(  # noqa: S310 - the case author's own endpoint
+        url, data=body, method="POST", headers={"Content-Type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
+            raw = response.read(_MAX_HTTP_BYTES + 1)
+    except urllib.error.HTTPError as exc:
+        detail = exc.read(500).decode("utf-8", "replace")
+        return {"ok": True, "raised": f"HTTP {exc.code}: {detail}".strip()}
+    except (urllib.error.URLError, TimeoutError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        return {"ok": False, "error": f"{url}: {reason}"}
+    if len(raw) > _MAX_HTTP_BYTES:
+        return {"ok": True, "raised": f"answer larger than {_MAX_HTTP_BYTES} bytes"}
+    text = raw.decode("utf-8", "replace")
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = text
+    return {"ok": True, "value": value, "repr": repr(value)[:2000]}
 
 
 def check_executable(
