@@ -49,6 +49,12 @@ def test_writing_outside_the_sandbox_is_refused(sandbox: Sandbox) -> None:
     assert not Path("/tmp/bfcl-sandbox-escape.txt").exists()
 
 
+def test_listing_directories_outside_the_sandbox_is_refused(sandbox: Sandbox) -> None:
+    assert sandbox.call("model", "list_etc") == (
+        "Error during execution: sandbox: listing '/etc' is not allowed"
+    )
+
+
 def test_the_sandbox_temp_dir_is_writable(sandbox: Sandbox) -> None:
     assert sandbox.call("model", "write_scratch") == "ok"
 

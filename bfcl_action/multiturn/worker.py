@@ -110,6 +110,10 @@ class _Policy:
             raise SandboxViolation(f"sandbox: {kind} is not allowed")
         if event == "open":
             self._check_open(args)
+        elif event in ("os.listdir", "os.scandir"):
+            path = self._resolve(args[0] if args else ".")
+            if path is not None and not self._inside(path, [self.allowed_dir, *self.read_roots]):
+                raise SandboxViolation(f"sandbox: listing {path!r} is not allowed")
         elif event in _PATH_EVENTS:
             for index in _PATH_EVENTS[event]:
                 if index < len(args):
