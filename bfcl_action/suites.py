@@ -386,7 +386,7 @@ def build_cases(
         if derived:
             cases.extend(_derived(config, src, toolset, own, own_categories))
     if config.multi_turn and "own_multi_turn" in config.suites.own_categories():
-        cases.extend(_multi_turn(config, base_dir))
+        cases.extend(load_multi_turn(config, base_dir))
     if external:
         cases.extend(_external(config, src))
     return cases
@@ -399,7 +399,7 @@ def _with_import_root(case: TestCase, base_dir: Path) -> TestCase:
     return case.model_copy(update={"environment_paths": [str(base_dir.resolve())]})
 
 
-def _multi_turn(config: BfclConfig, base_dir: Path) -> list[TestCase]:
+def load_multi_turn(config: BfclConfig, base_dir: Path) -> list[TestCase]:
     """Own multi-turn cases (`multi_turn` globs); a glob matching nothing is an error."""
     from bfcl_action.multiturn.cases import load_conversation_cases
 

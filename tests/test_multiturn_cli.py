@@ -108,3 +108,21 @@ def test_score_judges_bfcl_multi_turn_result_files(tmp_path: Path, mode: str) ->
     assert code == 0 and report["mode"] == mode
     score = report["categories"]["multi_turn_miss_param"]
     assert (score["correct"], score["total"]) == (3, 4)
+
+
+def test_validate_reports_a_bad_multi_turn_case_with_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = (EXAMPLE / "cases.multi_turn.jsonl").read_text().splitlines()[0]
+    bad = json.loads(good)
+    bad["id"] = "broken"
+    bad["involved_classes"] = ["Missing"]
+    (tmp_path / "notes_api.functions.json").write_text(
+        (EXAMPLE / "notes_api.functions.json").read_text()
+    )
+    (tmp_path / "cases.jsonl").write_text(good + "\n" + json.dumps(bad) + "\n")
+    (tmp_path / ".bfcl.yml").write_text("version: 1\nmulti_turn: [cases.jsonl]\n")
+    code = main(["validate", "--config", str(tmp_path / ".bfcl.yml")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "cases.jsonl:2: environments: broken: no 'module:Class' for environment 'Missing'" in err
