@@ -233,6 +233,8 @@ class BfclConfig(_Strict):
     multi_turn: list[str] = Field(default_factory=list)
     """Globs of own multi-turn case files (JSON Lines, docs/multi-turn.md), relative to the
     config file; their environments are imported from the case file's directory."""
+    environments: dict[str, str] = Field(default_factory=dict)
+    """Environment name -> `module:Class` for multi-turn cases that do not name their own."""
     suites: SuitesConfig = Field(default_factory=SuitesConfig)
     derived: DerivedConfig = Field(default_factory=DerivedConfig)
     seed: int = 0

@@ -415,7 +415,7 @@ def load_multi_turn(config: BfclConfig, base_dir: Path) -> list[TestCase]:
                 field="multi_turn",
             )
         for file in files:
-            cases.extend(load_conversation_cases(file))
+            cases.extend(load_conversation_cases(file, environments=config.environments))
     return cases
 
 

@@ -56,8 +56,8 @@ weights: {own_simple: -1}
         "of own_simple, own_multiple, own_parallel, own_parallel_multiple, own_irrelevance, "
         "own_relevance, own_distractors, own_multi_turn",
         "  .bfcl.yml:4:1: modle: unknown key; did you mean 'model'? (expected one of: version, "
-        "tools, tools_exclude, tool_limits, cases, multi_turn, suites, derived, seed, model, "
-        "thresholds, weights)",
+        "tools, tools_exclude, tool_limits, cases, multi_turn, environments, suites, derived, "
+        "seed, model, thresholds, weights)",
         "  .bfcl.yml:7:16: model.temperature: Input should be a valid number, unable to parse "
         "string as a number (found 'hot')",
         "  .bfcl.yml:10:5: thresholds.categories.own_simpel: unknown category or suite "

@@ -24,8 +24,16 @@ PATHS_FIELD = "environment_paths"
 """Extra field holding the import roots of a case's environments (absolute paths)."""
 
 
-def load_conversation_cases(path: str | Path, *, suite: str = OWN_CATEGORY) -> list[TestCase]:
-    """Read and validate an own multi-turn cases file; raises `InputError` with file/line."""
+def load_conversation_cases(
+    path: str | Path,
+    *,
+    suite: str = OWN_CATEGORY,
+    environments: dict[str, str] | None = None,
+) -> list[TestCase]:
+    """Read and validate an own multi-turn cases file; raises `InputError` with file/line.
+
+    `environments` (name -> `module:Class`, from `.bfcl.yml`) fills in what a case's own
+    `environments` field does not name."""
     file = Path(path)
     try:
         data = file.read_bytes()
@@ -38,6 +46,8 @@ def load_conversation_cases(path: str | Path, *, suite: str = OWN_CATEGORY) -> l
         if isinstance(functions, str):
             functions = _docs(file.parent / functions, docs_cache, file=str(file), line=line)
         fields = {k: v for k, v in row.items() if k != "function"}
+        own = fields.get("environments")
+        fields["environments"] = {**(environments or {}), **(own if isinstance(own, dict) else {})}
         fields.update(
             functions=functions,
             category=OWN_CATEGORY,
