@@ -126,3 +126,23 @@ def test_validate_reports_a_bad_multi_turn_case_with_file_and_line(
     err = capsys.readouterr().err
     assert code == 2
     assert "cases.jsonl:2: environments: broken: no 'module:Class' for environment 'Missing'" in err
+
+
+def test_environments_named_in_the_config_fill_in_for_cases(tmp_path: Path) -> None:
+    from bfcl_action.config import load_config
+    from bfcl_action.suites import build_cases
+
+    rows = [json.loads(line) for line in (EXAMPLE / "cases.multi_turn.jsonl").open()]
+    for row in rows:
+        del row["environments"]
+    (tmp_path / "cases.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "notes_api.functions.json").write_text(
+        (EXAMPLE / "notes_api.functions.json").read_text()
+    )
+    (tmp_path / ".bfcl.yml").write_text(
+        "version: 1\nmulti_turn: [cases.jsonl]\nenvironments: {NotesAPI: 'notes_api:NotesAPI'}\n"
+    )
+    cases = build_cases(load_config(tmp_path / ".bfcl.yml"), base_dir=tmp_path)
+    assert [c.model_extra["environments"] for c in cases] == [
+        {"NotesAPI": "notes_api:NotesAPI"}
+    ] * 4
