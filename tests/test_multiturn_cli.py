@@ -146,3 +146,15 @@ def test_environments_named_in_the_config_fill_in_for_cases(tmp_path: Path) -> N
     assert [c.model_extra["environments"] for c in cases] == [
         {"NotesAPI": "notes_api:NotesAPI"}
     ] * 4
+
+
+def test_reports_do_not_show_no_call_as_a_multi_turn_expectation() -> None:
+    from bfcl_action.compare import attach_case_context
+    from bfcl_action.models import CaseResult, RunReport
+    from bfcl_action.multiturn.cases import load_conversation_cases
+
+    case = load_conversation_cases(EXAMPLE / "cases.multi_turn.jsonl")[0]
+    result = CaseResult(id=case.id, category=case.category, valid=False)
+    report = attach_case_context(RunReport(results=[result]), [case])
+    assert report.results[0].expected is None
+    assert report.results[0].question and "Call mom" in report.results[0].question
