@@ -180,3 +180,13 @@ def test_recorded_conversations_replay_through_the_replay_backend(
     opts = RunOptions(backend=options(server, Mode.FC, model=f"replay:{recorded}"))
     report, _ = run_evaluation([cases["own_multi_turn_notes_0"]], opts)
     assert report.results[0].valid
+
+
+def test_a_step_answer_without_choices_is_retried(
+    server: OpenAIServer, cases: dict[str, TestCase]
+) -> None:
+    server.responder = responder(NOTES_0_FC)
+    server.fail("Tag it family", ["empty", "malformed"])
+    result, _ = run(server, cases["own_multi_turn_notes_0"], retry_base_delay=0.0)
+    assert result.valid and server.faults_served == ["empty", "malformed"]
+    assert len(server.requests) == 7

@@ -16,7 +16,6 @@ The result is BFCL's multi-turn result form: one list per turn of the raw step o
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import random
 import time
@@ -196,13 +195,15 @@ class ConversationDriver:
                 self._count(hit)
                 return hit.output
         start = time.perf_counter()
+
+        async def ask() -> tuple[dict[str, Any], dict[str, Any]]:
+            data = await self.client.chat(body)
+            return data, first_message(data)  # no choices: transient, retried like a 5xx
+
         try:
-            data = await with_retries(
-                functools.partial(self.client.chat, body),
-                self.settings.policy or RetryPolicy(),
-                rng=self.rng,
+            data, message = await with_retries(
+                ask, self.settings.policy or RetryPolicy(), rng=self.rng
             )
-            message = first_message(data)
         except InfraFailure as exc:
             raise PermanentError(f"step request failed: {exc}") from None
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
