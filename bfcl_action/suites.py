@@ -29,6 +29,7 @@ from rapidfuzz import fuzz, process
 from bfcl_action.cases import load_cases
 from bfcl_action.categories import CATEGORIES, Checker, parse_categories
 from bfcl_action.config import BfclConfig
+from bfcl_action.dataset.multi_turn import MULTI_TURN_OFFICIAL
 from bfcl_action.errors import ConfigError, DatasetError
 from bfcl_action.models import FunctionDoc, TestCase
 from bfcl_action.tools.load import ToolSet, load_tools
@@ -461,6 +462,16 @@ def _external(config: BfclConfig, src: CaseSource) -> list[TestCase]:
             for c in src.categories(spec)
             if c in CATEGORIES and CATEGORIES[c].checker is not Checker.MULTI_TURN
         ]
-        chosen = parse_categories(",".join(wanted), available)
+        multi = [w for w in wanted if w == "multi_turn" or _is_multi_turn_name(w)]
+        rest = [w for w in wanted if w not in multi]
+        chosen = parse_categories(",".join(rest), available) if rest else []
+        if multi:  # named explicitly: `all` never pulls multi-turn in
+            names = MULTI_TURN_OFFICIAL if "multi_turn" in multi else multi
+            chosen += [c for c in names if c not in chosen]
         out.extend(src.load(spec, chosen))
     return out
+
+
+def _is_multi_turn_name(name: str) -> bool:
+    category = CATEGORIES.get(name)
+    return category is not None and category.checker is Checker.MULTI_TURN

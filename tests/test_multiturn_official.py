@@ -82,3 +82,24 @@ def test_the_example_replay_file_matches_the_example_cases() -> None:
     assert [i for i in ids if i.startswith("own_multi_turn")] == [
         f"own_multi_turn_notes_{i}" for i in range(4)
     ]
+
+
+def test_a_config_names_official_multi_turn_categories_but_all_never_selects_them(
+    tmp_path: Path,
+) -> None:
+    from collections import Counter
+
+    from bfcl_action.config import load_config
+    from bfcl_action.suites import build_cases
+
+    def categories(official: str) -> Counter[str]:
+        config = tmp_path / ".bfcl.yml"
+        config.write_text(f"version: 1\nsuites:\n  own: []\n  official: {official}\n")
+        return Counter(c.category for c in build_cases(load_config(config), base_dir=tmp_path))
+
+    assert categories("[simple_python, multi_turn_base]") == {
+        "simple_python": 400,
+        "multi_turn_base": 200,
+    }
+    assert set(categories("[multi_turn]")) == set(MULTI_TURN_OFFICIAL)
+    assert not set(categories("[all]")) & set(MULTI_TURN_OFFICIAL)
