@@ -33,7 +33,6 @@ from bfcl_action.multiturn.conversation import (
 from bfcl_action.multiturn.sandbox import EnvironmentSetupError, Sandbox
 from bfcl_action.runner.backends import ModelAnswer, PermanentError
 from bfcl_action.runner.cache import ResponseCache
-from bfcl_action.runner.naming import NameMap
 from bfcl_action.runner.openai_common import (
     SharedClient,
     first_message,
@@ -63,20 +62,6 @@ class _Usage:
     latency_s: float = 0.0
     requests: int = 0
     cached: int = 0
-
-
-@dataclass(frozen=True)
-class ConversationPlan:
-    """The request context of a multi-turn case (no single body: the loop builds them)."""
-
-    case: TestCase
-
-
-def is_conversation(case: TestCase) -> bool:
-    from bfcl_action.categories import CATEGORIES, Checker
-
-    category = CATEGORIES.get(case.category)
-    return category is not None and category.checker is Checker.MULTI_TURN
 
 
 class ConversationDriver:
@@ -285,10 +270,4 @@ async def run_conversation(
     return await driver.run()
 
 
-__all__ = [
-    "ConversationPlan",
-    "ConversationSettings",
-    "NameMap",
-    "is_conversation",
-    "run_conversation",
-]
+__all__ = ["ConversationDriver", "ConversationSettings", "run_conversation"]
