@@ -36,7 +36,17 @@ OWN_DATASET = "own"
 ANY_CALL = "any"
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_.:@-]+$")
 ROLES = {"system", "user", "assistant", "tool", "developer"}
-CASE_KEYS = {"id", "question", "messages", "tools", "expect", "category", "description"}
+CASE_KEYS = {
+    "id",
+    "question",
+    "messages",
+    "tools",
+    "expect",
+    "category",
+    "description",
+    "execute",
+}
+"""`execute` (an executable check) is validated by `bfcl_action.multiturn.executable`."""
 GIVEN_CATEGORIES = {
     "simple": "own_simple",
     "multiple": "own_multiple",
@@ -168,11 +178,27 @@ class _CaseReader:
             suite=category,
             source=SourceLocation(file=self.doc.file, line=line, column=col),
         )
+        if "execute" in entry:
+            executable = self.read_execute(case, entry["execute"], path)
+            if executable is None:
+                return None
+            case = executable
         reason = checker_rejects(case)
         if reason:
             self.add((*path, "expect"), f"expect cannot pass the checker: {reason}")
             return None
         return case
+
+    def read_execute(self, case: TestCase, raw: Any, path: JsonPath) -> TestCase | None:
+        from bfcl_action.multiturn.executable import exec_spec
+
+        with_spec = case.model_copy(update={"execute": raw})
+        try:
+            exec_spec(with_spec)
+        except InputError as exc:
+            self.add((*path, "execute"), exc.message.split(": ", 1)[-1])
+            return None
+        return with_spec
 
     def read_question(self, entry: dict[str, Any], path: JsonPath) -> list[Message] | None:
         has_q, has_m = "question" in entry, "messages" in entry

@@ -22,7 +22,7 @@ from pydantic import (
 )
 from rapidfuzz import process
 
-from bfcl_action.categories import CATEGORIES, Checker, Group
+from bfcl_action.categories import CATEGORIES, Group
 from bfcl_action.errors import ConfigError
 from bfcl_action.models import Mode, SourceLocation
 from bfcl_action.tools.source import Document, ParseError, parse_yaml
@@ -64,7 +64,9 @@ class SuitesConfig(_Strict):
     own: list[str] = Field(default_factory=lambda: ["own"])
     """Own categories (`own_simple`, ..., `own_irrelevance`, `own_distractors`) or `own`."""
     official: list[str] = Field(default_factory=list)
-    """Official BFCL categories or groups (`non_live`, `live`, `hallucination`), from `dataset`."""
+    """Official BFCL categories or groups (`non_live`, `live`, `hallucination`, `multi_turn`),
+    from `dataset`. Multi-turn runs only when named (never through `all`) and needs the
+    official environments installed (docs/multi-turn.md)."""
     live: list[str] = Field(default_factory=list)
     """Categories of the weekly Live set (`live_simple`, ...; `all`), from `live_dataset`."""
     dataset: str = DEFAULT_DATASET
@@ -86,13 +88,17 @@ class SuitesConfig(_Strict):
     @field_validator("official")
     @classmethod
     def _official_categories(cls, value: list[str]) -> list[str]:
-        groups = {Group.NON_LIVE.value, Group.LIVE.value, Group.HALLUCINATION.value, "all"}
+        groups = {
+            Group.NON_LIVE.value,
+            Group.LIVE.value,
+            Group.HALLUCINATION.value,
+            Group.MULTI_TURN.value,
+            "all",
+        }
         for item in value:
             cat = CATEGORIES.get(item)
             if item not in groups and (cat is None or not cat.official):
                 raise ValueError(f"{item!r} is not an official BFCL category or group")
-            if cat is not None and cat.checker is Checker.MULTI_TURN:
-                raise ValueError(f"{item!r} is multi-turn; only single-turn categories run here")
         return value
 
     @field_validator("live")
@@ -230,6 +236,11 @@ class BfclConfig(_Strict):
     tool_limits: ToolLimits = Field(default_factory=ToolLimits)
     cases: list[str] = Field(default_factory=list)
     """Globs of own case files (YAML), relative to the config file."""
+    multi_turn: list[str] = Field(default_factory=list)
+    """Globs of own multi-turn case files (JSON Lines, docs/multi-turn.md), relative to the
+    config file; their environments are imported from the case file's directory."""
+    environments: dict[str, str] = Field(default_factory=dict)
+    """Environment name -> `module:Class` for multi-turn cases that do not name their own."""
     suites: SuitesConfig = Field(default_factory=SuitesConfig)
     derived: DerivedConfig = Field(default_factory=DerivedConfig)
     seed: int = 0
@@ -240,7 +251,9 @@ class BfclConfig(_Strict):
     """Per-category (or suite) weight in the overall own score; default 1."""
 
     _doc: Document | None = PrivateAttr(default=None)
-    _norm = field_validator("tools", "tools_exclude", "cases", mode="before")(_as_list)
+    _norm = field_validator("tools", "tools_exclude", "cases", "multi_turn", mode="before")(
+        _as_list
+    )
 
     @field_validator("version")
     @classmethod

@@ -29,6 +29,7 @@ from bfcl_action.cases import load_cases
 from bfcl_action.categories import CATEGORIES, Checker, parse_categories
 from bfcl_action.config import BfclConfig
 from bfcl_action.dataset import dataset_categories, load_dataset
+from bfcl_action.dataset.multi_turn import MULTI_TURN_OFFICIAL
 from bfcl_action.errors import ConfigError, DatasetError
 from bfcl_action.models import FunctionDoc, TestCase
 from bfcl_action.tools.load import ToolSet, load_tools
@@ -372,11 +373,41 @@ def build_cases(
     cases: list[TestCase] = []
     if own_categories:
         toolset, own = load_own(config, base_dir=base_dir, tools=tools)
+        own = [_with_import_root(c, base_dir) for c in own]
         cases.extend(c for c in own if c.category in own_categories)
         if derived:
             cases.extend(_derived(config, src, toolset, own, own_categories))
+    if config.multi_turn and "own_multi_turn" in config.suites.own_categories():
+        cases.extend(load_multi_turn(config, base_dir))
     if external:
         cases.extend(_external(config, src))
+    return cases
+
+
+def _with_import_root(case: TestCase, base_dir: Path) -> TestCase:
+    """Executable cases import their implementations from the config's directory."""
+    if (case.model_extra or {}).get("execute") is None:
+        return case
+    return case.model_copy(update={"environment_paths": [str(base_dir.resolve())]})
+
+
+def load_multi_turn(config: BfclConfig, base_dir: Path) -> list[TestCase]:
+    """Own multi-turn cases (`multi_turn` globs); a glob matching nothing is an error."""
+    from bfcl_action.multiturn.cases import load_conversation_cases
+
+    cases: list[TestCase] = []
+    for pattern in config.multi_turn:
+        files = sorted(base_dir.glob(pattern))
+        if not files:
+            where = config.where("multi_turn")
+            raise ConfigError(
+                f"{pattern!r} matches no file",
+                file=config.source_file,
+                line=where.line if where else None,
+                field="multi_turn",
+            )
+        for file in files:
+            cases.extend(load_conversation_cases(file, environments=config.environments))
     return cases
 
 
@@ -422,6 +453,16 @@ def _external(config: BfclConfig, src: CaseSource) -> list[TestCase]:
             for c in src.categories(spec)
             if c in CATEGORIES and CATEGORIES[c].checker is not Checker.MULTI_TURN
         ]
-        chosen = parse_categories(",".join(wanted), available)
+        multi = [w for w in wanted if w == "multi_turn" or _is_multi_turn_name(w)]
+        rest = [w for w in wanted if w not in multi]
+        chosen = parse_categories(",".join(rest), available) if rest else []
+        if multi:  # named explicitly: `all` never pulls multi-turn in
+            names = MULTI_TURN_OFFICIAL if "multi_turn" in multi else multi
+            chosen += [c for c in names if c not in chosen]
         out.extend(src.load(spec, chosen))
     return out
+
+
+def _is_multi_turn_name(name: str) -> bool:
+    category = CATEGORIES.get(name)
+    return category is not None and category.checker is Checker.MULTI_TURN

@@ -56,8 +56,8 @@ weights: {own_simple: -1}
         "of own_simple, own_multiple, own_parallel, own_parallel_multiple, own_irrelevance, "
         "own_relevance, own_distractors, own_multi_turn",
         "  .bfcl.yml:4:1: modle: unknown key; did you mean 'model'? (expected one of: version, "
-        "tools, tools_exclude, tool_limits, cases, suites, derived, seed, model, thresholds, "
-        "weights)",
+        "tools, tools_exclude, tool_limits, cases, multi_turn, environments, suites, derived, "
+        "seed, model, thresholds, weights)",
         "  .bfcl.yml:7:16: model.temperature: Input should be a valid number, unable to parse "
         "string as a number (found 'hot')",
         "  .bfcl.yml:10:5: thresholds.categories.own_simpel: unknown category or suite "
@@ -82,10 +82,12 @@ def test_yaml_syntax_error_has_its_line() -> None:
     assert str(info.value).startswith(".bfcl.yml:2:5: invalid YAML:")
 
 
-def test_official_suites_reject_multi_turn_and_unknown_names() -> None:
-    assert errors("suites:\n  official: [multi_turn_base]\n") == [
-        "  .bfcl.yml:2:13: suites.official: 'multi_turn_base' is multi-turn; only single-turn "
-        "categories run here"
+def test_official_suites_accept_multi_turn_and_reject_unknown_names() -> None:
+    config = parse_config("suites:\n  official: [multi_turn_base, multi_turn]\n")
+    assert config.suites.official == ["multi_turn_base", "multi_turn"]
+    assert errors("suites:\n  official: [multi_turn_bogus]\n") == [
+        "  .bfcl.yml:2:13: suites.official: 'multi_turn_bogus' is not an official BFCL "
+        "category or group"
     ]
 
 

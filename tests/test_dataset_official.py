@@ -96,8 +96,8 @@ def test_group_names_select_their_categories(
 def test_unknown_category_is_a_config_error(
     wheel: Path, cache: Path, pinned: official.BfclRelease
 ) -> None:
-    with pytest.raises(ConfigError, match="multi_turn_base"):
-        load_dataset(SPEC, ["multi_turn_base"], wheel=wheel)
+    with pytest.raises(ConfigError, match="own_simple"):
+        load_dataset(SPEC, ["own_simple"], wheel=wheel)
 
 
 def test_downloads_once_then_reads_the_cache_offline(

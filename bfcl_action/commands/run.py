@@ -18,6 +18,8 @@ import platformdirs
 from bfcl_action.checker import needs_underscore_to_dot
 from bfcl_action.errors import ConfigError
 from bfcl_action.models import CaseResult, Mode, RunReport, TestCase
+from bfcl_action.multiturn.check import ExecutionOptions
+from bfcl_action.multiturn.sandbox import SandboxLimits
 from bfcl_action.runner.backends import BackendOptions
 from bfcl_action.runner.naming import NameMap, with_api_names
 from bfcl_action.runner.pipeline import RunOptions, infra_error_rate, run_evaluation
@@ -85,6 +87,26 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=0.05,
         metavar="RATE",
         help="fail (exit 1) when more than RATE of the cases got no answer (default 0.05)",
+    )
+    env = p.add_argument_group("multi-turn environments (docs/multi-turn.md)")
+    env.add_argument(
+        "--env-python",
+        metavar="PATH",
+        help="interpreter that hosts the environments (default: this one); e.g. a venv with "
+        "bfcl-eval installed for the official multi-turn categories",
+    )
+    env.add_argument(
+        "--env-path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="extra import root for environment classes (repeatable)",
+    )
+    env.add_argument(
+        "--tool-timeout", type=float, default=10.0, help="seconds per tool call (default 10)"
+    )
+    env.add_argument(
+        "--tool-memory-mb", type=int, default=1024, help="address-space limit (default 1024)"
     )
     out = p.add_argument_group("output")
     out.add_argument("--output", type=Path, default=Path("run.json"), help="run report JSON")
@@ -242,6 +264,7 @@ def main(args: argparse.Namespace) -> int:
         shard=args.shard or "",
         model_name=args.model_name,
         extra_notes=_replay_note(args),
+        multi_turn=execution_options(args),
     )
     progress = make_progress(sys.stderr, enabled=not args.quiet)
     report, _stats = run_evaluation(cases, options, progress=progress)
@@ -256,6 +279,19 @@ def main(args: argparse.Namespace) -> int:
         )
         return 1
     return 0
+
+
+def execution_options(args: argparse.Namespace) -> ExecutionOptions:
+    """Sandbox settings for multi-turn environments, from the command line."""
+    if args.tool_timeout <= 0 or args.tool_memory_mb < 64:
+        raise ConfigError(
+            "--tool-timeout must be > 0 and --tool-memory-mb at least 64", field="tool-timeout"
+        )
+    return ExecutionOptions(
+        limits=SandboxLimits(call_timeout_s=args.tool_timeout, memory_mb=args.tool_memory_mb),
+        python=args.env_python,
+        paths=tuple(str(Path(p).resolve()) for p in args.env_path),
+    )
 
 
 def write_outputs(

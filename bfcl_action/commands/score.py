@@ -14,7 +14,7 @@ import argparse
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -26,6 +26,9 @@ from bfcl_action.errors import InputError
 from bfcl_action.models import CaseResult, Mode, RunReport, TestCase
 from bfcl_action.results_io import ResultEntry, read_results, write_score_files
 from bfcl_action.scoring import SUMMARY_COLUMNS, build_report
+
+if TYPE_CHECKING:
+    from bfcl_action.multiturn.check import ExecutionOptions
 
 SUMMARY_TITLES = {
     "overall": "Overall (what ran)",
@@ -75,6 +78,12 @@ def register(subparsers: Any) -> None:
         default=None,
         help="comma list of categories or groups to score (default: all with results)",
     )
+    parser.add_argument(
+        "--env-python",
+        metavar="PATH",
+        help="interpreter hosting the multi-turn environments (docs/multi-turn.md); "
+        "multi-turn result files are scored only when they are importable",
+    )
     parser.add_argument("--output", type=Path, help="write the run report (JSON) here")
     parser.add_argument(
         "--bfcl-score-dir", type=Path, help="write BFCL-layout score files under this folder"
@@ -94,7 +103,18 @@ def infer_mode(model_name: str, entries: Sequence[ResultEntry] = ()) -> Mode:
     known_fc = UNDERSCORE_TO_DOT_MODELS | DOT_KEEPING_FC_MODELS
     if name in known_fc or name.replace("_", "/") in known_fc:
         return Mode.FC
-    return Mode.FC if any(isinstance(e.result, list) for e in entries) else Mode.PROMPT
+    return Mode.FC if any(_has_calls(e.result) for e in entries) else Mode.PROMPT
+
+
+def _has_calls(result: Any) -> bool:
+    """A call list (FC); for a multi-turn result (turns of steps), a step that is one."""
+    if not isinstance(result, list):
+        return False
+    if result and all(isinstance(turn, list) for turn in result):
+        steps = [step for turn in result for step in turn]
+        if steps and all(isinstance(s, (str, list)) for s in steps):
+            return any(isinstance(s, list) for s in steps)
+    return True
 
 
 def default_underscore_to_dot(model_name: str, mode: Mode) -> bool:
@@ -110,9 +130,14 @@ def score_entries(
     *,
     mode: Mode,
     underscore_to_dot: bool,
+    multi_turn: ExecutionOptions | None = None,
 ) -> list[CaseResult]:
-    """Check each result entry against its case; an id the dataset lacks is an input error."""
+    """Check each result entry against its case; an id the dataset lacks is an input error.
+
+    Multi-turn entries are judged by running their calls (`bfcl_action.multiturn`)."""
     from bfcl_action.checker import check_case  # imported here so `--help` never needs it
+    from bfcl_action.multiturn.check import check_conversation
+    from bfcl_action.runner.messages import is_multi_turn
 
     results: list[CaseResult] = []
     for entry in entries:
@@ -124,7 +149,10 @@ def score_entries(
                 line=entry.line,
                 field="id",
             )
-        result = check_case(case, entry.result, mode=mode, underscore_to_dot=underscore_to_dot)
+        if is_multi_turn(case):
+            result = check_conversation(case, entry.result, mode=mode, options=multi_turn)
+        else:
+            result = check_case(case, entry.result, mode=mode, underscore_to_dot=underscore_to_dot)
         update: dict[str, Any] = {"suite": case.label(), "model_output": entry.result}
         if isinstance(entry.input_token_count, int):
             update["input_tokens"] = entry.input_token_count
@@ -140,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
     console = Console(stderr=False)
     warn = Console(stderr=True)
     entries = read_results(args.results)
-    available = dataset_categories(args.dataset)
+    available = dataset_categories(args.dataset, multi_turn=True)
     present = [c for c in available if any(e.category == c for e in entries)]
     chosen = parse_categories(args.categories, available) if args.categories else present
     notes: list[str] = []
@@ -174,7 +202,12 @@ def run(args: argparse.Namespace) -> int:
         if args.underscore_to_dot is not None
         else default_underscore_to_dot(args.model_name, mode)
     )
-    results = score_entries(selected, cases, mode=mode, underscore_to_dot=u2d)
+    from bfcl_action.multiturn.check import ExecutionOptions
+
+    multi_turn = ExecutionOptions(python=args.env_python)
+    results = score_entries(
+        selected, cases, mode=mode, underscore_to_dot=u2d, multi_turn=multi_turn
+    )
     report = build_report(
         results,
         model=args.model_name,

@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from bfcl_action.commands.impact import _config
-from bfcl_action.suites import build_cases, load_own
+from bfcl_action.suites import build_cases, load_multi_turn, load_own
 from bfcl_action.tools.issues import Severity, ToolIssue, ToolValidationError
+from bfcl_action.tools.load import ToolSet
 
 
 def register(sub: Any) -> None:
@@ -67,13 +68,19 @@ def run(args: argparse.Namespace) -> int:
     config, config_dir = _config(args.config)
     rel = _relative(config_dir)
     try:
-        tools, own = load_own(config, base_dir=config_dir)
+        if config.tools or not config.multi_turn:
+            tools, own = load_own(config, base_dir=config_dir)
+        else:  # a multi-turn-only repository: its function docs live in the case files
+            tools, own = ToolSet(), []
     except ToolValidationError as exc:
         if args.annotations:
             for issue in exc.issues:
                 print(annotation(issue, base=rel))
         raise
-    cases = build_cases(config, base_dir=config_dir, external=False) if args.derived else own
+    if args.derived:
+        cases = build_cases(config, base_dir=config_dir, external=False)
+    else:
+        cases = own + load_multi_turn(config, config_dir)
     for warning in tools.warnings:
         print(warning.render())
         if args.annotations:

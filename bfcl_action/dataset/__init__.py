@@ -2,7 +2,8 @@
 
     cases = load_dataset("bfcl@2026.3.23", ["simple_python", "live"])
 
-`categories` takes category names or group names (`non_live`, `live`, `hallucination`) as in
+`categories` takes category names or group names (`non_live`, `live`, `hallucination`,
+`multi_turn`; the last only by name, never through `all`) as in
 `bfcl_action.categories.parse_categories`; None means every category of the dataset. Every
 returned `TestCase` carries `dataset` (the resolved spec) and `suite` (its report label).
 """
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from bfcl_action.categories import SINGLE_TURN_OFFICIAL, parse_categories
 from bfcl_action.dataset import live, official
+from bfcl_action.dataset.multi_turn import MULTI_TURN_OFFICIAL
 from bfcl_action.errors import ConfigError, DatasetError
 from bfcl_action.models import TestCase
 
@@ -34,11 +36,17 @@ def parse_spec(spec: str) -> tuple[str, str]:
     return name, version
 
 
-def dataset_categories(spec: str, *, live_dir: Path | None = None) -> list[str]:
-    """Category names the dataset provides, in the category table's order (no download)."""
+def dataset_categories(
+    spec: str, *, live_dir: Path | None = None, multi_turn: bool = False
+) -> list[str]:
+    """Category names the dataset provides, in the category table's order (no download).
+
+    Multi-turn categories are listed only with `multi_turn=True`: they need the official
+    environments installed (docs/multi-turn.md), so `all` never selects them silently.
+    """
     name, version = parse_spec(spec)
     if name == "bfcl":
-        return list(SINGLE_TURN_OFFICIAL)
+        return list(SINGLE_TURN_OFFICIAL) + (list(MULTI_TURN_OFFICIAL) if multi_turn else [])
     return live.live_categories(version, live.live_root(live_dir))
 
 
@@ -59,11 +67,21 @@ def load_dataset(
     """
     name, version = parse_spec(spec)
     available = dataset_categories(spec, live_dir=live_dir)
+    if name == "bfcl" and categories and _names_multi_turn(categories):
+        available = dataset_categories(spec, live_dir=live_dir, multi_turn=True)
     chosen = _choose(categories, available)
     if name == "bfcl":
         release = official.get_release(version)
         return official.load_official(release, chosen, wheel=wheel, cache=cache_dir)
     return live.load_live(version, chosen, root=live_dir)
+
+
+def _names_multi_turn(categories: Sequence[str]) -> bool:
+    """True when the caller asks for multi-turn by name (a category or the group)."""
+    if isinstance(categories, str):
+        return False
+    items = {c.strip() for item in categories for c in item.split(",")}
+    return bool(items & ({"multi_turn"} | set(MULTI_TURN_OFFICIAL)))
 
 
 def _choose(categories: Sequence[str] | None, available: list[str]) -> list[str]:

@@ -28,6 +28,7 @@ import platformdirs
 
 from bfcl_action.categories import SINGLE_TURN_OFFICIAL
 from bfcl_action.dataset.bfcl_format import entry_file_name, read_category
+from bfcl_action.dataset.multi_turn import MULTI_TURN_OFFICIAL, read_multi_turn
 from bfcl_action.errors import DatasetError
 from bfcl_action.models import TestCase
 
@@ -108,12 +109,24 @@ def load_official(
     wheel: Path | None = None,
     cache: Path | None = None,
 ) -> list[TestCase]:
-    """Test cases of `categories` (official single-turn names), fetching the data if needed."""
+    """Test cases of `categories` (official names), fetching the data if needed."""
     root = ensure_extracted(release, wheel=wheel, cache=cache)
     manifest = _read_manifest(root)
     files: dict[str, str] = manifest["files"]
     cases: list[TestCase] = []
     for category in categories:
+        if category in MULTI_TURN_OFFICIAL:
+            cases.extend(
+                read_multi_turn(
+                    root,
+                    category,
+                    dataset=release.spec,
+                    suite=category,
+                    display=f"{release.spec}:",
+                    expected_sha256=files,
+                )
+            )
+            continue
         if category not in SINGLE_TURN_OFFICIAL:
             raise DatasetError(
                 f"category {category!r} is not loadable from {release.spec}; "

@@ -8,7 +8,13 @@ from typing import Any
 
 from bfcl_action.models import Mode, TestCase
 from bfcl_action.runner.backends import BackendOptions, ModelAnswer, ModelRequest
-from bfcl_action.runner.messages import first_turn_messages
+from bfcl_action.runner.messages import (
+    ConversationHook,
+    conversation_request,
+    first_turn_messages,
+    is_conversation_request,
+    is_multi_turn,
+)
 from bfcl_action.runner.naming import NameMap
 from bfcl_action.runner.openai_common import (
     SharedClient,
@@ -52,8 +58,11 @@ class OpenAIFunctionCalling:
         self.client = client or SharedClient(options)
         self.params = sampling_params(options)
         self.renderer = FunctionRenderer()
+        self.conversations = ConversationHook()
 
     def build_request(self, case: TestCase, sample: int) -> ModelRequest:
+        if is_multi_turn(case):
+            return conversation_request(case, sample)
         messages = first_turn_messages(case)
         rendered = self.renderer.render(case.functions, case.language)
         body: dict[str, Any] = {"model": self.model, "messages": messages, **self.params}
@@ -71,6 +80,8 @@ class OpenAIFunctionCalling:
         return ModelRequest(case.id, sample, body, key, context=rendered.names)
 
     async def send(self, request: ModelRequest) -> ModelAnswer:
+        if is_conversation_request(request):
+            return await self.conversations.run(self, request)
         start = time.perf_counter()
         data = await self.client.chat(request.body)
         message = first_message(data)

@@ -14,7 +14,13 @@ from typing import Any
 from bfcl_action.fingerprint import sha256_hex
 from bfcl_action.models import Mode, TestCase
 from bfcl_action.runner.backends import BackendOptions, ModelAnswer, ModelRequest
-from bfcl_action.runner.messages import first_turn_messages
+from bfcl_action.runner.messages import (
+    ConversationHook,
+    conversation_request,
+    first_turn_messages,
+    is_conversation_request,
+    is_multi_turn,
+)
 from bfcl_action.runner.openai_common import (
     SharedClient,
     first_message,
@@ -72,6 +78,7 @@ class OpenAIPrompt:
         self.client = client or SharedClient(options)
         self.params = sampling_params(options)
         self.renderer = FunctionRenderer()
+        self.conversations = ConversationHook()
         self._prompts: dict[str, str] = {}
 
     def _prompt_for(self, key: str, docs_json: str) -> str:
@@ -81,6 +88,8 @@ class OpenAIPrompt:
         return prompt
 
     def build_request(self, case: TestCase, sample: int) -> ModelRequest:
+        if is_multi_turn(case):
+            return conversation_request(case, sample)
         question = first_turn_messages(case)
         rendered = self.renderer.render(case.functions, case.language)
         messages = with_system_prompt(question, self._prompt_for(rendered.key, rendered.docs_json))
@@ -97,6 +106,8 @@ class OpenAIPrompt:
         return ModelRequest(case.id, sample, body, key)
 
     async def send(self, request: ModelRequest) -> ModelAnswer:
+        if is_conversation_request(request):
+            return await self.conversations.run(self, request)
         start = time.perf_counter()
         data = await self.client.chat(request.body)
         content = first_message(data).get("content")

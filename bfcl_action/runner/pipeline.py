@@ -10,12 +10,14 @@ from pathlib import Path
 from bfcl_action.categories import CATEGORIES, Checker
 from bfcl_action.compare import attach_case_context
 from bfcl_action.models import RunReport, TestCase
+from bfcl_action.multiturn.check import ExecutionOptions
 from bfcl_action.runner.backends import Backend, BackendOptions, create_backend
 from bfcl_action.runner.cache import ResponseCache
 from bfcl_action.runner.execute import CaseOutcome, ExecutionStats, execute
+from bfcl_action.runner.messages import ConversationHook
 from bfcl_action.runner.progress import Progress
 from bfcl_action.runner.retry import RetryPolicy
-from bfcl_action.runner.verdicts import Judge, judge_outcomes, repeat_summary
+from bfcl_action.runner.verdicts import Judge, checker_judge, judge_outcomes, repeat_summary
 from bfcl_action.scoring import build_report
 
 
@@ -33,6 +35,8 @@ class RunOptions:
     extra_notes: Sequence[str] = field(default_factory=tuple)
     model_name: str | None = None
     """The model the report names; a replay stands in for the model that was recorded."""
+    multi_turn: ExecutionOptions | None = None
+    """Sandbox settings for multi-turn environments (default limits, this interpreter)."""
 
     def comparable_settings(self) -> dict[str, object]:
         """Settings that change scores, hashed into the fingerprint (shards of one run share it)."""
@@ -55,15 +59,21 @@ async def collect_answers(
     owned = backend is None
     backend = backend or create_backend(options.backend)
     cache = ResponseCache(options.cache_dir) if options.cache_dir else None
+    policy = RetryPolicy(max_retries=options.max_retries, base_delay=options.retry_base_delay)
+    hook = getattr(backend, "conversations", None)
+    if isinstance(hook, ConversationHook):
+        from bfcl_action.multiturn.driver import ConversationSettings  # imports the runner
+
+        hook.settings = ConversationSettings(
+            execution=options.multi_turn or ExecutionOptions(), cache=cache, policy=policy
+        )
     try:
         outcomes, stats = await execute(
             list(cases),
             backend,
             repeat=options.repeat,
             concurrency=options.backend.concurrency,
-            policy=RetryPolicy(
-                max_retries=options.max_retries, base_delay=options.retry_base_delay
-            ),
+            policy=policy,
             cache=cache,
             progress=progress,
         )
@@ -97,7 +107,7 @@ def run_evaluation(
                 await backend.aclose()
 
     outcomes, stats = asyncio.run(answers())
-    results = judge_outcomes(outcomes, mode, judge)
+    results = judge_outcomes(outcomes, mode, judge or checker_judge(options.multi_turn))
     notes = list(options.extra_notes)
     if skipped:
         notes.append(

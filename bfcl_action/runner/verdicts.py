@@ -7,20 +7,30 @@ the all-K-pass rate (pass^k) and the cases that flip between samples.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from bfcl_action.checker import check_case
 from bfcl_action.models import CaseResult, Mode, TestCase
+from bfcl_action.multiturn.check import ExecutionOptions, check_conversation
+from bfcl_action.multiturn.executable import check_executable
 from bfcl_action.runner.execute import CaseOutcome
+from bfcl_action.runner.messages import is_multi_turn
 
 Judge = Callable[[TestCase, Any, Mode], CaseResult]
 
 
-def checker_judge() -> Judge:
-    """`bfcl_action.checker.check_case` (decodes, checks, never raises)."""
+def checker_judge(multi_turn: ExecutionOptions | None = None) -> Judge:
+    """`bfcl_action.checker.check_case` (decodes, checks, never raises); multi-turn cases go
+    to `bfcl_action.multiturn.check_conversation`, which runs their environments."""
 
     def judge(case: TestCase, output: Any, mode: Mode) -> CaseResult:
+        if is_multi_turn(case):
+            return check_conversation(case, output, mode=mode, options=multi_turn)
+        if (case.model_extra or {}).get("execute") is not None:
+            return check_executable(case, output, mode=mode, options=multi_turn)
         return check_case(case, output, mode=mode)
 
     return judge
@@ -57,11 +67,33 @@ def judge_outcome(outcome: CaseOutcome, mode: Mode, judge: Judge) -> CaseResult:
     return first.model_copy(update=update)
 
 
+def runs_code(case: TestCase) -> bool:
+    """Multi-turn and executable cases: judging them waits on sandbox processes."""
+    return is_multi_turn(case) or (case.model_extra or {}).get("execute") is not None
+
+
 def judge_outcomes(
-    outcomes: Sequence[CaseOutcome], mode: Mode, judge: Judge | None = None
+    outcomes: Sequence[CaseOutcome],
+    mode: Mode,
+    judge: Judge | None = None,
+    *,
+    sandbox_workers: int | None = None,
 ) -> list[CaseResult]:
+    """Verdicts in case order. Cases that run code are judged on a few threads at once
+    (their time is spent waiting on sandbox workers, which run in parallel)."""
     judge = judge or checker_judge()
-    return [judge_outcome(o, mode, judge) for o in outcomes]
+    results: list[CaseResult | None] = [None] * len(outcomes)
+    heavy = [i for i, o in enumerate(outcomes) if runs_code(o.case)]
+    workers = sandbox_workers or min(8, 2 * (os.cpu_count() or 1))
+    if len(heavy) > 1 and workers > 1:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = {i: pool.submit(judge_outcome, outcomes[i], mode, judge) for i in heavy}
+            for i, future in futures.items():
+                results[i] = future.result()
+    for i, outcome in enumerate(outcomes):
+        if results[i] is None:
+            results[i] = judge_outcome(outcome, mode, judge)
+    return [r for r in results if r is not None]
 
 
 def repeat_summary(results: Sequence[CaseResult]) -> tuple[dict[str, float | None], list[str]]:

@@ -1,0 +1,300 @@
+"""The parent side of the sandbox: one long-lived worker process per conversation.
+
+`Sandbox` starts `worker.py` in a subprocess (by path, `python -I`), sends it JSON Lines and
+waits for each answer with a wall-clock deadline. A call that hangs past the deadline, or a
+worker that dies (memory limit, CPU limit, `os._exit`, a segfault in a C extension), becomes
+the failed result `Error during execution: ...` of that one call; the next call starts a
+fresh worker and replays every earlier successful command, so the conversation's state is
+back where it was (environments are deterministic, as BFCL's are). Nothing here raises for a
+tool's misbehaviour; only an environment that cannot be created at all raises
+`EnvironmentSetupError`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bfcl_action.errors import BfclActionError
+
+WORKER = Path(__file__).with_name("worker.py")
+TUPLE_TAG = "__bfcl_tuple__"
+
+
+class EnvironmentSetupError(BfclActionError):
+    """An environment class could not be imported or constructed (a setup problem)."""
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """Per-worker limits. `call_timeout_s` is wall-clock per call; the others are rlimits."""
+
+    call_timeout_s: float = 10.0
+    memory_mb: int = 1024
+    cpu_s: int = 120
+    file_mb: int = 16
+    start_timeout_s: float = 30.0
+
+    def rlimits(self) -> dict[str, int]:
+        return {"memory_mb": self.memory_mb, "cpu_s": self.cpu_s, "file_mb": self.file_mb}
+
+
+@dataclass(frozen=True)
+class EnvironmentSpec:
+    """One environment of a conversation: the name calls use, the class, its initial state."""
+
+    name: str
+    target: str
+    config: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "target": self.target, "config": tag_tuples(self.config)}
+
+
+def tag_tuples(value: Any) -> Any:
+    """JSON-safe form that keeps tuples (the worker turns the tag back into a tuple)."""
+    if isinstance(value, tuple):
+        return {TUPLE_TAG: [tag_tuples(v) for v in value]}
+    if isinstance(value, list):
+        return [tag_tuples(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): tag_tuples(v) for k, v in value.items()}
+    return value
+
+
+class _WorkerGone(Exception):
+    pass
+
+
+@dataclass
+class SandboxStats:
+    calls: int = 0
+    timeouts: int = 0
+    crashes: int = 0
+    restarts: int = 0
+
+
+class Sandbox:
+    """A worker process plus the log of commands needed to rebuild its state.
+
+    `python` is the interpreter that hosts the environments (default: this one), `paths` are
+    prepended to its `sys.path` (e.g. the repository root holding `module:Class` targets).
+    Use as a context manager, or call `close()`.
+    """
+
+    def __init__(
+        self,
+        *,
+        limits: SandboxLimits | None = None,
+        python: str | None = None,
+        paths: Sequence[str | Path] = (),
+    ) -> None:
+        self.limits = limits or SandboxLimits()
+        self.python = python or sys.executable
+        self.paths = [str(Path(p).resolve()) for p in paths]
+        self.stats = SandboxStats()
+        self._history: list[dict[str, Any]] = []
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._buffer = b""
+        self._dir: str | None = None
+        self._broken: str | None = None
+
+    # --- lifecycle ----------------------------------------------------------------------
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._kill()
+        if self._dir is not None:
+            shutil.rmtree(self._dir, ignore_errors=True)
+            self._dir = None
+
+    def _kill(self) -> None:
+        proc, self._proc = self._proc, None
+        self._buffer = b""
+        if proc is None:
+            return
+        if proc.poll() is None:
+            proc.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=5)
+        for stream in (proc.stdin, proc.stdout):
+            if stream is not None:
+                stream.close()
+
+    def _start(self) -> None:
+        if self._dir is None:
+            self._dir = tempfile.mkdtemp(prefix="bfcl-sandbox-")
+        env = {"PATH": os.environ.get("PATH", ""), "LANG": "C.UTF-8"}
+        self._proc = subprocess.Popen(
+            [self.python, "-I", "-X", "utf8", str(WORKER)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=self._dir,
+            env=env,
+            start_new_session=True,
+        )
+        setup = {
+            "op": "setup",
+            "paths": self.paths,
+            "allowed_dir": self._dir,
+            "limits": self.limits.rlimits(),
+        }
+        answer = self._exchange(setup, self.limits.start_timeout_s)
+        if not answer.get("ok"):
+            raise _WorkerGone(f"worker setup failed: {answer.get('error')}")
+        if self._history:
+            self.stats.restarts += 1
+            for command in self._history:
+                self._exchange(command, self.limits.start_timeout_s)
+
+    # --- transport ----------------------------------------------------------------------
+
+    def _exchange(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
+        proc = self._proc
+        if proc is None or proc.stdin is None or proc.stdout is None:
+            raise _WorkerGone("no worker")
+        try:
+            proc.stdin.write(json.dumps(message).encode("utf-8") + b"\n")
+            proc.stdin.flush()
+        except (BrokenPipeError, OSError) as exc:
+            raise _WorkerGone(self._death_reason()) from exc
+        deadline = time.monotonic() + timeout
+        fd = proc.stdout.fileno()
+        while b"\n" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                raise _WorkerGone(self._death_reason())
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        try:
+            answer = json.loads(line)
+        except ValueError:
+            raise _WorkerGone("worker sent a malformed answer") from None
+        if not isinstance(answer, dict):
+            raise _WorkerGone("worker sent a malformed answer")
+        return answer
+
+    def _death_reason(self) -> str:
+        proc = self._proc
+        if proc is None:
+            return "the sandbox worker is gone"
+        try:
+            code = proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            return "the sandbox worker stopped answering"
+        if code < 0:
+            import signal
+
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            hint = {"SIGXCPU": " (CPU time limit)", "SIGKILL": " (killed)"}.get(name, "")
+            return f"the tool crashed the sandbox worker: {name}{hint}"
+        return f"the tool crashed the sandbox worker (exit code {code})"
+
+    def request(self, message: dict[str, Any], *, record: bool) -> dict[str, Any]:
+        """Send one command; a hang or crash comes back as `{"ok": False, "error": ...}`.
+
+        `record` keeps the command for replay after a restart (only if it succeeded).
+        """
+        if self._broken is not None:
+            return {"ok": False, "error": self._broken}
+        try:
+            if self._proc is None:
+                self._start()
+        except (_WorkerGone, TimeoutError, OSError) as exc:
+            self._kill()
+            self._broken = f"the sandbox could not be (re)started: {exc or 'timed out'}"
+            return {"ok": False, "error": self._broken}
+        try:
+            answer = self._exchange(message, self.limits.call_timeout_s)
+        except TimeoutError:
+            self.stats.timeouts += 1
+            self._kill()
+            return {
+                "ok": False,
+                "error": f"timed out after {self.limits.call_timeout_s:g} s",
+                "lost": True,
+            }
+        except _WorkerGone as exc:
+            self.stats.crashes += 1
+            self._kill()
+            return {"ok": False, "error": str(exc), "lost": True}
+        if record and answer.get("ok"):
+            self._history.append(message)
+        return answer
+
+    # --- conversation API ---------------------------------------------------------------
+
+    def init(self, side: str, envs: Sequence[EnvironmentSpec], *, long_context: bool) -> list[str]:
+        """Create `side`'s instances; returns the method names calls may use."""
+        message = {
+            "op": "init",
+            "side": side,
+            "envs": [e.to_json() for e in envs],
+            "long_context": long_context,
+        }
+        answer = self.request(message, record=True)
+        if not answer.get("ok"):
+            raise EnvironmentSetupError(str(answer.get("error")))
+        return [str(m) for m in answer.get("methods") or []]
+
+    def call(
+        self, side: str, name: str, args: Sequence[Any] = (), kwargs: dict[str, Any] | None = None
+    ) -> str:
+        """Run one method call; the result text, or `Error during execution: ...`."""
+        self.stats.calls += 1
+        message = {
+            "op": "call",
+            "side": side,
+            "name": name,
+            "args": tag_tuples(list(args)),
+            "kwargs": tag_tuples(kwargs or {}),
+        }
+        answer = self.request(message, record=True)
+        if answer.get("ok"):
+            return str(answer.get("result"))
+        return f"Error during execution: {answer.get('error')}"
+
+    def compare(self, left: str, right: str) -> dict[str, Any]:
+        """BFCL's state check between two sides (`valid`, `instance`, `differences`)."""
+        answer = self.request({"op": "compare", "left": left, "right": right}, record=False)
+        if not answer.get("ok"):
+            return {"valid": False, "instance": "", "error": str(answer.get("error"))}
+        return answer
+
+    def invoke(
+        self, target: str, args: Sequence[Any] = (), kwargs: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Call a plain `module:function`; `value`/`repr`, `raised`, or `error` (hang, crash)."""
+        message = {
+            "op": "invoke",
+            "target": target,
+            "args": tag_tuples(list(args)),
+            "kwargs": tag_tuples(kwargs or {}),
+        }
+        return self.request(message, record=False)

@@ -1,0 +1,376 @@
+"""The sandboxed worker: holds one conversation's environment instances and runs their methods.
+
+Run by path (`python -I worker.py`), it imports only the standard library, so any Python 3.9+
+interpreter that can import the environment classes can host it. It speaks JSON Lines on
+private copies of stdin/stdout (tool code sees /dev/null and a throwaway buffer instead).
+
+Before any tool code is imported it applies the limits the parent sends: address space and
+CPU seconds (`resource.setrlimit`), a file-size cap, and an audit hook that refuses sockets,
+process creation, `ctypes`, and file access outside the sandbox's temp directory (reads of
+importable modules excepted). The hook is defence in depth against careless or hostile *tool
+code and model arguments*, not a security boundary: run tools you do not trust in a container.
+
+Messages (one JSON object per line, parent -> worker):
+- `{"op": "setup", "paths": [...], "allowed_dir": str, "limits": {...}}`
+- `{"op": "init", "side": str, "envs": [{"name", "target", "config"}], "long_context": bool}`
+- `{"op": "call", "side": str, "name": str, "args": [...], "kwargs": {...}}`
+- `{"op": "compare", "left": str, "right": str}` (left = model, right = ground truth)
+- `{"op": "invoke", "target": "module:function", "args": [...], "kwargs": {...}}`
+Every answer is `{"ok": true, ...}` or `{"ok": false, "error": str}`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import importlib
+import inspect
+import io
+import json
+import os
+import sys
+from typing import Any
+
+FORBIDDEN_NAMES = frozenset({"kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run"})
+"""Method names never dispatched (BFCL refuses the same names before executing a call)."""
+
+TUPLE_TAG = "__bfcl_tuple__"
+_REPR_LIMIT = 2000
+
+_BLOCKED_PREFIXES = ("socket.", "ctypes.", "subprocess.", "os.exec", "os.spawn", "os.posix_spawn")
+_BLOCKED_EVENTS = frozenset(
+    {
+        "os.system",
+        "os.fork",
+        "os.forkpty",
+        "os.kill",
+        "os.killpg",
+        "pty.spawn",
+        "os.startfile",
+        "signal.pthread_kill",
+        "sys.remote_exec",
+        "webbrowser.open",
+        "urllib.Request",
+        "http.client.connect",
+        "ftplib.connect",
+        "smtplib.connect",
+        "poplib.connect",
+        "imaplib.open",
+        "telnetlib.Telnet.open",
+    }
+)
+_PATH_EVENTS = {
+    "os.remove": (0,),
+    "os.rmdir": (0,),
+    "os.rename": (0, 1),
+    "os.replace": (0, 1),
+    "os.mkdir": (0,),
+    "os.chmod": (0,),
+    "os.chown": (0,),
+    "os.truncate": (0,),
+    "os.utime": (0,),
+    "os.symlink": (0, 1),
+    "os.link": (0, 1),
+    "os.chdir": (0,),
+    "shutil.rmtree": (0,),
+    "shutil.copyfile": (0, 1),
+    "shutil.move": (0, 1),
+}
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+
+
+class SandboxViolation(PermissionError):
+    """Raised inside the worker when tool code tries something the sandbox forbids."""
+
+
+class _Policy:
+    """The audit hook: decides which side effects tool code may have."""
+
+    def __init__(self, allowed_dir: str, read_roots: list[str]) -> None:
+        self.allowed_dir = os.path.realpath(allowed_dir)
+        self.read_roots = [os.path.realpath(p) for p in read_roots if p]
+        self.active = False
+
+    def _inside(self, path: str, roots: list[str]) -> bool:
+        return any(path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
+
+    def _resolve(self, raw: Any) -> str | None:
+        if isinstance(raw, int) or raw is None:
+            return None
+        try:
+            return os.path.realpath(os.fsdecode(raw))
+        except (TypeError, ValueError):
+            return "<unreadable path>"
+
+    def __call__(self, event: str, args: tuple[Any, ...]) -> None:
+        if not self.active:
+            return
+        if event.startswith(_BLOCKED_PREFIXES) or event in _BLOCKED_EVENTS:
+            kind = "network access" if event.startswith("socket.") else f"{event!r}"
+            raise SandboxViolation(f"sandbox: {kind} is not allowed")
+        if event == "open":
+            self._check_open(args)
+        elif event in ("os.listdir", "os.scandir"):
+            path = self._resolve(args[0] if args else ".")
+            if path is not None and not self._inside(path, [self.allowed_dir, *self.read_roots]):
+                raise SandboxViolation(f"sandbox: listing {path!r} is not allowed")
+        elif event in _PATH_EVENTS:
+            for index in _PATH_EVENTS[event]:
+                if index < len(args):
+                    path = self._resolve(args[index])
+                    if path is not None and not self._inside(path, [self.allowed_dir]):
+                        raise SandboxViolation(f"sandbox: {event} on {path!r} is not allowed")
+
+    def _check_open(self, args: tuple[Any, ...]) -> None:
+        path = self._resolve(args[0] if args else None)
+        if path is None:
+            return
+        mode = args[1] if len(args) > 1 else None
+        flags = args[2] if len(args) > 2 and isinstance(args[2], int) else 0
+        writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or bool(
+            flags & _WRITE_FLAGS
+        )
+        if self._inside(path, [self.allowed_dir]):
+            return
+        if not writes and self._inside(path, self.read_roots):
+            return
+        raise SandboxViolation(f"sandbox: opening {path!r} is not allowed")
+
+
+def _apply_limits(limits: dict[str, Any]) -> None:
+    try:
+        import resource
+    except ImportError:  # not POSIX: time limits still apply (the parent kills the worker)
+        return
+    memory = limits.get("memory_mb")
+    if memory:
+        size = int(memory) * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (size, size))
+    cpu = limits.get("cpu_s")
+    if cpu:
+        resource.setrlimit(resource.RLIMIT_CPU, (int(cpu), int(cpu) + 2))
+    file_mb = limits.get("file_mb")
+    if file_mb:
+        size = int(file_mb) * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+
+
+def _untag(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_untag(v) for v in value]
+    if isinstance(value, dict):
+        if len(value) == 1 and TUPLE_TAG in value:
+            return tuple(_untag(v) for v in value[TUPLE_TAG])
+        return {k: _untag(v) for k, v in value.items()}
+    return value
+
+
+def _resolve_target(target: str) -> Any:
+    module_name, sep, attr = target.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"expected 'module:Name', found {target!r}")
+    found: Any = importlib.import_module(module_name)
+    for part in attr.split("."):
+        found = getattr(found, part)
+    return found
+
+
+def result_text(value: Any) -> str:
+    """A call's result as the model sees it (BFCL's rule: str as is, dict as JSON, else str)."""
+    if type(value) is str:
+        return value
+    if type(value) is dict:
+        try:
+            return json.dumps(value)
+        except (TypeError, ValueError):
+            return str(value)
+    return str(value)
+
+
+def error_text(exc: BaseException) -> str:
+    message = str(exc)
+    if not message or isinstance(exc, (MemoryError, RecursionError)):
+        message = f"{type(exc).__name__}: {message}".rstrip(": ")
+    return f"Error during execution: {message}"
+
+
+def _short_repr(value: Any) -> str:
+    try:
+        text = repr(value)
+    except Exception as exc:  # a hostile __repr__
+        text = f"<unprintable {type(value).__name__}: {exc}>"
+    return text if len(text) <= _REPR_LIMIT else text[:_REPR_LIMIT] + "..."
+
+
+class Worker:
+    """Environment instances by side (`model`, `truth`) and the method table of each side."""
+
+    def __init__(self) -> None:
+        self.instances: dict[str, dict[str, Any]] = {}
+        self.methods: dict[str, dict[str, Any]] = {}
+        self.policy: _Policy | None = None
+
+    def setup(self, message: dict[str, Any]) -> dict[str, Any]:
+        for path in reversed(message.get("paths") or []):
+            if path not in sys.path:
+                sys.path.insert(0, path)
+        allowed = str(message["allowed_dir"])
+        os.chdir(allowed)
+        roots = [p for p in sys.path if p] + [sys.prefix, sys.base_prefix]
+        self.policy = _Policy(allowed, roots)
+        _apply_limits(message.get("limits") or {})
+        sys.addaudithook(self.policy)
+        self.policy.active = True
+        return {"ok": True, "pid": os.getpid()}
+
+    def init(self, message: dict[str, Any]) -> dict[str, Any]:
+        side = str(message["side"])
+        long_context = bool(message.get("long_context"))
+        instances: dict[str, Any] = {}
+        methods: dict[str, Any] = {}
+        for env in message.get("envs") or []:
+            name = str(env["name"])
+            try:
+                cls = _resolve_target(str(env["target"]))
+                instance = self._instantiate(cls, _untag(env.get("config") or {}), long_context)
+            except BaseException as exc:
+                return {"ok": False, "error": f"cannot create {name} ({env['target']}): {exc!r}"}
+            instances[name] = instance
+            for method_name, method in inspect.getmembers(instance, predicate=inspect.ismethod):
+                if not method_name.startswith("_"):
+                    methods[method_name] = method
+        self.instances[side] = instances
+        self.methods[side] = methods
+        return {"ok": True, "methods": sorted(methods)}
+
+    @staticmethod
+    def _instantiate(cls: Any, config: dict[str, Any], long_context: bool) -> Any:
+        """BFCL's convention (`Class()` then `_load_scenario(config)`) or `Class(**config)`."""
+        loader = getattr(cls, "_load_scenario", None)
+        if loader is None:
+            return cls(**config)
+        instance = cls()
+        try:
+            accepts = "long_context" in inspect.signature(instance._load_scenario).parameters
+        except (TypeError, ValueError):
+            accepts = False
+        if accepts:
+            instance._load_scenario(copy.deepcopy(config), long_context=long_context)
+        else:
+            instance._load_scenario(copy.deepcopy(config))
+        return instance
+
+    def call(self, message: dict[str, Any]) -> dict[str, Any]:
+        side = str(message["side"])
+        name = str(message["name"])
+        args = _untag(message.get("args") or [])
+        kwargs = _untag(message.get("kwargs") or {})
+        method = self.methods.get(side, {}).get(name)
+        if name in FORBIDDEN_NAMES:
+            return {
+                "ok": True,
+                "result": f"Error during execution: Function call {name} is not allowed.",
+            }
+        if method is None:
+            return {"ok": True, "result": f"Error during execution: name '{name}' is not defined"}
+        return {"ok": True, "result": self._run(method, args, kwargs)}
+
+    def invoke(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Call a plain function (executable single-turn checks); the value comes back as JSON."""
+        try:
+            function = _resolve_target(str(message["target"]))
+        except BaseException as exc:
+            return {"ok": False, "error": f"cannot load {message['target']}: {exc!r}"}
+        args = _untag(message.get("args") or [])
+        kwargs = _untag(message.get("kwargs") or {})
+        sink = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(sink):
+                value = function(*args, **kwargs)
+        except BaseException as exc:
+            return {"ok": True, "raised": error_text(exc)}
+        try:
+            json.dumps(value)
+            return {"ok": True, "value": value, "repr": _short_repr(value)}
+        except (TypeError, ValueError):
+            return {"ok": True, "value": None, "repr": _short_repr(value), "opaque": True}
+
+    @staticmethod
+    def _run(method: Any, args: list[Any], kwargs: dict[str, Any]) -> str:
+        sink = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(sink):
+                value = method(*args, **kwargs)
+            return result_text(value)
+        except BaseException as exc:
+            return error_text(exc)
+
+    def compare(self, message: dict[str, Any]) -> dict[str, Any]:
+        """BFCL's state check: every public attribute of every ground-truth instance equal."""
+        left = self.instances.get(str(message["left"]), {})
+        right = self.instances.get(str(message["right"]), {})
+        for name, truth in right.items():
+            model = left.get(name)
+            differences: dict[str, dict[str, str]] = {}
+            for attr, expected in vars(truth).items():
+                if attr.startswith("_"):
+                    continue
+                found = getattr(model, attr, None)
+                try:
+                    equal = bool(found == expected)
+                except BaseException:
+                    equal = False
+                if not equal:
+                    differences[attr] = {
+                        "model": _short_repr(found),
+                        "ground_truth": _short_repr(expected),
+                    }
+            if differences:
+                return {"ok": True, "valid": False, "instance": name, "differences": differences}
+        return {"ok": True, "valid": True}
+
+    def handle(self, message: dict[str, Any]) -> dict[str, Any]:
+        op = message.get("op")
+        handler = {
+            "setup": self.setup,
+            "init": self.init,
+            "call": self.call,
+            "compare": self.compare,
+            "invoke": self.invoke,
+        }.get(str(op))
+        if handler is None:
+            return {"ok": False, "error": f"unknown op {op!r}"}
+        try:
+            return handler(message)
+        except BaseException as exc:
+            return {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+
+
+def main() -> None:
+    if sys.path and os.path.realpath(sys.path[0]) == os.path.dirname(os.path.realpath(__file__)):
+        sys.path.pop(0)  # this file's directory is not an import root for tool code
+    incoming = os.fdopen(os.dup(0), "rb")
+    outgoing = os.fdopen(os.dup(1), "wb")
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.dup2(devnull, 1)
+    sys.stdin = open(os.devnull)  # noqa: SIM115 - lives as long as the worker
+    sys.stdout = io.StringIO()
+    worker = Worker()
+    for line in incoming:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            answer: dict[str, Any] = {"ok": False, "error": "not JSON"}
+        else:
+            answer = worker.handle(message if isinstance(message, dict) else {})
+        try:
+            data = json.dumps(answer, default=str)
+        except (TypeError, ValueError) as exc:
+            data = json.dumps({"ok": False, "error": f"unserialisable answer: {exc}"})
+        outgoing.write(data.encode("utf-8", "replace") + b"\n")
+        outgoing.flush()
+
+
+if __name__ == "__main__":
+    main()
