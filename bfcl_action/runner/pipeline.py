@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bfcl_action.categories import CATEGORIES, Checker
 from bfcl_action.compare import attach_case_context
 from bfcl_action.models import RunReport, TestCase
 from bfcl_action.multiturn.check import ExecutionOptions
@@ -94,7 +93,6 @@ def run_evaluation(
     progress: Progress | None = None,
 ) -> tuple[RunReport, ExecutionStats]:
     """Answers for every case, checked and scored into a report."""
-    cases, skipped = split_runnable(cases)
     owned = backend is None
     backend = backend or create_backend(options.backend)
     mode = backend.mode  # a replayed run report says which mode it was recorded in
@@ -109,12 +107,6 @@ def run_evaluation(
     outcomes, stats = asyncio.run(answers())
     results = judge_outcomes(outcomes, mode, judge or checker_judge(options.multi_turn))
     notes = list(options.extra_notes)
-    if skipped:
-        notes.append(
-            f"{len(skipped)} multi-turn case(s) not run (multi-turn conversations are not "
-            f"supported by the runner yet): {', '.join(c.id for c in skipped[:20])}"
-            + (" ..." if len(skipped) > 20 else "")
-        )
     notes.append(
         f"requests {stats.requests}, cache hits {stats.cache_hits}, retries {stats.retries}, "
         f"infrastructure errors {stats.infra_errors}"
@@ -135,18 +127,6 @@ def run_evaluation(
     # the question, expected answer and offered tools travel with each result, so a later
     # comparison can explain a flipped case without the dataset at hand
     return attach_case_context(report, cases), stats
-
-
-def split_runnable(cases: Sequence[TestCase]) -> tuple[list[TestCase], list[TestCase]]:
-    """Single-turn cases to run, and multi-turn ones left out (they need an execution loop)."""
-    runnable: list[TestCase] = []
-    skipped: list[TestCase] = []
-    for case in cases:
-        multi = len(case.question) > 1 or (
-            case.category in CATEGORIES and CATEGORIES[case.category].checker is Checker.MULTI_TURN
-        )
-        (skipped if multi else runnable).append(case)
-    return runnable, skipped
 
 
 def infra_error_rate(report: RunReport) -> float:
