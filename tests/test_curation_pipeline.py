@@ -233,3 +233,19 @@ def test_the_build_prints_why_each_item_was_dropped(
     )
     out = capsys.readouterr().out
     assert f"dropped file:{src}:1: license: 'Proprietary' is not accepted" in out
+
+
+def test_invalid_schemas_are_rejected_with_the_loader_message(tmp_path: Path) -> None:
+    bad_required = weather_doc()
+    bad_required["parameters"]["required"] = ["city", "country"]
+    bad_type = weather_doc()
+    bad_type["parameters"]["properties"]["city"]["type"] = 5
+    rows = [
+        contribution(functions=[bad_required]),
+        contribution("Weather in Lima?", functions=[bad_type]),
+        contribution("Weather in Quito?", ground_truth=[{"get_weather": {"city": "Quito"}}]),
+    ]
+    _, report = _build(tmp_path, rows)
+    assert [d.reason for d in report.drops] == ["invalid_functions", "invalid_functions"]
+    assert "required parameter 'country' is not defined in properties" in report.drops[0].detail
+    assert report.added == 1  # the valid one is kept
