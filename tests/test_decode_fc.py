@@ -129,3 +129,13 @@ def test_decode_output_sends_prompt_text_to_the_prompt_decoder() -> None:
     assert decode_output("[f(x=1)]", mode="prompt", language="python") == [
         Call(name="f", arguments={"x": 1})
     ]
+
+
+def test_responses_api_function_call_items_are_read() -> None:
+    item = {"type": "function_call", "call_id": "c1", "name": "f", "arguments": '{"x": 1}'}
+    assert decode_fc([item]) == [Call(name="f", arguments={"x": 1})]
+
+
+def test_responses_api_function_call_objects_are_read() -> None:
+    item = SimpleNamespace(type="function_call", name="f", arguments="{}", call_id="c1")
+    assert decode_fc([item]) == [Call(name="f")]

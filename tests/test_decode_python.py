@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -196,3 +198,16 @@ def test_other_expressions_fail(text: str) -> None:
 
 def test_every_list_element_must_be_a_call() -> None:
     assert fails("[f(a=1), 2]")
+
+
+def test_compiler_warnings_about_model_text_are_not_printed() -> None:
+    code = (
+        "from bfcl_action.decode import DecodeError, decode_prompt\n"
+        "assert decode_prompt(r\"f(a='\\d')\", 'python')[0].arguments == {'a': '\\\\d'}\n"
+        "try:\n    decode_prompt('f(a=1if 1 else 2)', 'python')\n"
+        "except DecodeError:\n    pass\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-W", "error", "-c", code], capture_output=True, text=True, check=False
+    )
+    assert (done.returncode, done.stderr) == (0, "")

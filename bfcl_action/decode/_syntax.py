@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from bfcl_action.decode.errors import DecodeError, failed
+from bfcl_action.decode.errors import failed
 from bfcl_action.decode.limits import MAX_DEPTH, MAX_TOKENS
 
 
@@ -48,7 +48,7 @@ def check_depth(root: Node, tokens: int, limit: int = 2 * MAX_DEPTH) -> None:
     while stack:
         node, depth = stack.pop()
         if depth > limit:
-            raise DecodeError("ast_decoder:decoder_failed", f"nested deeper than {limit}")
+            raise failed(f"nested deeper than {limit}")
         stack.extend((child, depth + 1) for child in node.children)
 
 
@@ -100,7 +100,7 @@ class ParseFailure(Exception):
 
 def check_token_count(tokens: list[Node]) -> None:
     if len(tokens) > MAX_TOKENS:
-        raise DecodeError("ast_decoder:decoder_failed", f"text has over {MAX_TOKENS} tokens")
+        raise failed(f"text has over {MAX_TOKENS} tokens")
 
 
 @dataclass(eq=False)
@@ -155,7 +155,7 @@ class TokenStream:
     def enter(self) -> None:
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise DecodeError("ast_decoder:decoder_failed", f"nested deeper than {MAX_DEPTH}")
+            raise failed(f"nested deeper than {MAX_DEPTH}")
 
     def leave(self) -> None:
         self.depth -= 1
@@ -189,10 +189,6 @@ def scan_quoted(
             break
         index += 1
     raise ParseFailure("unterminated string")
-
-
-def is_identifier_start(char: str) -> bool:
-    return char.isalpha() or char in "_$"
 
 
 def is_identifier_part(char: str) -> bool:

@@ -15,7 +15,8 @@ Two extensions that upstream's OpenAI handler does not have, both for inputs it 
 a result file: an already-parsed mapping value (`[{name: {..}}]`, the checker's own input form,
 as Gemini-style handlers produce) is taken as the arguments (with upstream's format check: one
 key per such call, else `decoder_wrong_output_format`), and OpenAI `tool_calls` (dicts or
-SDK objects with `function.name` / `function.arguments`) are read directly.
+SDK objects with `function.name` / `function.arguments`) and Responses API `function_call`
+items (`type`, `name`, `arguments`) are read directly.
 """
 
 from __future__ import annotations
@@ -72,10 +73,14 @@ def _decode_item(item: Any, index: int) -> Call:
 def _tool_call_parts(item: Any) -> tuple[Any, Any] | None:
     """`(name, arguments)` of an OpenAI tool call (dict or SDK object), else None.
 
-    A BFCL item `{"function": {..}}` is only taken for a tool call when its value has both
-    `name` and `arguments`, which is the tool-call shape and not a plausible argument set.
+    Chat Completions tool calls nest `name`/`arguments` under `function`; Responses API
+    `function_call` items carry them directly. A BFCL item `{"function": {..}}` is only taken
+    for a tool call when its value has both `name` and `arguments`, which is the tool-call
+    shape and not a plausible argument set.
     """
     function: Any
+    if _is_responses_call(item):
+        return _field(item, "name"), _field(item, "arguments")
     if isinstance(item, Mapping):
         function = item.get("function")
         if not (
@@ -93,6 +98,21 @@ def _tool_call_parts(item: Any) -> tuple[Any, Any] | None:
     if name is None or not hasattr(function, "arguments"):
         return None
     return name, function.arguments
+
+
+def _field(item: Any, key: str) -> Any:
+    return item[key] if isinstance(item, Mapping) else getattr(item, key)
+
+
+def _is_responses_call(item: Any) -> bool:
+    try:
+        return bool(
+            _field(item, "type") == "function_call"
+            and isinstance(_field(item, "name"), str)
+            and _field(item, "arguments") is not None
+        )
+    except Exception:  # any odd object is simply not a Responses item
+        return False
 
 
 def _decode_arguments(arguments: Any, name: str) -> dict[str, Any]:

@@ -46,7 +46,7 @@ from bfcl_action.decode._syntax import (
     composite,
     is_identifier_part,
 )
-from bfcl_action.decode.errors import DecodeError, failed, wrong_format
+from bfcl_action.decode.errors import failed, wrong_format
 from bfcl_action.decode.prompt_text import bracket_text
 from bfcl_action.models import Call
 
@@ -751,6 +751,3 @@ def _value(source: Source, node: Node, *, nested: bool) -> str:
     if node.children:
         return "".join(_value(source, child, nested=True) for child in node.children)
     return source.java_text(node)
-
-
-__all__ = ["POSITIONAL_KEY", "DecodeError", "decode_java"]

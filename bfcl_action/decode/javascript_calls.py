@@ -364,6 +364,15 @@ class _Parser:
         position = self.stream.position
         return self.stream.tokens[position - 1].end if position else 0
 
+    def word_is(self, word: str) -> bool:
+        """Whether the next token is the identifier `word` (a contextual keyword)."""
+        token = self.stream.peek()
+        return (
+            token is not None
+            and token.type == "identifier"
+            and self.source.node_text(token) == word
+        )
+
     def program(self) -> Node:
         statements: list[Node] = []
         while self.stream.peek() is not None:
@@ -382,9 +391,7 @@ class _Parser:
             label = [stream.next(), stream.next()]
             return composite("labeled_statement", [*label, self.statement()])
         if token.type in {"var", "const"} or (
-            token.type == "identifier"
-            and self.source.node_text(token) == "let"
-            and stream.at("identifier", "[", "{", ahead=1)
+            self.word_is("let") and stream.at("identifier", "[", "{", ahead=1)
         ):
             return self.declaration()
         return self.finish_statement("expression_statement", [self.sequence()])
@@ -457,11 +464,7 @@ class _Parser:
         stream = self.stream
         start = stream.position
         children: list[Node] = []
-        if (
-            stream.at("identifier")
-            and self.source.node_text(stream.peek() or Node("", 0, 0)) == ("async")
-            and (stream.at("identifier", "(", ahead=1))
-        ):
+        if self.word_is("async") and stream.at("identifier", "(", ahead=1):
             children.append(stream.next())
         if stream.at("identifier") and stream.at("=>", ahead=1):
             children.append(stream.next())
@@ -522,9 +525,7 @@ class _Parser:
         stream.enter()
         try:
             if stream.at("!", "~", "+", "-", "typeof", "void", "delete") or (
-                stream.at("identifier")
-                and self.source.node_text(stream.peek() or Node("", 0, 0)) == "await"
-                and not stream.at("=", "=>", ")", ",", ahead=1)
+                self.word_is("await") and not stream.at("=", "=>", ")", ",", ahead=1)
             ):
                 operator = stream.next()
                 type_ = "await_expression" if operator.type == "identifier" else "unary_expression"

@@ -32,6 +32,7 @@ from __future__ import annotations
 import ast
 import operator
 import re
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -43,6 +44,13 @@ from bfcl_action.models import Call
 KWARGS_KEY = "**"
 """Key under which a `**mapping` argument is kept (no parameter can have this name)."""
 
+_SOURCE_NAME = "<model output>"
+"""File name given to `ast.parse`, so the warnings Python's compiler raises about model text
+(`1if`, `"\\d"`) can be silenced without touching any other warning, thread-safely."""
+
+for _category in (SyntaxWarning, DeprecationWarning):
+    warnings.filterwarnings("ignore", category=_category, module=re.escape(_SOURCE_NAME) + "$")
+
 _WORK_BUDGET = 10 * MAX_VALUE_SIZE
 """Total elements all evaluated operators of one output may build."""
 
@@ -51,7 +59,7 @@ def decode_python(text: str) -> list[Call]:
     """Decode Python call-list text into calls, or raise `DecodeError`."""
     source = bracket_text(text)
     try:
-        tree = ast.parse(source, mode="eval")
+        tree = ast.parse(source, filename=_SOURCE_NAME, mode="eval")
     except (SyntaxError, ValueError, MemoryError, RecursionError, UnicodeError) as exc:
         raise failed(f"not a Python call list: {type(exc).__name__}: {exc}") from None
     body = tree.body
