@@ -381,6 +381,29 @@ def ast_mutations(ctx: _Ctx) -> Iterator[tuple[str, Calls, bool]]:
             yield "value_none_listed", _replace_arg(base, ci, p, None), False
             break
 
+    # Two changes at once: which one upstream reports first is its order of checks.
+    params = sorted(args)
+    if len(params) >= 2:
+        p1, p2 = rng.sample(params, 2)
+        both = _replace_arg(base, ci, p1, _other_value(args[p1], rng))
+        yield "combo_two_values", _replace_arg(both, ci, p2, _other_value(args[p2], rng)), False
+        swapped_types = _replace_arg(base, ci, p1, _other_value(args[p1], rng))
+        yield "combo_value_and_none", _replace_arg(swapped_types, ci, p2, None), False
+    if required:
+        dropped = _drop(base, ci, rng.choice(required))
+        yield "combo_missing_and_unknown", _replace_arg(dropped, ci, "zz_unknown", 1), False
+    if args:
+        p = rng.choice(params)
+        extra = _replace_arg(base, ci, "zz_unknown", 1)
+        yield (
+            "combo_unknown_and_value",
+            _replace_arg(extra, ci, p, _other_value(args[p], rng)),
+            False,
+        )
+    if any("." in next(iter(c)) for c in base):
+        every = [{next(iter(c)).replace(".", "_"): next(iter(c.values()))} for c in base]
+        yield "names_all_underscored", every, True
+        yield "names_all_underscored", every, False
     yield "calls_empty", [], False
     yield "calls_extra_duplicate", [*base, copy.deepcopy(base[ci])], False
     if len(base) >= 2:
@@ -784,6 +807,9 @@ def case_samples(case: TestCase, seed: int = 0) -> list[Sample]:
         samples.append(Sample(case.id, "irr_call_in_prose", "prompt", f"Call {text[1:-1]} now."))
         samples.append(Sample(case.id, "irr_empty_dict_text", "prompt", "[{}]"))
         samples.append(Sample(case.id, "irr_empty_dict", "decoded", [{}]))
+        samples.append(Sample(case.id, "irr_empty_name", "decoded", [{"": {}}]))
+        samples.append(Sample(case.id, "irr_empty_name", "fc", [{"": "{}"}]))
+        samples.append(Sample(case.id, "irr_name_only_text", "prompt", next(iter(call[0]))))
         samples.append(
             Sample(case.id, "irr_fc_bad_json", "fc", [{next(iter(call[0])): "{not json"}])
         )
