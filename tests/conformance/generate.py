@@ -740,6 +740,18 @@ FORMAT_DECODED: dict[str, Callable[[Calls], Any]] = {
     "format_empty_dict": lambda c: [{}],
 }
 
+FC_JSON_FORMS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "fc_ascii_escaped": lambda a: json.dumps(a, ensure_ascii=True),
+    "fc_pretty_json": lambda a: json.dumps(a, indent=2),
+    "fc_double_encoded": lambda a: json.dumps(json.dumps(a)),
+    "fc_trailing_garbage": lambda a: json.dumps(a) + " }",
+    "fc_python_repr": repr,
+    "fc_duplicate_key": lambda a: (
+        json.dumps(a)[:-1] + ', "zz": 1, "zz": 2}' if a else '{"zz": 1, "zz": 2}'
+    ),
+    "fc_nan_value": lambda a: json.dumps({**a, next(iter(a)): float("nan")}) if a else "{}",
+}
+
 PROSE = {
     "prose_plain": "I'm sorry, I can't help with that request.",
     "prose_empty": "",
@@ -825,4 +837,8 @@ def case_samples(case: TestCase, seed: int = 0) -> list[Sample]:
             samples.append(Sample(case.id, "fc_bad_json", "fc", [{name: "{not json"}]))
             samples.append(Sample(case.id, "fc_args_list", "fc", [{name: "[1, 2]"}]))
             samples.append(Sample(case.id, "fc_args_string", "fc", [{name: '"text"'}]))
+            if _jsonable(base):
+                for kind, dump in FC_JSON_FORMS.items():
+                    out = [{n: dump(a)} for c in base for n, a in c.items()]
+                    samples.append(Sample(case.id, kind, "fc", out))
     return samples
