@@ -48,22 +48,42 @@ def _workload(seed: int = 0) -> list[tuple[Any, Any]]:
 CHUNK = 500
 
 
-def _best_of_interleaved(fns: list[Any], items: list[Any], rounds: int) -> list[float]:
-    """CPU seconds each function needs for all `items`, robust to a shared, busy machine.
+def _best_of_interleaved(
+    fns: list[Any], groups: dict[str, list[Any]], rounds: int
+) -> dict[str, list[float]]:
+    """CPU seconds each function needs for each group of items, robust to a busy machine.
 
-    Items go in chunks; every round runs each function on each chunk in turn (A B A B ...),
-    and a chunk counts with its fastest round. CPU time (`process_time`) rather than wall
-    time, so time spent waiting for other processes is not charged to either side.
+    Items go in chunks (never mixing groups); every round runs each function on each chunk
+    in turn (A B A B ...), and a chunk counts with its fastest round. CPU time
+    (`process_time`) rather than wall time, so time spent waiting for other processes is not
+    charged to either side.
     """
-    chunks = [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)]
-    best = [[float("inf")] * len(chunks) for _ in fns]
+    chunks = [
+        (name, items[i : i + CHUNK])
+        for name, items in groups.items()
+        for i in range(0, len(items), CHUNK)
+    ]
+    best = [[float("inf")] * len(fns) for _ in chunks]
     for _ in range(rounds):
-        for c, chunk in enumerate(chunks):
+        for c, (_, chunk) in enumerate(chunks):
             for i, fn in enumerate(fns):
                 t0 = time.process_time()
                 fn(chunk)
-                best[i][c] = min(best[i][c], time.process_time() - t0)
-    return [sum(b) for b in best]
+                best[c][i] = min(best[c][i], time.process_time() - t0)
+    totals: dict[str, list[float]] = {name: [0.0] * len(fns) for name in groups}
+    for (name, _), times in zip(chunks, best, strict=True):
+        for i, t in enumerate(times):
+            totals[name][i] += t
+    return totals
+
+
+def _figures(n: int, t_official: float, t_ours: float) -> dict[str, Any]:
+    return {
+        "cases": n,
+        "official_cases_per_s": round(n / t_official, 1),
+        "ours_cases_per_s": round(n / t_ours, 1),
+        "ratio": round(t_official / t_ours, 2),
+    }
 
 
 def _checker_only_work(prepared: list[tuple[dict[str, Any], Any, Any]]) -> list[Any]:
@@ -131,7 +151,12 @@ def main() -> dict[str, Any]:
             mode = Mode.PROMPT if s.rep == "prompt" else Mode.FC
             check_case(c, s.output, mode=mode, underscore_to_dot=s.underscore_to_dot)
 
-    t_official, t_ours = _best_of_interleaved([run_official, run_ours], prepared, ROUNDS)
+    by_rep: dict[str, list[Any]] = {}
+    for item in prepared:
+        by_rep.setdefault(item[2].rep, []).append(item)
+    per_rep = _best_of_interleaved([run_official, run_ours], by_rep, ROUNDS)
+    t_official = sum(t[0] for t in per_rep.values())
+    t_ours = sum(t[1] for t in per_rep.values())
     n = len(prepared)
 
     checker_only = _checker_only_work(prepared)
@@ -146,22 +171,17 @@ def main() -> dict[str, Any]:
 
     m = len(checker_only)
     t_official_check, t_our_check = _best_of_interleaved(
-        [run_official_checker, run_our_checker], checker_only, ROUNDS
-    )
+        [run_official_checker, run_our_checker], {"decoded": checker_only}, ROUNDS
+    )["decoded"]
     result = {
-        "cases": n,
+        **_figures(n, t_official, t_ours),
         "rounds": ROUNDS,
-        "official_cases_per_s": round(n / t_official, 1),
-        "ours_cases_per_s": round(n / t_ours, 1),
-        "ratio": round(t_official / t_ours, 2),
         "target_ratio": TARGET_RATIO,
         "meets_target": t_official / t_ours >= TARGET_RATIO,
-        "checker_only": {
-            "cases": m,
-            "official_cases_per_s": round(m / t_official_check, 1),
-            "ours_cases_per_s": round(m / t_our_check, 1),
-            "ratio": round(t_official_check / t_our_check, 2),
+        "by_representation": {
+            rep: _figures(len(by_rep[rep]), *times) for rep, times in sorted(per_rep.items())
         },
+        "checker_only": _figures(m, t_official_check, t_our_check),
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
     }
@@ -173,6 +193,11 @@ def main() -> dict[str, Any]:
         f"ours {result['ours_cases_per_s']:.0f}/s, ratio {result['ratio']}x "
         f"(target >= {TARGET_RATIO}x)"
     )
+    for rep, fig in result["by_representation"].items():
+        print(
+            f"  {rep:>8}: {fig['cases']} outputs; official {fig['official_cases_per_s']:.0f}/s, "
+            f"ours {fig['ours_cases_per_s']:.0f}/s, ratio {fig['ratio']}x"
+        )
     co = result["checker_only"]
     print(
         f"checker only (decoded calls, no decoding): {m} outputs; official "
