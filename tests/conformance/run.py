@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from bfcl_action.categories import CATEGORIES, SINGLE_TURN_OFFICIAL
+from bfcl_action.checker import check_case
 from bfcl_action.models import Mode, TestCase
 from tests.conformance.generate import Sample, case_samples
 from tests.conformance.official import BFCL_EVAL_VERSION
@@ -200,8 +201,6 @@ class VerdictCache:
 
 
 def our_verdict(case: TestCase, s: Sample) -> dict[str, Any]:
-    from bfcl_action.checker import check_case
-
     mode = Mode.PROMPT if s.rep == "prompt" else Mode.FC
     try:
         res = check_case(case, s.output, mode=mode, underscore_to_dot=s.underscore_to_dot)
