@@ -400,6 +400,19 @@ def ast_mutations(ctx: _Ctx) -> Iterator[tuple[str, Calls, bool]]:
             _replace_arg(extra, ci, p, _other_value(args[p], rng)),
             False,
         )
+    # Three random value changes on random calls and parameters, stacked.
+    chained = copy.deepcopy(base)
+    for _ in range(3):
+        cj = rng.randrange(len(chained))
+        cname = next(iter(chained[cj]))
+        cargs = chained[cj][cname]
+        if not cargs:
+            continue
+        p = rng.choice(sorted(cargs))
+        _, value = rng.choice(sorted(_value_mutations(cargs[p], rng).items()))
+        chained = _replace_arg(chained, cj, p, value)
+    if chained != base:
+        yield "chain_random3", chained, False
     if any("." in next(iter(c)) for c in base):
         every = [{next(iter(c)).replace(".", "_"): next(iter(c.values()))} for c in base]
         yield "names_all_underscored", every, True
