@@ -50,3 +50,10 @@ def test_the_slice_covers_passing_and_failing_outputs(report: dict[str, object])
 def test_package_data_files_are_found() -> None:
     assert (run._package_data_dir() / "BFCL_v4_simple_python.json").is_file()
     assert isinstance(run._package_data_dir(), Path)
+
+
+def test_an_entry_read_differently_from_the_package_is_reported() -> None:
+    cases = run.load_package_cases(["simple_python"])[:3]
+    changed = cases[1].model_copy(update={"possible_answer": []})
+    problems = run.data_mismatches([cases[0], changed, cases[2]], complete=False)
+    assert problems == [f"{changed.id}: possible_answer differs"]

@@ -381,6 +381,42 @@ def ast_mutations(ctx: _Ctx) -> Iterator[tuple[str, Calls, bool]]:
             yield "value_none_listed", _replace_arg(base, ci, p, None), False
             break
 
+    # Two changes at once: which one upstream reports first is its order of checks.
+    params = sorted(args)
+    if len(params) >= 2:
+        p1, p2 = rng.sample(params, 2)
+        both = _replace_arg(base, ci, p1, _other_value(args[p1], rng))
+        yield "combo_two_values", _replace_arg(both, ci, p2, _other_value(args[p2], rng)), False
+        swapped_types = _replace_arg(base, ci, p1, _other_value(args[p1], rng))
+        yield "combo_value_and_none", _replace_arg(swapped_types, ci, p2, None), False
+    if required:
+        dropped = _drop(base, ci, rng.choice(required))
+        yield "combo_missing_and_unknown", _replace_arg(dropped, ci, "zz_unknown", 1), False
+    if args:
+        p = rng.choice(params)
+        extra = _replace_arg(base, ci, "zz_unknown", 1)
+        yield (
+            "combo_unknown_and_value",
+            _replace_arg(extra, ci, p, _other_value(args[p], rng)),
+            False,
+        )
+    # Three random value changes on random calls and parameters, stacked.
+    chained = copy.deepcopy(base)
+    for _ in range(3):
+        cj = rng.randrange(len(chained))
+        cname = next(iter(chained[cj]))
+        cargs = chained[cj][cname]
+        if not cargs:
+            continue
+        p = rng.choice(sorted(cargs))
+        _, value = rng.choice(sorted(_value_mutations(cargs[p], rng).items()))
+        chained = _replace_arg(chained, cj, p, value)
+    if chained != base:
+        yield "chain_random3", chained, False
+    if any("." in next(iter(c)) for c in base):
+        every = [{next(iter(c)).replace(".", "_"): next(iter(c.values()))} for c in base]
+        yield "names_all_underscored", every, True
+        yield "names_all_underscored", every, False
     yield "calls_empty", [], False
     yield "calls_extra_duplicate", [*base, copy.deepcopy(base[ci])], False
     if len(base) >= 2:
@@ -717,6 +753,18 @@ FORMAT_DECODED: dict[str, Callable[[Calls], Any]] = {
     "format_empty_dict": lambda c: [{}],
 }
 
+FC_JSON_FORMS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "fc_ascii_escaped": lambda a: json.dumps(a, ensure_ascii=True),
+    "fc_pretty_json": lambda a: json.dumps(a, indent=2),
+    "fc_double_encoded": lambda a: json.dumps(json.dumps(a)),
+    "fc_trailing_garbage": lambda a: json.dumps(a) + " }",
+    "fc_python_repr": repr,
+    "fc_duplicate_key": lambda a: (
+        json.dumps(a)[:-1] + ', "zz": 1, "zz": 2}' if a else '{"zz": 1, "zz": 2}'
+    ),
+    "fc_nan_value": lambda a: json.dumps({**a, next(iter(a)): float("nan")}) if a else "{}",
+}
+
 PROSE = {
     "prose_plain": "I'm sorry, I can't help with that request.",
     "prose_empty": "",
@@ -784,6 +832,9 @@ def case_samples(case: TestCase, seed: int = 0) -> list[Sample]:
         samples.append(Sample(case.id, "irr_call_in_prose", "prompt", f"Call {text[1:-1]} now."))
         samples.append(Sample(case.id, "irr_empty_dict_text", "prompt", "[{}]"))
         samples.append(Sample(case.id, "irr_empty_dict", "decoded", [{}]))
+        samples.append(Sample(case.id, "irr_empty_name", "decoded", [{"": {}}]))
+        samples.append(Sample(case.id, "irr_empty_name", "fc", [{"": "{}"}]))
+        samples.append(Sample(case.id, "irr_name_only_text", "prompt", next(iter(call[0]))))
         samples.append(
             Sample(case.id, "irr_fc_bad_json", "fc", [{next(iter(call[0])): "{not json"}])
         )
@@ -799,4 +850,8 @@ def case_samples(case: TestCase, seed: int = 0) -> list[Sample]:
             samples.append(Sample(case.id, "fc_bad_json", "fc", [{name: "{not json"}]))
             samples.append(Sample(case.id, "fc_args_list", "fc", [{name: "[1, 2]"}]))
             samples.append(Sample(case.id, "fc_args_string", "fc", [{name: '"text"'}]))
+            if _jsonable(base):
+                for kind, dump in FC_JSON_FORMS.items():
+                    out = [{n: dump(a)} for c in base for n, a in c.items()]
+                    samples.append(Sample(case.id, kind, "fc", out))
     return samples

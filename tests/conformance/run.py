@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from bfcl_action.categories import CATEGORIES, SINGLE_TURN_OFFICIAL
+from bfcl_action.checker import check_case
 from bfcl_action.models import Mode, TestCase
 from tests.conformance.generate import Sample, case_samples
 from tests.conformance.official import BFCL_EVAL_VERSION
@@ -35,6 +36,8 @@ from tests.conformance.official import BFCL_EVAL_VERSION
 HERE = Path(__file__).resolve().parent
 DEVIATIONS_FILE = HERE / "deviations.json"
 DATASET_SPEC = f"bfcl@{BFCL_EVAL_VERSION}"
+ADAPTER_VERSION = 1
+"""Part of every cache key: bump when official.py changes how official verdicts are made."""
 
 
 # ---------------------------------------------------------------- inputs
@@ -82,7 +85,7 @@ def load_cases(categories: Sequence[str], source: str) -> tuple[list[TestCase], 
     """Cases from our loader (`bfcl_action.dataset`) when present, else from the package."""
     if source in ("auto", "ours"):
         try:
-            from bfcl_action.dataset import load_dataset  # type: ignore[attr-defined]
+            from bfcl_action.dataset import load_dataset
         except ImportError:
             if source == "ours":
                 raise
@@ -143,7 +146,14 @@ def load_deviations(path: Path = DEVIATIONS_FILE) -> list[Deviation]:
 
 def _case_hash(case: TestCase, functions: list[dict[str, Any]]) -> str:
     blob = json.dumps(
-        [BFCL_EVAL_VERSION, case.id, case.category, functions, case.possible_answer],
+        [
+            ADAPTER_VERSION,
+            BFCL_EVAL_VERSION,
+            case.id,
+            case.category,
+            functions,
+            case.possible_answer,
+        ],
         sort_keys=True,
         default=repr,
     )
@@ -168,7 +178,7 @@ def _cache_path() -> Path:
 
 
 class VerdictCache:
-    """Official verdicts by input hash; stale entries are simply never looked up."""
+    """Official verdicts by a hash of their inputs; a save keeps only this run's entries."""
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
@@ -191,8 +201,6 @@ class VerdictCache:
 
 
 def our_verdict(case: TestCase, s: Sample) -> dict[str, Any]:
-    from bfcl_action.checker import check_case  # type: ignore[attr-defined]
-
     mode = Mode.PROMPT if s.rep == "prompt" else Mode.FC
     try:
         res = check_case(case, s.output, mode=mode, underscore_to_dot=s.underscore_to_dot)
@@ -211,9 +219,11 @@ class Tally:
     error_type_agree: int = 0
     deviations: int = 0
     official_valid: int = 0
+    unexplained: int = 0
 
     def add(self, valid_ok: bool, et_ok: bool, deviation: bool, official_valid: bool) -> None:
         self.samples += 1
+        self.unexplained += not valid_ok and not deviation
         self.official_valid += official_valid
         self.valid_agree += valid_ok
         self.error_type_agree += et_ok
@@ -229,6 +239,7 @@ class Tally:
             "error_type_agreement": round(self.error_type_agree / n, 6),
             "deviations": self.deviations,
             "official_valid": self.official_valid,
+            "unexplained": self.unexplained,
         }
 
 
@@ -349,14 +360,14 @@ def _pct(part: int, whole: int) -> str:
 def format_table(title: str, rows: dict[str, dict[str, Any]]) -> str:
     width = max([len(title), *map(len, rows)])
     lines = [
-        f"{title:<{width}}  {'samples':>8}  {'passing':>8}  {'valid':>8}  {'error_type':>10}"
-        "  deviations"
+        f"{title:<{width}}  {'samples':>8}  {'passing':>8}  {'valid':>8}  {'deviations':>10}"
+        f"  {'unexplained':>11}  {'error_type':>10}"
     ]
     for name, r in rows.items():
         lines.append(
             f"{name:<{width}}  {r['samples']:>8}  {r['official_valid']:>8}"
-            f"  {_pct(r['valid_agree'], r['samples'])}"
-            f"  {_pct(r['error_type_agree'], r['samples']):>10}  {r['deviations']:>10}"
+            f"  {_pct(r['valid_agree'], r['samples'])}  {r['deviations']:>10}"
+            f"  {r['unexplained']:>11}  {_pct(r['error_type_agree'], r['samples']):>10}"
         )
     return "\n".join(lines)
 
@@ -422,14 +433,16 @@ def agreement_markdown(report: dict[str, Any]) -> str:
         f"{report['entries']} entries, {report['total']['samples']} outputs "
         f"({len(report['official_crashes'])} more on which the official checker crashes).",
         "",
-        "| category | outputs | `valid` agreement | `error_type` agreement | deviations |",
-        "|---|---:|---:|---:|---:|",
+        "| category | outputs | accepted upstream | `valid` agreement | deviations | unexplained "
+        "| `error_type` agreement |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for name, r in [*report["categories"].items(), ("**all**", report["total"])]:
         n = r["samples"] or 1
         lines.append(
-            f"| {name} | {r['samples']} | {100 * r['valid_agree'] / n:.3f}% "
-            f"| {100 * r['error_type_agree'] / n:.3f}% | {r['deviations']} |"
+            f"| {name} | {r['samples']} | {r['official_valid']} "
+            f"| {100 * r['valid_agree'] / n:.3f}% | {r['deviations']} | {r['unexplained']} "
+            f"| {100 * r['error_type_agree'] / n:.3f}% |"
         )
     return "\n".join(lines) + "\n"
 
