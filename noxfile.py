@@ -75,9 +75,9 @@ def conformance(session: nox.Session) -> None:
         "pytest", "-q", "-p", "no:cacheprovider", "-m", "conformance",
         "tests/conformance", "tests/test_conformance_agreement.py",
     )
-    # Multi-turn: bfcl-eval's environments and checker against ours (50 entries per category;
+    # Multi-turn: bfcl-eval's environments and checker against ours (25 entries per category;
     # `python -m tests.conformance.multi_turn` alone runs all 800).
-    session.run("python", "-m", "tests.conformance.multi_turn", "--limit", "50")
+    session.run("python", "-m", "tests.conformance.multi_turn", "--limit", "25")
 
 
 @nox.session

@@ -49,6 +49,15 @@ def decode_fc(output: Any) -> list[Call]:
 
 
 def _decode_item(item: Any, index: int) -> Call:
+    if type(item) is dict and len(item) == 1:
+        # The common shape, `{name: args}`, without the general checks below; anything
+        # unusual (a tool-call-shaped `function` key, non-string keys) takes the slow path.
+        ((name, arguments),) = item.items()
+        if type(name) is str and name != "function":
+            if type(arguments) is str:
+                arguments = _decode_arguments(arguments, name)
+            if type(arguments) is dict and all(type(key) is str for key in arguments):
+                return Call.model_construct(name=name, arguments=dict(arguments))
     if isinstance(item, Call):
         return item
     tool_call = _tool_call_parts(item)
