@@ -57,7 +57,7 @@ def _decode_item(item: Any, index: int) -> Call:
             if type(arguments) is str:
                 arguments = _decode_arguments(arguments, name)
             if type(arguments) is dict and all(type(key) is str for key in arguments):
-                return Call.model_construct(name=name, arguments=dict(arguments))
+                return Call(name=name, arguments=dict(arguments))
     if isinstance(item, Call):
         return item
     tool_call = _tool_call_parts(item)
