@@ -46,15 +46,21 @@ def alert_marker(check_name: str) -> str:
     return f"<!-- bfcl-action:alert check-name={safe} -->"
 
 
-def degradation_reasons(comparison: Comparison) -> list[str]:
-    """One Markdown line per regressed row (overall first): floor breaches and real drops."""
+def degradation_reasons(comparison: Comparison, against: str = "") -> list[str]:
+    """One Markdown line per regressed row (overall first): floor breaches and real drops;
+    `against` names the baseline when it is not the previous scheduled run."""
+    where = f" ({against})" if against else ""
+    return [f"- {name}{where}: {text}" for name, text in _regressed(comparison)]
+
+
+def _regressed(comparison: Comparison) -> list[tuple[str, str]]:
     rows: list[SuiteComparison] = [comparison.overall, *comparison.suites]
     lines = []
     for row in rows:
         if row.verdict is not Verdict.REGRESSION:
             continue
         name = "overall" if row.suite == OVERALL else md_code(row.suite, 80)
-        lines.append(f"- {name}: {md_inline('; '.join(row.reasons), 400)}")
+        lines.append((name, md_inline("; ".join(row.reasons), 400)))
     return lines
 
 
@@ -95,9 +101,11 @@ def decide(
     reasons = degradation_reasons(vs_previous)
     if not open_alert:
         return AlertDecision(AlertAction.OPEN if reasons else AlertAction.NONE, reasons)
-    for line in degradation_reasons(vs_reference) if vs_reference is not None else []:
-        if line not in reasons:
-            reasons.append(line)
+    if vs_reference is not None:
+        listed = set(_regressed(vs_previous))
+        for name, text in _regressed(vs_reference):
+            if (name, text) not in listed:  # a floor breach is listed once
+                reasons.append(f"- {name} (vs the reference run): {text}")
     note = ""
     if vs_reference is not None and not vs_reference.comparable and vs_reference.has_baseline:
         note = (
