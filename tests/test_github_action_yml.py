@@ -47,7 +47,12 @@ def test_action_inputs_and_program_inputs_are_the_same_set() -> None:
 
 
 def test_every_input_value_reaches_the_parsed_context() -> None:
-    samples = {"fail-on-regression": "false", "statuses": "true", "comment": "on-regression"}
+    samples = {
+        "fail-on-regression": "false",
+        "statuses": "true",
+        "comment": "on-regression",
+        "alert": "false",
+    }
     env = {}
     for key, value in main_step()["env"].items():
         match = re.fullmatch(r"\$\{\{ inputs\.([a-z-]+) \}\}", value)
