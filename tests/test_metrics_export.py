@@ -114,3 +114,31 @@ def test_run_writes_both_metrics_files(env: OpenAIServer, tmp_path: Path) -> Non
     assert data["overall"]["latency_s"]["count"] == data["overall"]["cases"]
     families = {f.name for f in parse_om((tmp_path / "m.prom").read_text())}
     assert {"bfcl_accuracy_ratio", "bfcl_cases", "bfcl_latency_seconds"} <= families
+
+
+def test_the_otlp_recipe_in_the_docs_turns_metrics_json_into_otlp(tmp_path: Path) -> None:
+    import re
+    import shutil
+    import subprocess
+
+    if shutil.which("jq") is None:
+        pytest.skip("jq is not installed")
+    docs = (Path(__file__).parents[1] / "docs" / "scheduled.md").read_text()
+    [program] = re.findall(r"```jq\n(.*?)```", docs, re.S)
+    (tmp_path / "otlp.jq").write_text(program)
+    (tmp_path / "metrics.json").write_text(run_metrics(timed_report()).model_dump_json())
+    out = subprocess.run(
+        ["jq", "-f", str(tmp_path / "otlp.jq"), str(tmp_path / "metrics.json")],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    [scope] = json.loads(out)["resourceMetrics"][0]["scopeMetrics"]
+    by_name = {m["name"]: m["gauge"]["dataPoints"] for m in scope["metrics"]}
+    accuracy = {
+        next(a["value"]["stringValue"] for a in p["attributes"] if a["key"] == "suite"): p
+        for p in by_name["bfcl.accuracy"]
+    }
+    assert accuracy["simple_python"]["asDouble"] == pytest.approx(5 / 7)
+    assert re.fullmatch(r"\d{19}", accuracy["overall"]["timeUnixNano"])
+    assert len(by_name["bfcl.tokens.input"]) == 3
