@@ -238,6 +238,7 @@ jobs:
         id: bfcl
         with:
           api-key: ${{{{ secrets.OPENAI_API_KEY }}}}
+          check-name: bfcl-weekly   # its own check run, alert and history (PR checks keep `bfcl`)
           # suites: bfcl@2026.3.23   # a pinned set keeps weeks comparable; live@latest
           #                          # changes weekly, so only the floors apply across weeks
           history: artifact
@@ -257,7 +258,7 @@ jobs:
       #     PUSHGATEWAY_URL: ${{{{ secrets.PUSHGATEWAY_URL }}}}
       #   run: >-
       #     curl --fail-with-body --data-binary @bfcl-results/metrics.prom
-      #     "$PUSHGATEWAY_URL/metrics/job/bfcl/check/bfcl"
+      #     "$PUSHGATEWAY_URL/metrics/job/bfcl/check/bfcl-weekly"
 """
 
 
