@@ -151,6 +151,40 @@ def run_once(
     return outcomes, stats, cpu
 
 
+def bare_floor(cases: list[TestCase], base_url: str) -> float:
+    """Wall time of the same requests from a bare httpx2 client (no SDK, cache, retries).
+
+    Context for figure 1 on a shared machine: what this host and server allow right now.
+    """
+    import httpx2
+
+    backend = create_backend(
+        BackendOptions(model="bench-model", mode=Mode.FC, base_url=base_url, api_key="k")
+    )
+    bodies = [json.dumps(backend.build_request(c, 0).body).encode() for c in cases]
+    asyncio.run(backend.aclose())
+    url = f"{base_url}/chat/completions"
+
+    async def go() -> float:
+        limits = httpx2.Limits(max_connections=CONCURRENCY, max_keepalive_connections=CONCURRENCY)
+        async with httpx2.AsyncClient(limits=limits, timeout=30) as client:
+            queue = list(bodies)
+
+            async def worker() -> None:
+                while queue:
+                    body = queue.pop()
+                    response = await client.post(
+                        url, content=body, headers={"content-type": "application/json"}
+                    )
+                    json.loads(response.content)
+
+            start = time.perf_counter()
+            await asyncio.gather(*(worker() for _ in range(CONCURRENCY)))
+            return time.perf_counter() - start
+
+    return asyncio.run(go())
+
+
 def main() -> dict[str, Any]:
     cases = make_cases(CASES)
     ideal = CASES * LATENCY / CONCURRENCY
@@ -176,6 +210,8 @@ def main() -> dict[str, Any]:
             _, warm_stats, _ = run_once(cases, server.base_url, clean_cache)
             figures["warm_cache_requests"] = server.count() - before
             figures["warm_cache_hits"] = warm_stats.cache_hits
+            floor = bare_floor(cases, server.base_url)
+            figures["bare_httpx_wall_over_ideal"] = round(floor / ideal, 3)
         finally:
             server.close()
 
@@ -206,7 +242,8 @@ def main() -> dict[str, Any]:
     )
     print(
         f"  1. wall/ideal        {figures['wall_over_ideal']:.3f} "
-        f"({figures['wall_s']} s vs {figures['ideal_s']} s; target <= 1.3)"
+        f"({figures['wall_s']} s vs {figures['ideal_s']} s; target <= 1.3; "
+        f"a bare httpx2 client on this host now: {figures['bare_httpx_wall_over_ideal']:.3f})"
     )
     print(f"  2. client CPU/request {figures['client_cpu_ms_per_request']:.3f} ms (target <= 2 ms)")
     print(

@@ -143,7 +143,12 @@ def split_by_impact(cases: Sequence[TestCase], changes: ToolChanges) -> ImpactSp
 def _matches(path: str, patterns: Sequence[str]) -> bool:
     pure = PurePosixPath(path)
     for pattern in patterns:
-        if pure.match(pattern) or fnmatch.fnmatch(path, pattern):
+        # PurePath.match matches from the right ("tools/*.json" would match
+        # "baseline/tools/a.json"); a glob without "**" matches whole paths only.
+        anchored = len(pure.parts) == len(PurePosixPath(pattern).parts)
+        if (anchored and pure.match(pattern)) or (
+            "**" in pattern and fnmatch.fnmatch(path, pattern)
+        ):
             return True
         if "**/" in pattern and fnmatch.fnmatch(path, pattern.replace("**/", "")):
             return True

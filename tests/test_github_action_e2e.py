@@ -354,6 +354,21 @@ def test_fork_pr_without_key_skips_with_a_notice(
     assert github_server.writes() == []
 
 
+def test_same_repo_pr_without_key_leaves_a_neutral_check_run(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    number = open_pr(github_server)
+    head_sha = github_server.repo("octo/app").branches["feature"]
+    event = github_server.pull_event("octo/app", number)
+    run = run_action(
+        github_server, tmp_path, "pull_request", event, model="gpt-4o-mini", in_process=True
+    )
+    assert run.code == 0
+    assert run.outputs["verdict"] == "skipped"
+    [check] = github_server.check_runs_on("octo/app", head_sha)
+    assert check["conclusion"] == "neutral"
+
+
 def test_read_only_token_writes_the_comment_to_a_file(
     github_server: GitHubServer, tmp_path: Path
 ) -> None:
@@ -413,6 +428,7 @@ def test_workflow_run_posts_the_artifact_on_the_pr_found_through_the_api(
     assert run.outputs["comment-id"] == str(comment["id"])
     [check] = github_server.check_runs_on("octo/app", head_sha)
     assert check["conclusion"] == "success"
+    assert "bfcl-action:digest" not in check["output"]["summary"]  # no planted baselines
 
 
 def test_github_errors_still_leave_the_report_in_summary_and_outputs(
@@ -476,18 +492,39 @@ def gh_issue_comment(server: GitHubServer, number: int, token: str, body: str) -
     gh.get_repo("octo/app").get_issue(number).create_comment(body)
 
 
+def git(workdir: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=workdir,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+
+
 def test_the_example_repository_end_to_end_with_the_replay_model(
     github_server: GitHubServer, tmp_path: Path
 ) -> None:
-    """The real pipeline: own tools and cases, the runner with recorded answers, compare."""
+    """The real pipeline: own tools and cases, the runner with recorded answers, compare.
+
+    The checkout is a git repository whose commits the server knows, so the comment can
+    name the tool definition the PR changed (`get_forecast`).
+    """
     example = ROOT / "examples" / "weather-app"
     if not (example / ".bfcl.yml").is_file():
         pytest.skip("examples/weather-app is not in this tree")
     workdir = tmp_path / "repo"
     shutil.copytree(example, workdir)
+    for tool_file in (workdir / "baseline" / "tools").iterdir():  # main: the old tools
+        shutil.copy(tool_file, workdir / "tools" / tool_file.name)
     # Same model name on both sides (else the runs are incomparable): main's answers first.
     shutil.copytree(workdir / "replay" / "base", workdir / "answers")
-    main_sha = github_server.repo("octo/app").branches["main"]
+    git(workdir, "init", "-q")
+    git(workdir, "add", "-A")
+    git(workdir, "commit", "-q", "-m", "main")
+    main_sha = github_server.commit(
+        "octo/app", "main", "main", sha=git(workdir, "rev-parse", "HEAD")
+    )
     push = run_action(
         github_server,
         workdir,
@@ -497,10 +534,13 @@ def test_the_example_repository_end_to_end_with_the_replay_model(
         model="replay:answers",
     )
     assert push.code == 0, push.stderr
-    number = open_pr(github_server)
-    head_sha = github_server.repo("octo/app").branches["feature"]
+    for tool_file in (example / "tools").iterdir():  # the PR: the rewritten description
+        shutil.copy(tool_file, workdir / "tools" / tool_file.name)
     shutil.rmtree(workdir / "answers")
     shutil.copytree(workdir / "replay" / "head", workdir / "answers")
+    git(workdir, "commit", "-q", "-am", "reword get_forecast")
+    head_sha = github_server.commit("octo/app", "feature", sha=git(workdir, "rev-parse", "HEAD"))
+    number = int(github_server.open_pull("octo/app", "feature")["number"])
 
     pr = run_action(
         github_server,
@@ -516,6 +556,8 @@ def test_the_example_repository_end_to_end_with_the_replay_model(
     assert json.loads(pr.outputs["categories"])["own_multiple"] == 50.0
     [comment] = github_server.comments_on("octo/app", number)
     assert "own_multiple" in comment["body"]
+    assert "Changed tool definitions involved" in comment["body"]
+    assert "get_forecast" in comment["body"]
     [check] = github_server.check_runs_on("octo/app", head_sha)
     notes = github_server.annotations_of("octo/app", check["id"])
     assert any(n["title"].startswith("get_forecast") for n in notes)
@@ -547,3 +589,35 @@ def test_a_shard_job_runs_its_shard_and_publishes_nothing(
     report = RunReport.model_validate_json(Path(run.outputs["report-path"]).read_text())
     assert report.shard == "1/2"
     assert github_server.writes() == []
+
+
+def test_on_regression_mode_comments_only_once_something_regressed(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    store_baseline(github_server)
+    number = open_pr(github_server)
+    quiet = run_pr(
+        github_server, tmp_path / "a", number, PASSING, comment="on-regression", in_process=True
+    )
+    assert github_server.comments_on("octo/app", number) == []
+    assert quiet.outputs["comment-file"] == ""
+    run_pr(
+        github_server, tmp_path / "b", number, REGRESSED, comment="on-regression", in_process=True
+    )
+    fixed = run_pr(
+        github_server, tmp_path / "c", number, PASSING, comment="on-regression", in_process=True
+    )
+    [comment] = github_server.comments_on("octo/app", number)
+    assert fixed.outputs["comment-id"] == str(comment["id"])  # the fix is reported too
+
+
+def test_a_rate_limited_comment_is_waited_out_and_posted_once(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    number = open_pr(github_server)
+    github_server.secondary_rate_limit("POST", r"/issues/\d+/comments$", retry_after=1)
+    run = run_pr(github_server, tmp_path, number, PASSING, in_process=True)
+    assert run.code == 0
+    assert len(github_server.comments_on("octo/app", number)) == 1
+    assert [c.status for c in github_server.calls("POST", r"/issues/\d+/comments$")] == [403, 201]
+    assert "::warning" not in run.stdout

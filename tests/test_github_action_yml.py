@@ -131,3 +131,27 @@ def test_lock_pins_every_runtime_dependency_exactly() -> None:
 
 def test_action_pins_uv() -> None:
     assert re.search(r"uv==\d+\.\d+\.\d+", (ROOT / "action.yml").read_text())
+
+
+def _our_steps(doc: Any) -> list[dict[str, Any]]:
+    return [
+        s
+        for s in _steps(doc)
+        if str(s.get("uses", "")) == "./" or str(s.get("uses", "")).startswith("bfcl-action/")
+    ]
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_workflows_pass_only_inputs_the_action_has(path: Path) -> None:
+    doc = YAML(typ="safe").load(path.read_text())
+    for step in _our_steps(doc):
+        assert set(step.get("with", {})) <= set(ACTION["inputs"]), path.name
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_workflows_read_only_outputs_the_action_sets(path: Path) -> None:
+    doc = YAML(typ="safe").load(path.read_text())
+    ours = {s["id"] for s in _our_steps(doc) if "id" in s}
+    for step_id, name in re.findall(r"steps\.([\w-]+)\.outputs\.([\w-]+)", path.read_text()):
+        if step_id in ours:
+            assert name in ACTION["outputs"], f"{path.name}: {step_id}.{name}"

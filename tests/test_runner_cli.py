@@ -323,3 +323,20 @@ def test_results_dir_is_rescored_by_the_score_command_to_the_same_verdicts(
     )
     assert code == 0
     assert verdicts(report(tmp_path / "scored.json")) == verdicts(report(tmp_path / "run.json"))
+
+
+def test_result_files_of_a_dot_rejecting_model_use_api_names_and_rescore_the_same(
+    env: OpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = "gpt-4o-mini-2024-07-18"
+    run_cli(env, tmp_path, "--model", model, "--results-dir", str(tmp_path / "results"))
+    [simple] = (tmp_path / "results").rglob("BFCL_v4_live_simple_result.json")
+    assert '"weather_get_forecast"' in simple.read_text()
+    args = ["score", "--dataset", "live@2026-W48", "--results", str(tmp_path / "results")]
+    args += ["--model-name", model, "--output", str(tmp_path / "scored.json")]
+    assert main(args) == 0
+    assert verdicts(report(tmp_path / "scored.json")) == verdicts(report(tmp_path / "run.json"))
+    monkeypatch.delenv("OPENAI_API_KEY")
+    replay = ["--model", f"replay:{tmp_path / 'results'}"]
+    assert run_cli(env, tmp_path, *replay, out="replayed.json") == 0
+    assert verdicts(report(tmp_path / "replayed.json")) == verdicts(report(tmp_path / "run.json"))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bfcl_action.errors import ConfigError
 from bfcl_action.select import select_cases
@@ -54,3 +56,14 @@ def test_categories_and_id_pattern_filter() -> None:
 def test_bad_shard_is_a_config_error(spec: str) -> None:
     with pytest.raises(ConfigError, match="shard"):
         select_cases(CASES, shard=spec)
+
+
+@given(
+    st.lists(st.from_regex(r"[a-z_]{1,12}_[0-9]{1,4}", fullmatch=True), unique=True, max_size=60),
+    st.integers(min_value=1, max_value=7),
+)
+def test_any_ids_split_into_n_disjoint_shards_covering_them_all(ids_: list[str], n: int) -> None:
+    cases = [make_case(i, "q") for i in ids_]
+    shards = [ids(select_cases(cases, shard=f"{k}/{n}")) for k in range(1, n + 1)]
+    flat = [i for shard in shards for i in shard]
+    assert sorted(flat) == sorted(ids_)

@@ -95,7 +95,12 @@ def _guard_verdict(exc: Exception) -> Verdict:
 
 def decode_for(category: Category, model_output: Any, mode: Mode) -> list[Call] | Verdict:
     """Decode as BFCL does for this category: relevance outputs are always read as Python."""
-    if isinstance(model_output, list) and all(isinstance(item, Call) for item in model_output):
+    if (
+        type(model_output) is list
+        and model_output
+        and type(model_output[0]) is Call
+        and all(type(item) is Call for item in model_output)
+    ):
         return list(model_output)
     language = category.language if category.checker is Checker.AST else Language.PYTHON
     try:

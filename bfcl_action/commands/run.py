@@ -9,14 +9,17 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import platformdirs
 
+from bfcl_action.checker import needs_underscore_to_dot
 from bfcl_action.errors import ConfigError
-from bfcl_action.models import Mode, RunReport, TestCase
+from bfcl_action.models import CaseResult, Mode, RunReport, TestCase
 from bfcl_action.runner.backends import BackendOptions
+from bfcl_action.runner.naming import NameMap, with_api_names
 from bfcl_action.runner.pipeline import RunOptions, infra_error_rate, run_evaluation
 from bfcl_action.runner.progress import make_progress
 from bfcl_action.select import parse_shard, select_cases
@@ -224,7 +227,7 @@ def main(args: argparse.Namespace) -> int:
     )
     progress = make_progress(sys.stderr, enabled=not args.quiet)
     report, _stats = run_evaluation(cases, options, progress=progress)
-    write_outputs(report, args.output, args.results_dir)
+    write_outputs(report, args.output, args.results_dir, cases)
     if args.metrics_json or args.metrics_openmetrics:
         from bfcl_action.metrics import write_metrics
 
@@ -243,14 +246,37 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
-def write_outputs(report: RunReport, output: Path, results_dir: Path | None) -> None:
+def write_outputs(
+    report: RunReport, output: Path, results_dir: Path | None, cases: Sequence[TestCase] = ()
+) -> None:
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(report.model_dump_json(indent=1), encoding="utf-8")
     if results_dir is not None:
         from bfcl_action.results_io import write_result_files
 
         answered = [r for r in report.results if r.infra_error is None]
-        write_result_files(answered, results_dir)
+        write_result_files(bfcl_named(report, answered, cases), results_dir)
+
+
+def bfcl_named(
+    report: RunReport, results: list[CaseResult], cases: Sequence[TestCase]
+) -> list[CaseResult]:
+    """Results as BFCL would record them for this model: FC models whose API rejects dots
+    (`needs_underscore_to_dot`) get the API-safe names, so `score` and the official scorer,
+    which expect those for such models, agree with this run."""
+    if report.mode is not Mode.FC or not needs_underscore_to_dot(report.model, Mode.FC):
+        return results
+    by_id = {c.id: c for c in cases}
+    renamed: list[CaseResult] = []
+    for result in results:
+        case = by_id.get(result.id)
+        if case is not None:
+            names = NameMap.for_names(f.name for f in case.functions)
+            result = result.model_copy(
+                update={"model_output": with_api_names(result.model_output, names)}
+            )
+        renamed.append(result)
+    return renamed
 
 
 def print_summary(report: RunReport) -> None:

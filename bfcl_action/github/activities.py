@@ -46,7 +46,7 @@ from bfcl_action.github.comment import (
     upsert_comment,
 )
 from bfcl_action.github.context import ActionContext, CommentMode, PullRequestInfo
-from bfcl_action.github.evaluate import Engine, load_report
+from bfcl_action.github.evaluate import Engine, annotations_for, load_report
 from bfcl_action.github.statuses import CategoryStatus, post_statuses
 from bfcl_action.models import RunReport
 from bfcl_action.report.markdown import DEFAULT_TITLE, render_comment, render_summary
@@ -85,10 +85,6 @@ def _attempt(outcome: Outcome, what: str, action: Callable[[], T]) -> T | None:
     return None
 
 
-def _is_forbidden(outcome: Outcome) -> bool:
-    return any(re.search(r": (401|403) ", p) for p in outcome.problems)
-
-
 def title_for(ctx: ActionContext) -> str:
     name = ctx.inputs.check_name
     return DEFAULT_TITLE if name == "bfcl" else f"{DEFAULT_TITLE} ({name})"
@@ -117,7 +113,7 @@ def main(
             field="baseline",
         )
     if engine.needs_api_key(ctx) and not ctx.has_api_key:
-        return skip_without_key(ctx)
+        return skip_without_key(ctx, github_factory)
     report_path = output_dir(ctx) / "report.json"
     report = engine.run(ctx, report_path)
     if not report_path.is_file():
@@ -139,8 +135,12 @@ def main(
 
 
 # ------------------------------------------------------------------------------ activities
-def skip_without_key(ctx: ActionContext) -> int:
-    """No API key (a fork PR gets no secrets): skip the model calls, neutral, exit 0."""
+def skip_without_key(ctx: ActionContext, github_factory: GithubFactory = make_github) -> int:
+    """No API key (a fork PR gets no secrets): skip the model calls, neutral, exit 0.
+
+    Outside forks (whose token cannot write) a neutral check run makes the skip visible on
+    the commit.
+    """
     pr = ctx.pull_request
     why = (
         "this pull request comes from a fork, and forks get no secrets"
@@ -152,7 +152,27 @@ def skip_without_key(ctx: ActionContext) -> int:
         "or run the evaluation from a trusted workflow."
     )
     outputs.notice(message, title="bfcl-action: skipped")
-    outputs.append_summary(ctx.step_summary_path, f"## {title_for(ctx)}\n\n⏭️ {message}\n")
+    outcome = Outcome()
+    if not (pr is not None and pr.is_fork) and ctx.repository and ctx.head_sha:
+        gh = github_factory(ctx)
+        repo = _attempt(outcome, "read the repository", lambda: gh.get_repo(ctx.repository))
+        if repo is not None:
+            _attempt(
+                outcome,
+                f"publish the `{ctx.inputs.check_name}` check run",
+                lambda: publish_check_run(
+                    repo,
+                    ctx.head_sha,
+                    ctx.inputs.check_name,
+                    conclusion="neutral",
+                    title="skipped: no API key",
+                    summary=message,
+                ),
+            )
+    summary = f"## {title_for(ctx)}\n\n⏭️ {message}\n"
+    if outcome.problems:
+        summary += problems_markdown(outcome.problems)
+    outputs.append_summary(ctx.step_summary_path, summary)
     outputs.write_outputs(
         ctx.output_path,
         {
@@ -162,6 +182,7 @@ def skip_without_key(ctx: ActionContext) -> int:
             "report-path": "",
             "comment-id": "",
             "comment-file": "",
+            "check-run-id": "",
         },
     )
     return 0
@@ -218,15 +239,13 @@ def process_pull_request(
 ) -> int:
     outcome = Outcome(report_path=report_path)
     repo = _attempt(outcome, "read the repository", lambda: gh.get_repo(ctx.repository))
-    base, where = find_baseline(ctx, repo, pr, outcome)
-    comparison = compare_runs(base, report, engine.thresholds(ctx))
+    base, where, merge_base = find_baseline(ctx, repo, pr, outcome)
+    changes = engine.changed_tools(ctx, merge_base) if merge_base else []
+    comparison = compare_runs(base, report, engine.thresholds(ctx), changed_tools=changes)
     comparison.notes.insert(0, f"baseline: {where}")
     outcome.comparison = comparison
     outcome.verdict = comparison.verdict.value
-    annotations = engine.tools(ctx)
-    from bfcl_action.github.evaluate import annotations_for
-
-    notes = annotations_for(comparison, annotations, report)
+    notes = annotations_for(comparison, engine.tools(ctx), report)
     body = render_comment(
         comparison,
         title=title_for(ctx),
@@ -259,21 +278,26 @@ def process_pull_request(
 
 def find_baseline(
     ctx: ActionContext, repo: Repository | None, pr: PullRequestInfo, outcome: Outcome
-) -> tuple[RunReport | RunDigest | None, str]:
-    """The merge-base check run's digest, else the baseline file, else nothing."""
+) -> tuple[RunReport | RunDigest | None, str, str]:
+    """The merge-base check run's digest, else the baseline file, else nothing; plus the
+    merge-base sha when it is known."""
     mode = ctx.inputs.baseline
+    merge_base = ""
     if mode in ("auto", "check-run") and repo is not None:
         found = _attempt(
             outcome, "read the merge-base check run", lambda: _merge_base_digest(ctx, repo, pr)
         )
         if found is not None:
             sha, text = found
+            merge_base = sha
             if text is not None:
                 try:
                     digest = parse_digest(text, source=f"check run on {sha[:12]}")
-                    return digest, (
+                    return (
+                        digest,
                         f"the `{ctx.inputs.check_name}` check run on the merge-base commit "
-                        f"`{sha[:12]}`"
+                        f"`{sha[:12]}`",
+                        merge_base,
                     )
                 except BfclActionError as exc:
                     outcome.problems.append(f"ignored the merge-base digest: {exc}")
@@ -282,10 +306,14 @@ def find_baseline(
         if path is not None and path.is_file():
             from bfcl_action.commands.compare import load_baseline
 
-            return load_baseline(path), f"the baseline file `{path.name}`"
+            return load_baseline(path), f"the baseline file `{path.name}`", merge_base
         if mode != "auto":
             raise InputError("the baseline file does not exist", file=str(path), field="baseline")
-    return None, "no baseline yet (no digest on the merge-base commit and no baseline file)"
+    return (
+        None,
+        "no baseline yet (no digest on the merge-base commit and no baseline file)",
+        merge_base,
+    )
 
 
 def _merge_base_digest(
@@ -505,7 +533,7 @@ def post_comment_artifact(ctx: ActionContext, gh: Github) -> int:
                     ctx.inputs.check_name,
                     conclusion=conclusion,
                     title=str(meta.get("title") or ctx.inputs.check_name),
-                    summary=summary_with_digest(_MENTION.sub("@\u200d", meta["summary"]), ""),
+                    summary=summary_with_digest(untrusted_summary(meta["summary"]), ""),
                     annotations=annotations,
                 ),
             )
@@ -521,6 +549,15 @@ def post_comment_artifact(ctx: ActionContext, gh: Github) -> int:
         },
     )
     return 1 if outcome.problems else 0
+
+
+_DIGEST_BLOCK = re.compile(r"<!--\s*bfcl-action:digest\b.*?-->", re.S)
+
+
+def untrusted_summary(text: str) -> str:
+    """A check-run summary from an artifact, without digests (a fork must not plant a
+    baseline) and with mentions defused."""
+    return _MENTION.sub("@\u200d", _DIGEST_BLOCK.sub("", text))
 
 
 def find_pull_request(

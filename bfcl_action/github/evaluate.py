@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bfcl_action.compare import Comparison, Thresholds
+from bfcl_action.compare import Comparison, Thresholds, ToolChange
 from bfcl_action.errors import BfclActionError, ConfigError, InputError
 from bfcl_action.github.checks import Annotation
 from bfcl_action.github.context import ActionContext
@@ -335,6 +335,33 @@ def annotations_for(
     return out
 
 
+def changed_tools(ctx: ActionContext, base_ref: str) -> list[ToolChange]:
+    """Tool definitions changed since `base_ref` (the merge-base), from the local checkout.
+
+    Needs the merge-base commit in the clone (`fetch-depth: 0`); without it, or without
+    own tools, the comment simply does not list changed tools.
+    """
+    path = config_path(ctx)
+    if path is None or not base_ref:
+        return []
+    try:
+        config = load_config(ctx)
+        patterns = list(getattr(config, "tools", []) or [])
+        if not patterns:
+            return []
+        from bfcl_action.impact import change_records, tools_at_ref
+        from bfcl_action.tools import load_tools
+
+        exclude = list(getattr(config, "tools_exclude", []))
+        base = tools_at_ref(
+            path.parent, base_ref, patterns, config_dir=path.parent, exclude=exclude
+        )
+        head = load_tools(patterns, base_dir=path.parent, exclude=exclude)
+    except BfclActionError:
+        return []
+    return [ToolChange.model_validate(r) for r in change_records(base.functions, head.functions)]
+
+
 @dataclass
 class Engine:
     """The evaluation-side functions the activities call; replace any of them in tests."""
@@ -343,3 +370,4 @@ class Engine:
     thresholds: Callable[[ActionContext], Thresholds] = resolve_thresholds
     tools: Callable[[ActionContext], ToolIndex] = index_tools
     needs_api_key: Callable[[ActionContext], bool] = needs_api_key
+    changed_tools: Callable[[ActionContext, str], list[ToolChange]] = changed_tools

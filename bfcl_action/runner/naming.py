@@ -13,6 +13,7 @@ import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 _ALLOWED = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _FORBIDDEN_CHAR = re.compile(r"[^a-zA-Z0-9_-]")
@@ -60,3 +61,17 @@ class NameMap:
     def original(self, api_name: str) -> str:
         """The offered function's name; a name the model invented is returned unchanged."""
         return self.to_original.get(api_name, api_name)
+
+
+def with_api_names(output: Any, names: NameMap) -> Any:
+    """FC calls `[{name: args}]` under the API-safe names the model was offered.
+
+    BFCL's own runs of FC models whose API rejects dots record `math_factorial`; result files
+    written for those models use the same names so the official scorer agrees.
+    """
+    if names.identity or not isinstance(output, list):
+        return output
+    return [
+        {names.api_name(str(k)): v for k, v in call.items()} if isinstance(call, dict) else call
+        for call in output
+    ]

@@ -15,6 +15,7 @@ from bfcl_action.errors import InputError
 from bfcl_action.models import Mode, RunReport, TestCase
 from bfcl_action.results_io import RESULT_FILE_RE, read_result_file, read_results
 from bfcl_action.runner.backends import ModelAnswer, ModelRequest, PermanentError
+from bfcl_action.runner.naming import NameMap
 
 _MISSING = object()
 
@@ -46,6 +47,21 @@ def load_recorded_answers(path: str | Path) -> tuple[dict[str, Any], Mode | None
     return {entry.id: entry.result for entry in entries}, None
 
 
+def restore_names(output: Any, names: NameMap) -> Any:
+    """FC calls recorded under API-safe names (`math_factorial`, as BFCL's own OpenAI runs
+    write them) get the offered name back (`math.factorial`); other outputs are unchanged."""
+    if names.identity or not isinstance(output, list):
+        return output
+    restored: list[Any] = []
+    for call in output:
+        if isinstance(call, dict) and len(call) == 1:
+            [(name, args)] = call.items()
+            restored.append({names.original(str(name)): args})
+        else:
+            restored.append(call)
+    return restored
+
+
 class ReplayBackend:
     """Serves recorded answers; a case without one is an infrastructure error, not a failure."""
 
@@ -60,12 +76,15 @@ class ReplayBackend:
         return cls(answers, mode=recorded_mode or mode, source=path)
 
     def build_request(self, case: TestCase, sample: int) -> ModelRequest:
-        return ModelRequest(case.id, sample, {}, None)
+        names = NameMap.for_names(f.name for f in case.functions)
+        return ModelRequest(case.id, sample, {}, None, context=names)
 
     async def send(self, request: ModelRequest) -> ModelAnswer:
         output = self.answers.get(request.case_id, _MISSING)
         if output is _MISSING:
             raise PermanentError(f"no recorded answer for {request.case_id}")
+        if self.mode is Mode.FC and isinstance(request.context, NameMap):
+            output = restore_names(output, request.context)
         return ModelAnswer(output=output)
 
     async def aclose(self) -> None:

@@ -328,14 +328,19 @@ class GitHubServer:
         message: str = "change",
         *,
         parents: list[str] | None = None,
+        sha: str | None = None,
     ) -> str:
-        """Add a commit on `branch` (created from the default branch if new); returns its sha."""
+        """Add a commit on `branch` (created from the default branch if new); returns its sha.
+
+        `sha` gives the commit a real git sha, so a test's local git checkout and the server
+        agree on commits (e.g. the merge-base).
+        """
         with self._lock:
             repo = self.repo(full_name)
             if parents is None:
                 tip = repo.branches.get(branch) or repo.branches[repo.default_branch]
                 parents = [tip]
-            sha = self.new_sha()
+            sha = sha or self.new_sha()
             repo.commits[sha] = Commit(sha, parents, message)
             repo.branches[branch] = sha
             for other in self.repos.values():  # forks and parents see each other's commits
