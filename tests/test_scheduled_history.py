@@ -8,6 +8,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bfcl_action.compare import Verdict, compare_runs
 from bfcl_action.history import (
@@ -182,3 +184,17 @@ def test_branch_mode_without_a_git_checkout_keeps_the_local_file(
     assert "could not read the history" in run.summary
     records, _ = read_history(tmp_path / "plain" / "bfcl-results" / "history" / "bfcl.jsonl")
     assert len(records) == 1
+
+
+@given(st.text(max_size=400))
+@settings(max_examples=200, deadline=None)
+def test_any_text_parses_without_crashing(text: str) -> None:
+    records, skipped = parse_history(text)
+    assert len(records) + len(skipped) <= len(text.splitlines())
+
+
+def test_a_hostile_check_name_cannot_leave_the_history_directory() -> None:
+    from bfcl_action.github.scheduled import history_name
+
+    assert history_name("../../etc/passwd") == ".._.._etc_passwd"
+    assert "/" not in history_name("a/b\\c") and "\\" not in history_name("a/b\\c")
