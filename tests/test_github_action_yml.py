@@ -69,7 +69,9 @@ def test_every_input_value_reaches_the_parsed_context() -> None:
 
 
 def test_every_action_output_is_written_by_the_program() -> None:
-    written = set(output_values(Outcome()))
+    from bfcl_action.github.scheduled import SCHEDULED_OUTPUTS
+
+    written = set(output_values(Outcome())) | set(SCHEDULED_OUTPUTS)
     for name, spec in ACTION["outputs"].items():
         assert spec["value"] == f"${{{{ steps.bfcl.outputs.{name} }}}}"
         assert name in written

@@ -76,6 +76,8 @@ def test_a_degrading_series_opens_one_alert_updates_it_then_closes_it_on_recover
     dropped = scheduled_run(github_server, tmp_path, 2, DROPPED)
     assert dropped.code == 1  # a regression fails the scheduled run like a PR check
     [issue] = alerts(github_server)
+    assert dropped.outputs["alert"] == "opened"
+    assert dropped.outputs["alert-issue"] == str(issue["number"])
     assert "simple_python" in issue["body"] and "dropped 50.0 points" in issue["body"]
     assert issue["body"].count("<!-- bfcl-action:alert-section -->") == 1
 
@@ -88,6 +90,8 @@ def test_a_degrading_series_opens_one_alert_updates_it_then_closes_it_on_recover
 
     recovered = scheduled_run(github_server, tmp_path, 4, HEALTHY)
     assert recovered.code == 0
+    assert recovered.outputs["alert"] == "closed"
+    assert recovered.outputs["history-path"].endswith("bfcl-results/history/bfcl.jsonl")
     assert alerts(github_server) == []
     closed = github_server.repo("octo/app").issues[issue["number"]]
     assert closed["state"] == "closed"

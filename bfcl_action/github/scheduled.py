@@ -64,6 +64,8 @@ HISTORY_MODES = ("artifact", "branch", "off")
 MAX_COMMITS = 50
 """How far back on the default branch the previous scheduled check run is looked for."""
 HISTORY_DIR = "history"
+SCHEDULED_OUTPUTS = ("alert", "alert-issue", "history-path")
+"""Step outputs only scheduled runs write (empty otherwise)."""
 
 
 def is_scheduled(ctx: ActionContext) -> bool:
@@ -308,6 +310,20 @@ def run_scheduled(
         publish_scheduled_check(ctx, outcome, repo, report, comparison)
     outputs.append_summary(
         ctx.step_summary_path, scheduled_summary(ctx, history, decision, result, facts)
+    )
+    outputs.write_outputs(
+        ctx.output_path,
+        dict(
+            zip(
+                SCHEDULED_OUTPUTS,
+                (
+                    result.action.value if result is not None else "",
+                    str(result.number or "") if result is not None else "",
+                    str(history.local) if history.saved else "",
+                ),
+                strict=True,
+            )
+        ),
     )
     return finish(ctx, outcome)
 
