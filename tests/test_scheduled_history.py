@@ -198,3 +198,18 @@ def test_a_hostile_check_name_cannot_leave_the_history_directory() -> None:
 
     assert history_name("../../etc/passwd") == ".._.._etc_passwd"
     assert "/" not in history_name("a/b\\c") and "\\" not in history_name("a/b\\c")
+
+
+def test_the_history_command_prints_the_trend_and_draws_the_chart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bfcl_action.cli import main
+
+    path = tmp_path / "bfcl.jsonl"
+    append_history(path, record(day=7))
+    append_history(path, record(DROPPED, day=14))
+    assert main(["history", str(path), "--svg", str(tmp_path / "trend.svg")]) == 0
+    out = capsys.readouterr().out
+    assert out.index("2026-12-14") < out.index("2026-12-07")  # newest first
+    assert "50.0%" in out
+    assert (tmp_path / "trend.svg").read_text().startswith("<svg")
