@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import gc
 import random
 import time
 from collections import deque
@@ -113,11 +114,15 @@ async def execute(
             progress.advance()
 
     progress.start(stats.total, stats.total - len(pending))
+    # The cases, requests and rendered tools live for the whole run; freezing them keeps the
+    # cyclic GC from rescanning them on every collection (about 5% of client CPU).
+    gc.freeze()
     try:
         workers = min(max(1, concurrency), len(pending))
         if workers:
             await asyncio.gather(*(worker() for _ in range(workers)))
     finally:
+        gc.unfreeze()
         progress.finish()
         stats.wall_s = time.perf_counter() - started
     return outcomes, stats
