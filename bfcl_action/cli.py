@@ -24,6 +24,7 @@ COMMANDS: list[str] = [
     "merge",
     "github",
     "validate",
+    "history",
 ]
 
 

@@ -47,7 +47,12 @@ def test_action_inputs_and_program_inputs_are_the_same_set() -> None:
 
 
 def test_every_input_value_reaches_the_parsed_context() -> None:
-    samples = {"fail-on-regression": "false", "statuses": "true", "comment": "on-regression"}
+    samples = {
+        "fail-on-regression": "false",
+        "statuses": "true",
+        "comment": "on-regression",
+        "alert": "false",
+    }
     env = {}
     for key, value in main_step()["env"].items():
         match = re.fullmatch(r"\$\{\{ inputs\.([a-z-]+) \}\}", value)
@@ -64,7 +69,9 @@ def test_every_input_value_reaches_the_parsed_context() -> None:
 
 
 def test_every_action_output_is_written_by_the_program() -> None:
-    written = set(output_values(Outcome()))
+    from bfcl_action.github.scheduled import SCHEDULED_OUTPUTS
+
+    written = set(output_values(Outcome())) | set(SCHEDULED_OUTPUTS)
     for name, spec in ACTION["outputs"].items():
         assert spec["value"] == f"${{{{ steps.bfcl.outputs.{name} }}}}"
         assert name in written

@@ -64,3 +64,26 @@ def test_refuses_to_overwrite_without_force(repo: Path, capsys) -> None:
 def test_config_without_tools_found_is_still_valid(tmp_path: Path) -> None:
     assert main(["init", "--dir", str(tmp_path)]) == 0
     assert load_config(tmp_path / ".bfcl.yml").tools == []
+
+
+def test_scheduled_adds_the_weekly_workflow_and_keeps_existing_files(repo: Path) -> None:
+    (repo / ".bfcl.yml").write_text("seed: 1\n")
+    assert main(["init", "--dir", str(repo), "--scheduled"]) == 0
+    assert (repo / ".bfcl.yml").read_text() == "seed: 1\n"
+    workflow = YAML(typ="safe").load(
+        (repo / ".github" / "workflows" / "bfcl-scheduled.yml").read_text()
+    )
+    assert set(workflow["on"]) == {"schedule", "workflow_dispatch"}
+    job = workflow["jobs"]["bfcl"]
+    assert job["permissions"]["issues"] == "write"
+    [action] = [s for s in job["steps"] if s.get("uses") == f"{ACTION_REPOSITORY}@v1"]
+    assert action["with"]["history"] == "artifact"
+    [upload] = [s for s in job["steps"] if "upload-artifact" in s.get("uses", "")]
+    assert upload["if"] == "always()"  # the history survives a failed evaluation
+
+
+def test_the_scheduled_workflow_in_the_docs_is_what_init_writes() -> None:
+    from bfcl_action.commands.init import render_scheduled_workflow
+
+    docs = Path(__file__).parents[1] / "docs" / "workflows" / "scheduled.yml"
+    assert docs.read_text() == render_scheduled_workflow()

@@ -48,6 +48,12 @@ def register(sub: Any) -> None:
     parser.add_argument("--dir", type=Path, default=Path("."), help="repository root")
     parser.add_argument("--model", default="gpt-4o-mini", help="model id for the config")
     parser.add_argument("--force", action="store_true", help="overwrite existing files")
+    parser.add_argument(
+        "--scheduled",
+        action="store_true",
+        help="also write .github/workflows/bfcl-scheduled.yml: a weekly run with score history "
+        "and one alert issue on degradation (keeps an existing .bfcl.yml and bfcl.yml)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -178,6 +184,84 @@ jobs:
 """
 
 
+SCHEDULED_WORKFLOW = Path(".github") / "workflows" / "bfcl-scheduled.yml"
+CHECKOUT = "actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2"
+UPLOAD_ARTIFACT = "actions/upload-artifact@ea165f8d65b6e75b540449e92b4886f43607fa02 # v4.6.2"
+
+
+def render_scheduled_workflow(*, action: str = ACTION_REPOSITORY) -> str:
+    """The weekly workflow: history in an artifact, one alert issue on degradation
+    (docs/scheduled.md; the same text is docs/workflows/scheduled.yml)."""
+    return f"""\
+# Weekly evaluation of the model behind your tools; one alert issue when it degrades.
+# Reference: docs/scheduled.md
+name: bfcl-scheduled
+
+on:
+  schedule:
+    - cron: "17 6 * * 1"   # Mondays 06:17 UTC
+  workflow_dispatch:
+
+permissions:
+  contents: read
+
+concurrency:
+  group: bfcl-scheduled   # one run at a time: the alert issue and the history stay consistent
+  cancel-in-progress: false
+
+jobs:
+  bfcl:
+    runs-on: ubuntu-latest
+    permissions:
+      contents: read   # `write` (and persist-credentials: true) for `history: branch`
+      checks: write    # the check run: its digest is the next run's baseline
+      issues: write    # the alert issue
+      actions: read    # download the previous run's history artifact
+    steps:
+      - uses: {CHECKOUT}
+        with:
+          persist-credentials: false
+      - name: Fetch the score history of the previous runs
+        env:
+          GH_TOKEN: ${{{{ github.token }}}}
+          WORKFLOW: ${{{{ github.workflow }}}}
+          BRANCH: ${{{{ github.ref_name }}}}
+        run: |
+          ids=$(gh run list --workflow "$WORKFLOW" --branch "$BRANCH" --status completed \\
+            --limit 10 --json databaseId --jq '.[].databaseId' || true)
+          for id in $ids; do
+            if gh run download "$id" --name bfcl-history --dir bfcl-results/history; then
+              echo "history of run $id restored"; break
+            fi
+          done
+      - uses: {action}@v1
+        id: bfcl
+        with:
+          api-key: ${{{{ secrets.OPENAI_API_KEY }}}}
+          check-name: bfcl-weekly   # its own check run, alert and history (PR checks keep `bfcl`)
+          # suites: bfcl@2026.3.23   # a pinned set keeps weeks comparable; live@latest
+          #                          # changes weekly, so only the floors apply across weeks
+          history: artifact
+          metrics-openmetrics: bfcl-results/metrics.prom
+      - name: Keep the score history (also when the evaluation failed)
+        if: always()
+        uses: {UPLOAD_ARTIFACT}
+        with:
+          name: bfcl-history
+          path: bfcl-results/history/
+          if-no-files-found: ignore
+          retention-days: 90
+      # Ship the metrics to a Prometheus Pushgateway (docs/scheduled.md has an OTLP recipe):
+      # - name: Push metrics
+      #   if: always()
+      #   env:
+      #     PUSHGATEWAY_URL: ${{{{ secrets.PUSHGATEWAY_URL }}}}
+      #   run: >-
+      #     curl --fail-with-body --data-binary @bfcl-results/metrics.prom
+      #     "$PUSHGATEWAY_URL/metrics/job/bfcl/check/bfcl-weekly"
+"""
+
+
 def run(args: argparse.Namespace) -> int:
     root: Path = args.dir
     if not root.is_dir():
@@ -186,6 +270,11 @@ def run(args: argparse.Namespace) -> int:
         root / ".bfcl.yml": render_config(find_tool_files(root), model=args.model),
         root / ".github" / "workflows" / "bfcl.yml": render_workflow(),
     }
+    if getattr(args, "scheduled", False):
+        for path in [p for p in targets if p.exists() and not args.force]:
+            del targets[path]  # adding the scheduled workflow to an initialised repository
+            print(f"kept {path}")
+        targets[root / SCHEDULED_WORKFLOW] = render_scheduled_workflow()
     existing = [p for p in targets if p.exists()]
     if existing and not args.force:
         names = ", ".join(str(p) for p in existing)

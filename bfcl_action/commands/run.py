@@ -111,6 +111,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     out = p.add_argument_group("output")
     out.add_argument("--output", type=Path, default=Path("run.json"), help="run report JSON")
     out.add_argument("--results-dir", type=Path, help="also write BFCL-format result files")
+    out.add_argument(
+        "--metrics-json", type=Path, metavar="PATH", help="also write run metrics as JSON"
+    )
+    out.add_argument(
+        "--metrics-openmetrics",
+        type=Path,
+        metavar="PATH",
+        help="also write run metrics as OpenMetrics text (Pushgateway-ready; docs/scheduled.md)",
+    )
     out.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=main)
 
@@ -269,6 +278,12 @@ def main(args: argparse.Namespace) -> int:
     progress = make_progress(sys.stderr, enabled=not args.quiet)
     report, _stats = run_evaluation(cases, options, progress=progress)
     write_outputs(report, args.output, args.results_dir, cases)
+    if args.metrics_json or args.metrics_openmetrics:
+        from bfcl_action.metrics import write_metrics
+
+        write_metrics(
+            report, json_path=args.metrics_json, openmetrics_path=args.metrics_openmetrics
+        )
     print_summary(report)
     rate = infra_error_rate(report)
     if rate > args.max_infra_error_rate:

@@ -1,7 +1,9 @@
 """What `bfcl-action github` does for each event, as small named steps.
 
-- `push`, `schedule`, `workflow_dispatch`: run, publish a check run whose summary carries the
-  run digest (the baseline store), job summary, outputs.
+- `push`: run, publish a check run whose summary carries the run digest (the baseline store),
+  job summary, outputs.
+- `schedule`, `workflow_dispatch` (default branch): the same, compared with the previous
+  scheduled run, plus history, trend chart and the alert issue (`github/scheduled.py`).
 - `pull_request`: run on the PR head, baseline from the merge-base check run (else a file,
   else none), compare, then sticky comment, check run on the head sha, optional statuses,
   job summary, outputs, and only then the exit code.
@@ -118,7 +120,14 @@ def main(
         report_path.write_text(report.model_dump_json(indent=1), encoding="utf-8")
     if ctx.inputs.shard and not ctx.inputs.report:
         return finish_shard(ctx, report, report_path)
+    # --- scheduled runs: metrics files, history and alert issue (github/scheduled.py)
+    from bfcl_action.github import scheduled
+
+    scheduled.export_metrics(ctx, report)
     gh = github_factory(ctx)
+    if scheduled.is_scheduled(ctx):
+        return scheduled.run_scheduled(ctx, gh, engine, report, report_path)
+    # ---
     pr = ctx.pull_request
     if pr is not None:
         return process_pull_request(ctx, gh, engine, report, report_path, pr)

@@ -56,6 +56,12 @@ class Inputs(BaseModel):
     comment_author: str = ""
     comment_artifact: str = ""
     working_directory: str = "."
+    # Scheduled runs (docs/scheduled.md): alert issue, score history, metrics files.
+    alert: bool = True
+    history: str = "artifact"
+    history_branch: str = "bfcl-data"
+    metrics_json: str = ""
+    metrics_openmetrics: str = ""
 
 
 INPUT_NAMES: tuple[str, ...] = tuple(name.replace("_", "-") for name in Inputs.model_fields)

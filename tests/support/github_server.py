@@ -4,7 +4,8 @@ Serves the parts of the REST API that bfcl-action and the Live curation pipeline
 GitHub's response shapes (enough for PyGithub objects to load without lazy re-fetches) and
 GitHub's limits and error replies:
 
-- repositories, commits (a small commit graph), branches and git refs, git commits;
+- repositories, commits (a small commit graph; list from a sha), branches and git refs, git
+  commits;
 - pull requests (get, list, create, update) with `head`/`base` shas and fork heads;
 - compare `base...head` with `merge_base_commit`;
 - issues (create, list by label/state, edit, close), labels, issue comments (create, list with
@@ -507,6 +508,7 @@ class GitHubServer:
             ("GET", "/user", self._get_user),
             ("GET", "/users/{login}", self._get_named_user),
             ("GET", r, lambda c: self._repo_json(c.repo)),
+            ("GET", r + "/commits", self._list_commits),
             ("GET", r + "/commits/{ref}/check-runs", self._list_check_runs),
             ("GET", r + "/commits/{ref}/statuses", self._list_statuses),
             ("GET", r + "/commits/{ref}/status", self._combined_status),
@@ -699,6 +701,14 @@ class GitHubServer:
     def _get_commit(self, ctx: _Ctx) -> Any:
         repo = ctx.repo
         return self._commit_json(repo, self._resolve(repo, ctx.arg("ref")))
+
+    def _list_commits(self, ctx: _Ctx) -> Any:
+        """`sha` (a branch or commit, default the default branch) and its ancestors."""
+        repo = ctx.repo
+        start = self._resolve(repo, ctx.query.get("sha") or repo.default_branch)
+        return self._page(
+            ctx, [self._commit_json(repo, sha) for sha in self._ancestors(repo, start)]
+        )
 
     def _branch_json(self, repo: Repo, name: str) -> dict[str, Any]:
         return {
