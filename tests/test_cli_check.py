@@ -109,3 +109,19 @@ def test_reads_stdin_and_writes_stdout(
 
 def test_unreadable_input_file_exits_2(tmp_path: Path) -> None:
     assert main(["check", "--cases", str(tmp_path / "nope"), "--output", "-"]) == 2
+
+
+def test_a_malformed_decoded_call_list_is_the_wrong_output_format(tmp_path: Path) -> None:
+    line = {
+        "id": "simple_python_0",
+        "category": "simple_python",
+        "functions": [{"name": "f", "parameters": {"type": "dict", "properties": {}}}],
+        "possible_answer": [{"f": {}}],
+        "model_output": [{"f": [1, 2]}],
+    }
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps(line) + "\n")
+    out = tmp_path / "out.jsonl"
+    assert main(["check", "--cases", str(src), "--output", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["error_type"] == "ast_decoder:decoder_wrong_output_format"

@@ -6,7 +6,7 @@ calls in, `Verdict` out), `check_ast` (the AST rules without a `TestCase`) and
 """
 
 from bfcl_action.checker.ast_check import check_ast, check_call, expected_name
-from bfcl_action.checker.case import check_calls, check_case
+from bfcl_action.checker.case import check_calls, check_case, check_decoded
 from bfcl_action.checker.models_table import needs_underscore_to_dot
 from bfcl_action.checker.normalize import normalize_text
 from bfcl_action.checker.relevance import check_relevance
@@ -18,6 +18,7 @@ __all__ = [
     "check_call",
     "check_calls",
     "check_case",
+    "check_decoded",
     "check_relevance",
     "expected_name",
     "needs_underscore_to_dot",

@@ -22,6 +22,7 @@ from bfcl_action.checker.verdict import (
     fail,
 )
 from bfcl_action.decode import DecodeError, decode_output
+from bfcl_action.decode.errors import WRONG_OUTPUT_FORMAT
 from bfcl_action.models import Call, CaseResult, Language, Mode, TestCase
 
 _AST = Checker.AST
@@ -144,4 +145,34 @@ def check_case(
         error=list(verdict.error),
         model_output=model_output,
         decoded=decoded,
+    )
+
+
+def is_call_list(output: Any) -> bool:
+    """BFCL's format check for decoded output: `[{function: {parameter: value}}, ...]`."""
+    return type(output) is list and all(
+        type(item) is dict and len(item) == 1 and type(next(iter(item.values()))) is dict
+        for item in output
+    )
+
+
+def check_decoded(case: TestCase, output: Any, *, underscore_to_dot: bool = False) -> CaseResult:
+    """Judge an output that is already decoded (`check --cases` lines, BFCL's checker input).
+
+    For AST categories anything not in BFCL's decoded form is
+    `ast_decoder:decoder_wrong_output_format`, as in BFCL's per-entry path; a raw FC result
+    read by `check_case` gets `decoder_failed` for the same shapes, as BFCL's FC decoder does.
+    """
+    category = CATEGORIES.get(case.category)
+    if category is None or category.checker is not _AST or is_call_list(output):
+        return check_case(case, output, mode=Mode.FC, underscore_to_dot=underscore_to_dot)
+    verdict = fail(WRONG_OUTPUT_FORMAT, "not a list of {function: {parameter: value}} calls")
+    return CaseResult(
+        id=case.id,
+        category=case.category,
+        suite=case.suite,
+        valid=False,
+        error_type=verdict.error_type,
+        error=list(verdict.error),
+        model_output=output,
     )

@@ -57,9 +57,26 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
+def _is_decoded(output: Any) -> bool:
+    """A call list whose arguments are not JSON text is taken as already decoded (and gets
+    BFCL's format check); `[{name: "<json args>"}]` is a raw FC result to decode."""
+    if isinstance(output, str):
+        return False
+    items = output if isinstance(output, list) else [output]
+    return not any(
+        isinstance(value, str)
+        for item in items
+        if isinstance(item, dict)
+        for value in item.values()
+    )
+
+
 def check_line(raw: str, number: int) -> dict[str, Any]:
     """The output object for one input line; never raises."""
-    from bfcl_action.checker import check_case  # imported here so `--help` never needs it
+    from bfcl_action.checker import (  # imported here so `--help` never needs it
+        check_case,
+        check_decoded,
+    )
 
     entry_id: Any = None
     try:
@@ -89,7 +106,10 @@ def check_line(raw: str, number: int) -> dict[str, Any]:
         u2d = line.underscore_to_dot
         if u2d is None:
             u2d = default_underscore_to_dot(line.model_name or "", mode)
-        result = check_case(case, line.model_output, mode=mode, underscore_to_dot=u2d)
+        if line.mode is None and _is_decoded(line.model_output):
+            result = check_decoded(case, line.model_output, underscore_to_dot=u2d)
+        else:
+            result = check_case(case, line.model_output, mode=mode, underscore_to_dot=u2d)
     except BfclActionError as exc:
         message = f"line {number}: {exc.render()}"
         return {"id": entry_id, "valid": False, "error_type": INPUT_ERROR, "error": [message]}

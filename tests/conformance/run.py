@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from bfcl_action.categories import CATEGORIES, SINGLE_TURN_OFFICIAL
-from bfcl_action.checker import check_case
+from bfcl_action.checker import check_case, check_decoded
 from bfcl_action.models import Mode, TestCase
 from tests.conformance.generate import Sample, case_samples
 from tests.conformance.official import BFCL_EVAL_VERSION
@@ -203,7 +203,10 @@ class VerdictCache:
 def our_verdict(case: TestCase, s: Sample) -> dict[str, Any]:
     mode = Mode.PROMPT if s.rep == "prompt" else Mode.FC
     try:
-        res = check_case(case, s.output, mode=mode, underscore_to_dot=s.underscore_to_dot)
+        if s.rep == "decoded":
+            res = check_decoded(case, s.output, underscore_to_dot=s.underscore_to_dot)
+        else:
+            res = check_case(case, s.output, mode=mode, underscore_to_dot=s.underscore_to_dot)
     except Exception as exc:
         return {"crash": f"{type(exc).__name__}: {exc}"[:300]}
     return {"valid": bool(res.valid), "error_type": None if res.valid else res.error_type}
