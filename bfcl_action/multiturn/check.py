@@ -74,7 +74,7 @@ def decode_turns(model_output: list[Any], mode: Mode) -> list[list[list[Call]]]:
     return turns
 
 
-def _result(
+def case_result(
     case: TestCase,
     valid: bool,
     error_type: str | None,
@@ -83,6 +83,7 @@ def _result(
     decoded: list[Call] | None,
     infra: str | None = None,
 ) -> CaseResult:
+    """A multi-turn or executable case's verdict as a `CaseResult`."""
     return CaseResult(
         id=case.id,
         category=case.category,
@@ -108,25 +109,27 @@ def check_conversation(
     try:
         conversation = conversation_of(case)
     except BfclActionError as exc:
-        return _result(case, False, INVALID_CASE, [exc.message], model_output, None, exc.message)
+        return case_result(
+            case, False, INVALID_CASE, [exc.message], model_output, None, exc.message
+        )
     if not isinstance(model_output, list):
         message = "the model result is not a list of turns (inference failed)"
-        return _result(case, False, INFERENCE_ERROR, [message], model_output, None)
+        return case_result(case, False, INFERENCE_ERROR, [message], model_output, None)
     if len(model_output) != len(conversation.ground_truth):
         message = (
             f"force-terminated: the result has {len(model_output)} turns, the case "
             f"{len(conversation.ground_truth)}"
         )
-        return _result(case, False, FORCE_TERMINATED, [message], model_output, None)
+        return case_result(case, False, FORCE_TERMINATED, [message], model_output, None)
     turns = decode_turns(model_output, mode)
     flat = [call for turn in turns for step in turn for call in step]
     try:
         verdict = judge_turns(conversation, turns, options)
     except EnvironmentSetupError as exc:
-        return _result(
+        return case_result(
             case, False, ENVIRONMENT_ERROR, [exc.message], model_output, flat, exc.message
         )
-    return _result(case, verdict.valid, verdict.error_type, verdict.errors, model_output, flat)
+    return case_result(case, verdict.valid, verdict.error_type, verdict.errors, model_output, flat)
 
 
 @dataclass

@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from bfcl_action.decode import DecodeError, decode_output
 from bfcl_action.errors import InputError
 from bfcl_action.models import Call, CaseResult, Mode, TestCase
-from bfcl_action.multiturn.check import ExecutionOptions
+from bfcl_action.multiturn.check import ExecutionOptions, case_result
 from bfcl_action.multiturn.sandbox import Sandbox
 
 FIELD = "execute"
@@ -103,26 +103,6 @@ def expected_call(case: TestCase) -> Call:
     return Call(name=name, arguments=arguments)
 
 
-def _result(
-    case: TestCase,
-    valid: bool,
-    error_type: str | None,
-    errors: list[str],
-    output: Any,
-    decoded: list[Call] | None,
-) -> CaseResult:
-    return CaseResult(
-        id=case.id,
-        category=case.category,
-        suite=case.suite,
-        valid=valid,
-        error_type=error_type,
-        error=errors,
-        model_output=output,
-        decoded=decoded,
-    )
-
-
 def _run(sandbox: Sandbox, target: str, call: Call) -> dict[str, Any]:
     if target.startswith(("http://", "https://")):
         return http_invoke(target, call.arguments, timeout=sandbox.limits.call_timeout_s)
@@ -170,24 +150,28 @@ def check_executable(
     try:
         spec = exec_spec(case)
     except InputError as exc:
-        return _result(case, False, "executable:invalid_case", [exc.message], model_output, None)
+        return case_result(
+            case, False, "executable:invalid_case", [exc.message], model_output, None
+        )
     assert spec is not None
     try:
         calls = decode_output(model_output, mode=mode, language=case.language)
     except DecodeError as exc:
-        return _result(case, False, "executable:decoder_failed", [exc.message], model_output, None)
+        return case_result(
+            case, False, "executable:decoder_failed", [exc.message], model_output, None
+        )
     expected_calls = len(case.possible_answer) if case.possible_answer else 1
     if len(calls) != expected_calls:
         message = f"expected {expected_calls} call(s), found {len(calls)}"
-        return _result(case, False, "executable:wrong_count", [message], model_output, calls)
+        return case_result(case, False, "executable:wrong_count", [message], model_output, calls)
     paths = [str(p) for p in (case.model_extra or {}).get("environment_paths") or []]
     with options.sandbox(paths) as sandbox:
         for index, call in enumerate(calls):
             verdict = _check_one(case, spec, sandbox, call, index)
             if verdict is not None:
                 error_type, errors = verdict
-                return _result(case, False, error_type, errors, model_output, calls)
-    return _result(case, True, None, [], model_output, calls)
+                return case_result(case, False, error_type, errors, model_output, calls)
+    return case_result(case, True, None, [], model_output, calls)
 
 
 def _check_one(
