@@ -29,7 +29,7 @@ from bfcl_action.errors import InputError
 from bfcl_action.models import ExpectedCall, FunctionDoc, Message, SourceLocation, TestCase
 from bfcl_action.tools.issues import CaseValidationError, ToolIssue, describe
 from bfcl_action.tools.load import display_name, expand_globs, unmatched_issue
-from bfcl_action.tools.source import Document, JsonPath, parse_text
+from bfcl_action.tools.source import Document, JsonPath, parse_text, path_label
 from bfcl_action.tools.validate import matches_type, schema_types
 
 OWN_DATASET = "own"
@@ -92,10 +92,7 @@ class _CaseReader:
         key: bool = False,
     ) -> None:
         line, col = self.doc.where(path, key=key) or (None, None)
-        rel = path[len(self.base) :]
-        field = ""
-        for part in rel:
-            field += f"[{part}]" if isinstance(part, int) else (f".{part}" if field else part)
+        field = path_label(path[len(self.base) :])
         self.issues.append(
             ToolIssue(
                 file=self.doc.file,

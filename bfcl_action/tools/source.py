@@ -24,6 +24,16 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from bfcl_action.errors import InputError
 
 JsonPath = tuple[str | int, ...]
+
+
+def path_label(path: JsonPath) -> str:
+    """A JSON path as people write it in messages: `parameters.properties.city[0]`."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+    return out
+
+
 """Keys and indexes from the document root to a value."""
 
 Position = tuple[int, int]

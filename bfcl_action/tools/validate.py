@@ -32,7 +32,7 @@ from bfcl_action.tools.dialect import (
 )
 from bfcl_action.tools.formats import BFCL_TYPES, RawTool
 from bfcl_action.tools.issues import Severity, ToolIssue, describe
-from bfcl_action.tools.source import Document, JsonPath
+from bfcl_action.tools.source import Document, JsonPath, path_label
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]+$")
 MAPPED_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]+$")
@@ -117,11 +117,7 @@ class _ToolChecker:
         self.tool: str | None = None
 
     def field(self, path: JsonPath) -> str:
-        rel = path[len(self.raw.path) :]
-        out = ""
-        for part in rel:
-            out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
-        return out or "(tool)"
+        return path_label(path[len(self.raw.path) :]) or "(tool)"
 
     def add(
         self,
