@@ -2,11 +2,14 @@
 
 Both sides get the same list of (entry, model output) pairs from the conformance generator
 (ground truth and mutations, as decoded call lists, FC JSON and prompt text, over all 13
-single-turn categories) and do the full per-entry job: decode, format check, check. Official:
-bfcl_eval's `_evaluate_single_ast_entry` / `_evaluate_single_relevance_entry`; ours:
-`bfcl_action.checker.check_case`. Both sides run the list in alternating chunks, `ROUNDS`
-times, and each chunk counts with its fastest CPU time (see `_best_of_interleaved`), so load
-from other processes on a shared machine penalises neither side more.
+single-turn categories) and do the full per-entry job: decode, format check, check, giving a
+verdict record. Official: bfcl_eval's `_evaluate_single_ast_entry` /
+`_evaluate_single_relevance_entry` (which return a dict); ours: `bfcl_action.checker.judge`
+(which returns a `Judgement`: the verdict and the decoded calls). A third figure adds what
+`check_case` spends on top, building the pydantic `CaseResult` that run reports store. Both
+sides run the list in alternating chunks, `ROUNDS` times, and each chunk counts with its
+fastest CPU time (see `_best_of_interleaved`), so load from other processes on a shared
+machine penalises neither side more.
 
 A second figure isolates the rule checking: the official `ast_checker` against our
 `check_calls` on the same already-decoded call lists (AST categories, outputs that pass the
@@ -117,7 +120,7 @@ def _checker_only_work(prepared: list[tuple[dict[str, Any], Any, Any]]) -> list[
 
 def main() -> dict[str, Any]:
     from bfcl_action.categories import CATEGORIES
-    from bfcl_action.checker import check_calls, check_case
+    from bfcl_action.checker import check_calls, check_case, judge
     from bfcl_action.models import Mode
     from tests.conformance.official import OfficialChecker
 
@@ -149,14 +152,20 @@ def main() -> dict[str, Any]:
     def run_ours(chunk: list[Any]) -> None:
         for _, c, s in chunk:
             mode = Mode.PROMPT if s.rep == "prompt" else Mode.FC
+            judge(c, s.output, mode=mode, underscore_to_dot=s.underscore_to_dot)
+
+    def run_ours_records(chunk: list[Any]) -> None:
+        for _, c, s in chunk:
+            mode = Mode.PROMPT if s.rep == "prompt" else Mode.FC
             check_case(c, s.output, mode=mode, underscore_to_dot=s.underscore_to_dot)
 
     by_rep: dict[str, list[Any]] = {}
     for item in prepared:
         by_rep.setdefault(item[2].rep, []).append(item)
-    per_rep = _best_of_interleaved([run_official, run_ours], by_rep, ROUNDS)
+    per_rep = _best_of_interleaved([run_official, run_ours, run_ours_records], by_rep, ROUNDS)
     t_official = sum(t[0] for t in per_rep.values())
     t_ours = sum(t[1] for t in per_rep.values())
+    t_records = sum(t[2] for t in per_rep.values())
     n = len(prepared)
 
     checker_only = _checker_only_work(prepared)
@@ -179,8 +188,9 @@ def main() -> dict[str, Any]:
         "target_ratio": TARGET_RATIO,
         "meets_target": t_official / t_ours >= TARGET_RATIO,
         "by_representation": {
-            rep: _figures(len(by_rep[rep]), *times) for rep, times in sorted(per_rep.items())
+            rep: _figures(len(by_rep[rep]), *times[:2]) for rep, times in sorted(per_rep.items())
         },
+        "with_case_result_records": _figures(n, t_official, t_records),
         "checker_only": _figures(m, t_official_check, t_our_check),
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
@@ -198,6 +208,11 @@ def main() -> dict[str, Any]:
             f"  {rep:>8}: {fig['cases']} outputs; official {fig['official_cases_per_s']:.0f}/s, "
             f"ours {fig['ours_cases_per_s']:.0f}/s, ratio {fig['ratio']}x"
         )
+    wr = result["with_case_result_records"]
+    print(
+        f"  with CaseResult records (check_case): ours {wr['ours_cases_per_s']:.0f}/s, "
+        f"ratio {wr['ratio']}x"
+    )
     co = result["checker_only"]
     print(
         f"checker only (decoded calls, no decoding): {m} outputs; official "

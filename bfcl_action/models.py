@@ -7,6 +7,7 @@ BFCL entry validates into `TestCase` with nothing renamed but `function` -> `fun
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -98,13 +99,17 @@ class TestCase(BaseModel):
         return self.suite or self.category
 
 
-class Call(BaseModel):
-    """One decoded function call: a name and keyword arguments (already parsed values)."""
+@dataclass(slots=True)
+class Call:
+    """One decoded function call: a name and keyword arguments (already parsed values).
 
-    model_config = ConfigDict(frozen=True)
+    A slots dataclass, not a pydantic model: decoders build one per call on the checker's hot
+    path, where validation would cost four times the construction. Pydantic still validates
+    and serialises it as a field of `CaseResult` (`{"name": ..., "arguments": {...}}`).
+    """
 
     name: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
+    arguments: dict[str, Any] = field(default_factory=dict)
 
 
 class CaseResult(BaseModel):

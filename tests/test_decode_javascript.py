@@ -90,3 +90,22 @@ def test_text_without_a_call_statement_is_the_wrong_output_format(text: str) -> 
 )
 def test_malformed_text_fails(text: str) -> None:
     assert error_type(text) == DECODER_FAILED
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("f(a=/x/gi)", "/x/gi"), ("f(a=/ab/cd/ef)", "/ab/cd/ef"), ("f(a=/x/g.source)", "/x/g.source")],
+)
+def test_regex_flags_are_lowercase_letters_then_the_expression_goes_on(
+    text: str, value: str
+) -> None:
+    assert arguments(text) == {"a": value}
+
+
+@pytest.mark.parametrize(
+    "text", ["f(dir=/projects/myApp/node_modules/react)", "f(a=/x/g2)", "f(a=/x/_)"]
+)
+def test_an_unquoted_path_whose_regex_flags_run_into_a_name_fails(text: str) -> None:
+    # `/projects/myApp/...` is the regex `/projects/` with flags `my`, then `App`: two
+    # expressions side by side, which tree-sitter (and so upstream) rejects.
+    assert error_type(text) == DECODER_FAILED

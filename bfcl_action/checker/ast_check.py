@@ -165,7 +165,7 @@ def check_call(
             if param not in arguments:
                 return fail(MISSING_REQUIRED, f"{name}: missing required parameter {param!r}")
     python = language is _PYTHON
-    verbatim = _VERBATIM_TYPES.get(language, _NO_TYPES)
+    verbatim = _NO_TYPES if python else _VERBATIM_TYPES[language]
     for param, value in arguments.items():
         spec = properties.get(param, _ABSENT)
         options = expected.get(param, _ABSENT)

@@ -8,7 +8,7 @@ unexpected exception becomes a failed verdict with `error_type` `checker:interna
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from bfcl_action.categories import CATEGORIES, Category, Checker
 from bfcl_action.checker.ast_check import check_ast
@@ -21,19 +21,24 @@ from bfcl_action.checker.verdict import (
     Verdict,
     fail,
 )
-from bfcl_action.decode import DecodeError, decode_output
+from bfcl_action.decode import DecodeError, decode_fc, decode_prompt
 from bfcl_action.decode.errors import WRONG_OUTPUT_FORMAT
 from bfcl_action.models import Call, CaseResult, Language, Mode, TestCase
 
-_AST = Checker.AST
+_AST, _MULTI_TURN = Checker.AST, Checker.MULTI_TURN
+_PROMPT = Mode.PROMPT
+
+
+def _unsupported(case: TestCase) -> Verdict:
+    if case.category in CATEGORIES:
+        return fail(UNSUPPORTED_CATEGORY, f"{case.category} is multi-turn, not checked here")
+    return fail(UNSUPPORTED_CATEGORY, f"unknown category {case.category!r}")
 
 
 def _category(case: TestCase) -> Category | Verdict:
     category = CATEGORIES.get(case.category)
-    if category is None:
-        return fail(UNSUPPORTED_CATEGORY, f"unknown category {case.category!r}")
-    if category.checker is Checker.MULTI_TURN:
-        return fail(UNSUPPORTED_CATEGORY, f"{case.category} is multi-turn, not checked here")
+    if category is None or category.checker is _MULTI_TURN:
+        return _unsupported(case)
     return category
 
 
@@ -103,14 +108,54 @@ def decode_for(category: Category, model_output: Any, mode: Mode) -> list[Call] 
         and all(type(item) is Call for item in model_output)
     ):
         return list(model_output)
-    language = category.language if category.checker is Checker.AST else Language.PYTHON
     try:
-        calls: list[Call] = decode_output(model_output, mode=mode, language=language)
-        return calls
+        if mode == _PROMPT and isinstance(model_output, str):
+            language = category.language if category.checker is _AST else Language.PYTHON
+            return decode_prompt(model_output, language)
+        return decode_fc(model_output)
     except DecodeError as exc:
         return fail(exc.error_type, exc.message)
     except Exception as exc:  # upstream counts any decoder exception as "did not decode"
         return fail(DECODER_FAILED, f"decoder error: {type(exc).__name__}: {exc}")
+
+
+class Judgement(NamedTuple):
+    """A verdict and the calls the output decoded to (None when it did not decode)."""
+
+    verdict: Verdict
+    decoded: list[Call] | None
+
+
+def judge(
+    case: TestCase,
+    model_output: Any,
+    *,
+    mode: Mode,
+    underscore_to_dot: bool = False,
+) -> Judgement:
+    """Decode `model_output` (raw FC tool calls, prompt text, or a list of `Call`) and judge
+    it for `case`: the checker's whole job, without building a report record. Never raises."""
+    try:
+        category = CATEGORIES.get(case.category)
+        if category is None or category.checker is _MULTI_TURN:
+            return Judgement(_unsupported(case), None)
+        outcome = decode_for(category, model_output, mode)
+        if isinstance(outcome, list):
+            if category.checker is _AST:
+                verdict = check_ast(
+                    case.functions,
+                    outcome,
+                    case.possible_answer,
+                    matching=category.matching,
+                    language=category.language,
+                    underscore_to_dot=underscore_to_dot,
+                )
+            else:
+                verdict = check_relevance(category.checker, outcome)
+            return Judgement(verdict, outcome)
+        return Judgement(_judge(category, case, None, outcome, underscore_to_dot), None)
+    except Exception as exc:
+        return Judgement(_guard_verdict(exc), None)
 
 
 def check_case(
@@ -120,22 +165,8 @@ def check_case(
     mode: Mode,
     underscore_to_dot: bool = False,
 ) -> CaseResult:
-    """Decode `model_output` (raw FC tool calls, prompt text, or a list of `Call`) and judge
-    it for `case`; never raises."""
-    decoded: list[Call] | None = None
-    try:
-        category = _category(case)
-        if isinstance(category, Verdict):
-            verdict = category
-        else:
-            outcome = decode_for(category, model_output, mode)
-            if isinstance(outcome, Verdict):
-                verdict = _judge(category, case, None, outcome, underscore_to_dot)
-            else:
-                decoded = outcome
-                verdict = _judge(category, case, decoded, None, underscore_to_dot)
-    except Exception as exc:
-        verdict = _guard_verdict(exc)
+    """`judge`, as the `CaseResult` reports store; never raises."""
+    verdict, decoded = judge(case, model_output, mode=mode, underscore_to_dot=underscore_to_dot)
     return CaseResult(
         id=case.id,
         category=case.category,

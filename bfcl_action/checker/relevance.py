@@ -19,13 +19,15 @@ from bfcl_action.checker.verdict import (
 )
 from bfcl_action.models import Call
 
+_IRRELEVANCE = Checker.IRRELEVANCE
+
 
 def check_relevance(
     checker: Checker, calls: Sequence[Call] | None, decode_error: str = ""
 ) -> Verdict:
     """`calls` is what the output decoded to, or None when it did not decode."""
     has_call = bool(calls)
-    if checker is Checker.IRRELEVANCE:
+    if checker is _IRRELEVANCE:
         if not has_call:
             return PASS
         names = ", ".join(call.name for call in calls or ())

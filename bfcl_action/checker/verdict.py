@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 # BFCL's own error types (the official checker's names, so verdicts compare one to one).
 WRONG_COUNT_SIMPLE = "simple_function_checker:wrong_count"
@@ -43,12 +42,11 @@ INTERNAL_ERROR = "checker:internal_error"
 """A bug in the checker; the case is scored as failed and the message says what happened."""
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict:
+class Verdict(NamedTuple):
     """Whether the output is accepted; if not, BFCL's `error_type` and readable reasons.
 
-    A plain frozen dataclass (not pydantic): the checker builds one per case and per parallel
-    candidate, and validation would cost more than the check itself.
+    A named tuple (not pydantic, not a frozen dataclass): the checker builds one per failing
+    case and per parallel candidate, and a tuple is the cheapest immutable record Python has.
     """
 
     valid: bool

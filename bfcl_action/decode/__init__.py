@@ -45,7 +45,8 @@ __all__ = [
 
 def decode_prompt(text: str, language: Language | str = Language.PYTHON) -> list[Call]:
     """Decode prompt-mode model text written in `language`'s call syntax."""
-    language = Language(language)
+    if type(language) is not Language:
+        language = Language(language)
     if language is Language.JAVA:
         return decode_java(text)
     if language is Language.JAVASCRIPT:

@@ -35,6 +35,8 @@ def decode_fc(output: Any) -> list[Call]:
 
     Never raises anything else and never evaluates text: arguments go through `json.loads`.
     """
+    if type(output) is list:
+        return _decode_list(output)
     if isinstance(output, str | bytes | bytearray):
         if len(output) == 0:
             return []
@@ -48,16 +50,34 @@ def decode_fc(output: Any) -> list[Call]:
     return [_decode_item(item, index) for index, item in enumerate(output)]
 
 
+def _decode_list(output: list[Any]) -> list[Call]:
+    """The common shape, `[{name: args}, ...]`, without the general checks of `_decode_item`;
+    an item of any other shape (a tool-call-shaped `function` key, non-string keys, a
+    tool-call object) goes to it. The checker's hot path: decoding must cost less than the
+    check itself."""
+    calls = []
+    for index, item in enumerate(output):
+        call = None
+        if type(item) is dict and len(item) == 1:
+            ((name, arguments),) = item.items()
+            if type(name) is str and name != "function":
+                if type(arguments) is str:  # JSON: its keys are always strings
+                    call = Call(name, _decode_arguments(arguments, name))
+                elif type(arguments) is dict and _string_keys(arguments):
+                    call = Call(name, arguments.copy())
+        calls.append(_decode_item(item, index) if call is None else call)
+    return calls
+
+
+def _string_keys(arguments: dict[Any, Any]) -> bool:
+    # A loop: three times faster than all() over a generator, on the checker's hot path.
+    for key in arguments:  # noqa: SIM110
+        if type(key) is not str:
+            return False
+    return True
+
+
 def _decode_item(item: Any, index: int) -> Call:
-    if type(item) is dict and len(item) == 1:
-        # The common shape, `{name: args}`, without the general checks below; anything
-        # unusual (a tool-call-shaped `function` key, non-string keys) takes the slow path.
-        ((name, arguments),) = item.items()
-        if type(name) is str and name != "function":
-            if type(arguments) is str:
-                arguments = _decode_arguments(arguments, name)
-            if type(arguments) is dict and all(type(key) is str for key in arguments):
-                return Call(name=name, arguments=dict(arguments))
     if isinstance(item, Call):
         return item
     tool_call = _tool_call_parts(item)

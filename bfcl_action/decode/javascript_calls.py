@@ -312,8 +312,10 @@ def _scan_regex(text: str, index: int) -> int:
         elif char == "]":
             in_class = False
         elif char == "/" and not in_class:
+            # Flags are lowercase ASCII letters only (tree-sitter-javascript's `[a-z]+`):
+            # in `/projects/myApp/x` the flags are `my`, and `App` starts a new token.
             index += 1
-            while index < length and is_identifier_part(text[index]):
+            while index < length and "a" <= text[index] <= "z":
                 index += 1
             return index
         index += 1

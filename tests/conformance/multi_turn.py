@@ -36,7 +36,7 @@ from bfcl_action.dataset.multi_turn import MULTI_TURN_OFFICIAL
 from bfcl_action.models import Mode, TestCase
 from bfcl_action.multiturn import ExecutionOptions, check_conversation, conversation_of
 from bfcl_action.multiturn.conversation import ground_truth_output
-from tests.conformance.official import BFCL_EVAL_VERSION, install_sdk_stubs
+from tests.conformance.official import BFCL_EVAL_VERSION, sdk_stubs
 
 MUTATIONS = (
     "truth",
@@ -133,12 +133,12 @@ class OfficialMultiTurn:
 
     def __init__(self) -> None:
         os.environ.setdefault("BFCL_PROJECT_ROOT", tempfile.mkdtemp(prefix="bfclroot-"))
-        install_sdk_stubs()
-        from bfcl_eval.eval_checker import eval_runner
-        from bfcl_eval.model_handler.utils import (
-            convert_to_function_call,
-            default_decode_execute_prompting,
-        )
+        with sdk_stubs():
+            from bfcl_eval.eval_checker import eval_runner
+            from bfcl_eval.model_handler.utils import (
+                convert_to_function_call,
+                default_decode_execute_prompting,
+            )
 
         self._runner = eval_runner
         self._decoders = {

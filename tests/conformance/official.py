@@ -4,7 +4,7 @@ Test-only: nothing under `bfcl_action/` may import `bfcl_eval`. The package is l
 (`--no-deps`, see noxfile.py): its data, checker and decoders work, but importing its checker
 pulls `bfcl_eval.constants.model_config`, which imports every model handler and with them the
 vendor SDKs (anthropic, cohere, mistralai, google-genai, boto3, ...) that are not installed and
-whose code the checker never runs. `install_sdk_stubs()` puts placeholder modules for exactly
+whose code the checker never runs. `sdk_stubs()` puts placeholder modules for exactly
 those names behind the real import machinery (a finder appended to `sys.meta_path`, so a real
 installation always wins). Without it the import fails; installing the SDKs instead would pull
 gigabytes for nothing. The stubs live in this process only and are never used by our code.
@@ -12,13 +12,14 @@ gigabytes for nothing. The stubs live in this process only and are never used by
 
 from __future__ import annotations
 
+import contextlib
 import importlib.abc
 import importlib.machinery
 import os
 import sys
 import tempfile
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 BFCL_EVAL_VERSION = "2026.3.23"
@@ -89,10 +90,23 @@ class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None
 
 
-def install_sdk_stubs() -> None:
-    """Make the vendor-SDK imports of bfcl_eval's model handlers succeed (see module doc)."""
-    if not any(isinstance(f, _StubFinder) for f in sys.meta_path):
-        sys.meta_path.append(_StubFinder())
+@contextlib.contextmanager
+def sdk_stubs() -> Iterator[None]:
+    """Make the vendor-SDK imports of bfcl_eval's model handlers succeed (see module doc).
+
+    Only while bfcl_eval is imported: afterwards the finder and the placeholder modules go
+    again, so code that later looks for a real SDK in the same process (the openai client
+    probing for numpy, say) sees it missing instead of getting a placeholder.
+    """
+    finder = _StubFinder()
+    sys.meta_path.append(finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
+        for name, module in list(sys.modules.items()):
+            if isinstance(module, _StubModule):
+                del sys.modules[name]
 
 
 class OfficialChecker:
@@ -106,13 +120,13 @@ class OfficialChecker:
 
     def __init__(self) -> None:
         os.environ.setdefault("BFCL_PROJECT_ROOT", tempfile.mkdtemp(prefix="bfclroot-"))
-        install_sdk_stubs()
-        from bfcl_eval.constants.enums import Language, ReturnFormat
-        from bfcl_eval.eval_checker import eval_runner
-        from bfcl_eval.model_handler.api_inference.openai_completion import (
-            OpenAICompletionsHandler,
-        )
-        from bfcl_eval.model_handler.utils import default_decode_ast_prompting
+        with sdk_stubs():
+            from bfcl_eval.constants.enums import Language, ReturnFormat
+            from bfcl_eval.eval_checker import eval_runner
+            from bfcl_eval.model_handler.api_inference.openai_completion import (
+                OpenAICompletionsHandler,
+            )
+            from bfcl_eval.model_handler.utils import default_decode_ast_prompting
 
         self._runner = eval_runner
         from bfcl_eval.eval_checker.ast_eval.ast_checker import ast_checker
