@@ -15,7 +15,11 @@ from tests.support.checker_cases import INTEGER, STRING, array, call, case, fn
 _DROPPED = re.compile(r"[ ,./\-_*^]")
 
 
-@given(st.text())
+_ASCII = st.text(st.characters(max_codepoint=127))
+"""ASCII text takes a faster route through `normalize_text` than the rest."""
+
+
+@given(st.text() | _ASCII)
 def test_normalize_equals_remove_then_lower_then_requote(text: str) -> None:
     assert normalize_text(text) == _DROPPED.sub("", text).lower().replace("'", '"')
 
