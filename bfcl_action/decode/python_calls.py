@@ -39,6 +39,7 @@ from typing import Any
 from bfcl_action.decode.errors import DecodeError, failed
 from bfcl_action.decode.limits import MAX_DEPTH, MAX_INT_BITS, MAX_VALUE_SIZE
 from bfcl_action.decode.prompt_text import bracket_text
+from bfcl_action.decode.python_fast import decode_python_fast
 from bfcl_action.models import Call
 
 KWARGS_KEY = "**"
@@ -56,8 +57,24 @@ _WORK_BUDGET = 10 * MAX_VALUE_SIZE
 
 
 def decode_python(text: str) -> list[Call]:
-    """Decode Python call-list text into calls, or raise `DecodeError`."""
+    """Decode Python call-list text into calls, or raise `DecodeError`.
+
+    Simple call lists take the regex fast path (`python_fast`), which gives exactly what
+    the `ast` path gives; everything else is parsed with `ast`.
+    """
     source = bracket_text(text)
+    fast = decode_python_fast(source)
+    if fast is not None:
+        return [Call(name=name, arguments=arguments) for name, arguments in fast]
+    return _decode_tree(source)
+
+
+def decode_python_ast(text: str) -> list[Call]:
+    """`decode_python` without the fast path (the reference the fast path is tested against)."""
+    return _decode_tree(bracket_text(text))
+
+
+def _decode_tree(source: str) -> list[Call]:
     try:
         tree = ast.parse(source, filename=_SOURCE_NAME, mode="eval")
     except (SyntaxError, ValueError, MemoryError, RecursionError, UnicodeError) as exc:

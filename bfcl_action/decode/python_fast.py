@@ -1,0 +1,177 @@
+"""A fast path for the common, simple shapes of prompt-mode Python call lists.
+
+`decode_python` parses text with `ast.parse`, which costs far more than reading a typical
+output (`[get_weather(city='Paris', days=3)]`). This module reads a deliberately small
+grammar with compiled regexes (the scanning happens in C) and answers `None` for anything
+outside it, so that `decode_python` falls back to the `ast` path. On every text it accepts it
+gives exactly what the `ast` path gives; tests/test_decode_python_fast.py checks this on
+generated near-misses and on the whole conformance corpus.
+
+The grammar, on the text after `bracket_text`:
+
+- list: `[` calls separated by `,`, trailing comma allowed, `]`; `[]` is no call;
+- call: a dotted ASCII name (no spaces around the dots), `(`, positional values (dropped, as
+  the `ast` path drops them), then keyword arguments `name=value` (a repeated name keeps its
+  last value, as there), trailing comma allowed, `)`; no `*args`, `**kwargs` or nested calls;
+- value: a literal, or a list or dict (string keys) of values, nested at most `_NESTING`
+  deep;
+- literal: a `'`/`"` string without backslashes, its own quote, control characters
+  (`\\x00`-`\\x1f`, `\\x7f`) or surrogates, so its value is its text; a decimal number
+  without leading zeros (at most 18 integer digits, an optional `.digits` fraction and an
+  optional exponent; no `_`, `j`, `1.` or `.5`), optionally preceded directly by `-`, which
+  Python's compiler reads exactly as `int`/`float` do; `True`, `False`, `None`; `...`
+  (the string `"..."`); a bare ASCII name (its name as a string, `true` -> `"true"`);
+- spaces, tabs and `\\n` between tokens (all inside brackets, where Python ignores them);
+- no name (call part, keyword or value) is a Python keyword other than `True`, `False`,
+  `None`, nor `__debug__`.
+
+Patterns use possessive quantifiers and atomic groups only, so matching time is linear in the
+text whatever it holds.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from typing import Any, Final
+
+_NESTING: Final = 3
+"""Deepest list/dict nesting inside one argument the fast path reads (`[{"a": [1]}]` is 3)."""
+
+
+def _trie(words: list[str]) -> str:
+    """An alternation matching exactly `words`, branching by prefix (cheaper than a flat
+    list of alternatives, which is tried one by one)."""
+    tree: dict[str, Any] = {}
+    for word in words:
+        node = tree
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def emit(node: dict[str, Any]) -> str:
+        branches = [re.escape(char) + emit(child) for char, child in sorted(node.items()) if char]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return emit(tree)
+
+
+_RESERVED = [*keyword.kwlist, "__debug__"]
+"""Names Python refuses as names (or, `__debug__`, may refuse in some positions)."""
+
+_NAME = rf"(?!{_trie(_RESERVED)}(?![A-Za-z0-9_]))[A-Za-z_][A-Za-z0-9_]*+"
+_DOTTED = rf"{_NAME}(?:\.{_NAME})*+"
+_WS = r"[ \t\n]*+"
+_STR = r"""(?:'[^'\\\x00-\x1f\x7f\ud800-\udfff]*+'|"[^"\\\x00-\x1f\x7f\ud800-\udfff]*+")"""
+_NUM = r"(?:-?+(?:0|[1-9][0-9]{0,17}+)(?:\.[0-9]{1,40}+)?+(?:[eE][-+]?+[0-9]{1,4}+)?+)"
+_ATOM = rf"(?>{_STR}|{_NUM}|True|False|None|\.\.\.|{_NAME})"
+
+
+def _items(open_: str, item: str, close: str) -> str:
+    """`open item, item, ... close`, trailing comma allowed, one copy of `item`."""
+    return rf"{open_}{_WS}(?:{item}{_WS}(?:,|(?={close})){_WS})*+{close}"
+
+
+def _value(depth: int) -> str:
+    if depth == 0:
+        return _ATOM
+    inner = _value(depth - 1)
+    listed = _items(r"\[", inner, r"\]")
+    mapped = _items(r"\{", rf"{_STR}{_WS}:{_WS}{inner}", r"\}")
+    return rf"(?>{_ATOM}|{listed}|{mapped})"
+
+
+_VALUE = _value(_NESTING)
+_STRING = r"""(?:'[^']*+'|"[^"]*+")"""
+_CONTAINER = rf"(?=[\[{{]){_VALUE}"
+_KWARG = rf"{_NAME}{_WS}={_WS}{_VALUE}"
+_ARGUMENTS = rf"\({_WS}(?:{_VALUE}{_WS}(?:,|(?=\))){_WS})*+(?:{_KWARG}{_WS}(?:,|(?=\))){_WS})*+\)"
+_CALL = rf"{_DOTTED}{_WS}{_ARGUMENTS}"
+
+_VALID = re.compile(_items(r"\[", _CALL, r"\]"))
+"""The whole text must match this (`fullmatch`) before anything is extracted."""
+
+_TOKENS = re.compile(
+    rf"[ \t\n,)]*+(?:([A-Za-z_][A-Za-z0-9_.]*+){_WS}"
+    rf"""(?:={_WS}({_STRING}|[^\s,)\[{{'"]++|{_CONTAINER})|\()"""
+    rf"""|{_STRING}|{_CONTAINER}|[^\s,()'"\[\]{{}}=]++)"""
+)
+"""Run inside the outer brackets of validated text, each match starts where the last one
+ended (separators are consumed up front) and is one of: a keyword argument (name, value
+text), a call head (name, ``) or a positional value (``, ``). A match consumes a whole
+string or container, so their contents are never read as syntax."""
+
+_PIECES = re.compile(r"""'[^']*+'|"[^"]*+"|[\[\]{}]|[^\s,:\[\]{}'"]++""")
+"""On a validated list or dict: brackets and atoms, in order (`,` `:` and spaces skipped)."""
+
+_CONSTANTS: dict[str, Any] = {"True": True, "False": False, "None": None, "...": "..."}
+_NUMBER_START = frozenset("-0123456789")
+
+
+def decode_python_fast(source: str) -> list[tuple[str, dict[str, Any]]] | None:
+    """`(name, arguments)` per call of bracketed text, or `None` when the text is not in
+    the simple grammar above (the caller then parses it with `ast`)."""
+    if _VALID.fullmatch(source) is None:
+        return None
+    calls: list[tuple[str, dict[str, Any]]] = []
+    arguments: dict[str, Any] = {}
+    for name, text in _TOKENS.findall(source, 1, len(source) - 1):
+        if text:
+            first = text[0]
+            if first == "'" or first == '"':
+                arguments[name] = text[1:-1]
+            elif first == "[" or first == "{":
+                arguments[name] = _container(text)
+            else:
+                arguments[name] = _atom(text)
+        elif name:
+            arguments = {}
+            calls.append((name, arguments))
+    return calls
+
+
+def _atom(text: str) -> Any:
+    first = text[0]
+    if first == "'" or first == '"':
+        return text[1:-1]
+    if first in _NUMBER_START:
+        if text.isdigit() or (first == "-" and text[1:].isdigit()):
+            return int(text)
+        return float(text)
+    return _CONSTANTS.get(text, text)
+
+
+_NO_KEY = object()
+
+
+def _container(text: str) -> Any:
+    """Build a validated list/dict: containers are placed in their parent when opened (the
+    same dict position the `ast` path gives), then filled."""
+    stack: list[Any] = []
+    keys: list[Any] = []
+    root: Any = None
+    for piece in _PIECES.findall(text):
+        if piece == "]" or piece == "}":
+            stack.pop()
+            keys.pop()
+            continue
+        if piece == "[" or piece == "{":
+            value: Any = [] if piece == "[" else {}
+        else:
+            value = _atom(piece)
+        if not stack:
+            root = value
+        elif type(parent := stack[-1]) is list:
+            parent.append(value)
+        elif keys[-1] is _NO_KEY:
+            keys[-1] = value
+        else:
+            parent[keys[-1]] = value
+            keys[-1] = _NO_KEY
+        if piece == "[" or piece == "{":
+            stack.append(value)
+            keys.append(_NO_KEY)
+    return root
