@@ -14,10 +14,10 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from bfcl_action.decode import DecodeError, decode_prompt
+from bfcl_action.decode import DECODER_FAILED, DecodeError, decode_prompt
 from bfcl_action.decode.prompt_text import bracket_text
 from bfcl_action.decode.python_calls import decode_python_ast
-from bfcl_action.decode.python_fast import decode_python_fast
+from bfcl_action.decode.python_fast import decode_python_fast, not_a_call_list
 
 
 def same(left: Any, right: Any) -> bool:
@@ -338,3 +338,67 @@ def test_a_megabyte_of_simple_calls_is_decoded() -> None:
     assert answer is not None
     assert len(answer) == 30_000
     assert answer[-1] == ("f", {"a": "x, y", "b": [1, {"k": -2.5}]})
+
+
+# Text that surely fails: prose and lists of plain values are refused without `ast`.
+
+PROSE_WORDS = st.sampled_from(
+    ["I", "I'm", "You", "Sure!", "Note:", "call", "if", "not", "f", "rb", "x", "match", "**Note"]
+)
+PROSE = st.builds(
+    lambda words, seps, tail: "".join(w + s for w, s in zip(words, seps, strict=False)) + tail,
+    st.lists(PROSE_WORDS, min_size=1, max_size=4),
+    st.lists(st.sampled_from([" ", "", "\n", "'", "!", "!=", " 'a'", "(", ", "]), min_size=4),
+    st.sampled_from(["", ".", " f(a=1)", " [f()]", "'"]),
+)
+
+
+def assert_refusal_agrees(text: str) -> bool:
+    """`not_a_call_list` answers None, or the `ast` path fails too (with the same message
+    for a list of values); True when it refused."""
+    try:
+        source = bracket_text(text)
+    except DecodeError:
+        return False
+    why = not_a_call_list(source)
+    if why is None:
+        return False
+    with pytest.raises(DecodeError) as caught:
+        decode_python_ast(text)
+    assert caught.value.error_type == DECODER_FAILED
+    if why.startswith("list element"):
+        assert caught.value.message == why
+    return True
+
+
+@settings(max_examples=1500, deadline=None)
+@given(PROSE | TEXTS | VALUES)
+def test_text_refused_without_ast_is_refused_by_ast_too(text: str) -> None:
+    event("refused" if assert_refusal_agrees(text) else "left to ast")
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("I'm sorry, I can't help with that.", "SyntaxError"),
+        ("You could call the API (with care).", "SyntaxError"),
+        ("**Note:** nothing applies", "SyntaxError"),
+        ("Sure! Here you go: [f(a=1)]", "SyntaxError"),
+        ("42", "list element is a Constant"),
+        ("None", "list element is a Constant"),
+        ("-5", "list element is a UnaryOp"),
+        ("get_weather", "list element is a Name"),
+        ("[{}]", "list element is a Dict"),
+        ("[[1, 2]]", "list element is a List"),
+    ],
+)
+def test_prose_and_plain_values_are_refused_without_ast(text: str, why: str) -> None:
+    assert why in (not_a_call_list(bracket_text(text)) or "")
+    assert assert_refusal_agrees(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["[]", "f'x'", "rb'x'", "[x if y else z]", "not x", "x != y", "[x for x in y]"]
+)
+def test_text_that_may_parse_is_left_to_ast(text: str) -> None:
+    assert not_a_call_list(bracket_text(text)) is None

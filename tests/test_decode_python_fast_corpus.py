@@ -9,10 +9,10 @@ import importlib.util
 import pytest
 
 from bfcl_action.categories import SINGLE_TURN_OFFICIAL
-from bfcl_action.decode import DecodeError
+from bfcl_action.decode import DECODER_FAILED, DecodeError
 from bfcl_action.decode.prompt_text import bracket_text
 from bfcl_action.decode.python_calls import decode_python_ast
-from bfcl_action.decode.python_fast import decode_python_fast
+from bfcl_action.decode.python_fast import decode_python_fast, not_a_call_list
 from tests.conformance import run
 from tests.conformance.generate import case_samples
 from tests.test_decode_python_fast import same
@@ -56,3 +56,27 @@ def test_fast_path_equals_the_ast_path_on_the_corpus(texts: list[str]) -> None:
         assert same(answer, expected), text
     # Most generated texts are deliberate mutations; the fast path still answers over half.
     assert answered > len(texts) / 2
+
+
+def test_refusals_without_ast_are_refusals_of_the_ast_path_on_the_corpus(
+    texts: list[str],
+) -> None:
+    refused = 0
+    for text in texts:
+        try:
+            source = bracket_text(text)
+        except DecodeError:
+            continue
+        if decode_python_fast(source) is not None:
+            continue
+        why = not_a_call_list(source)
+        if why is None:
+            continue
+        refused += 1
+        with pytest.raises(DecodeError) as caught:
+            decode_python_ast(text)
+        assert caught.value.error_type == DECODER_FAILED, text
+        if why.startswith("list element"):
+            assert caught.value.message == why, text
+    # Prose and plain values are a fair share of the generated irrelevance outputs.
+    assert refused > len(texts) / 10

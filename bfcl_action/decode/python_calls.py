@@ -39,7 +39,7 @@ from typing import Any
 from bfcl_action.decode.errors import DecodeError, failed
 from bfcl_action.decode.limits import MAX_DEPTH, MAX_INT_BITS, MAX_VALUE_SIZE
 from bfcl_action.decode.prompt_text import bracket_text
-from bfcl_action.decode.python_fast import decode_python_fast
+from bfcl_action.decode.python_fast import decode_python_fast, not_a_call_list
 from bfcl_action.models import Call
 
 KWARGS_KEY = "**"
@@ -65,7 +65,10 @@ def decode_python(text: str) -> list[Call]:
     source = bracket_text(text)
     fast = decode_python_fast(source)
     if fast is not None:
-        return [Call(name=name, arguments=arguments) for name, arguments in fast]
+        return [Call(name, arguments) for name, arguments in fast]
+    why = not_a_call_list(source)
+    if why is not None:
+        raise failed(why)
     return _decode_tree(source)
 
 

@@ -175,3 +175,42 @@ def _container(text: str) -> Any:
             stack.append(value)
             keys.append(_NO_KEY)
     return root
+
+
+_VALUES_ONLY = re.compile(_items(r"\[", _VALUE, r"\]"))
+"""A list of plain values and no call: it parses, and its first element is not a call."""
+
+_FIRST_ELEMENT = re.compile(rf"\[{_WS}(?!\])(?:(-)|(\[)|(\{{)|({_NAME}))?")
+_ELEMENT_NODES = ("Constant", "UnaryOp", "List", "Dict", "Name")
+"""What `ast` calls the first element, by the group of `_FIRST_ELEMENT` that matched it
+(none: a string, number, `True`, `False`, `None` or `...`)."""
+
+_SURELY_INVALID = re.compile(
+    rf"""\[{_WS}(?:\*\*|({_NAME})(?:[ \t\n]++{_NAME}|([ \t\n]*+)['"]|[ \t\n]*+!(?!=)))"""
+)
+"""Openings no Python expression can have: `[**`, or a first name followed by another name
+(`[I am`; keywords such as `if`, `for` and `not` are excluded), by a string (`[I'm`, unless
+the name is a string prefix written right before the quote, as in `f'..'`) or by `!`
+(`[Sure!`). The tokenizer or parser rejects all of them, whatever follows."""
+
+_STRING_PREFIXES = frozenset({"r", "u", "b", "br", "rb", "f", "fr", "rf"})
+
+
+def not_a_call_list(source: str) -> str | None:
+    """Why bracketed text outside the fast grammar surely fails to decode, or `None` (then
+    only `ast` can tell).
+
+    The same verdict the `ast` path gives (`decoder_failed`), for the two shapes of model
+    output that are not calls at all: prose, and a list of plain values (`42`, `None`).
+    """
+    opening = _SURELY_INVALID.match(source)
+    if opening is not None:
+        name, space = opening.group(1, 2)
+        if space != "" or name.lower() not in _STRING_PREFIXES:
+            return "not a Python call list: SyntaxError: invalid syntax (prose, not code)"
+    if _VALUES_ONLY.fullmatch(source) is not None:
+        first = _FIRST_ELEMENT.match(source)
+        if first is not None:
+            kind = first.lastindex or 0
+            return f"list element is a {_ELEMENT_NODES[kind]}, not a call"
+    return None
