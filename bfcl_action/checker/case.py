@@ -49,7 +49,7 @@ def _judge(
     decode_error: Verdict | None,
     underscore_to_dot: bool,
 ) -> Verdict:
-    if category.checker is not Checker.AST:
+    if category.checker is not _AST:
         message = " ".join(decode_error.error) if decode_error is not None else ""
         return check_relevance(category.checker, calls, message)
     if decode_error is not None or calls is None:
@@ -75,16 +75,6 @@ def check_calls(
     function named `a.b` (see `needs_underscore_to_dot`).
     """
     try:
-        category = CATEGORIES.get(case.category)
-        if category is not None and category.checker is _AST:
-            return check_ast(
-                case.functions,
-                calls,
-                case.possible_answer,
-                matching=category.matching,
-                language=category.language,
-                underscore_to_dot=underscore_to_dot,
-            )
         found = _category(case)
         if isinstance(found, Verdict):
             return found
@@ -141,18 +131,7 @@ def judge(
             return Judgement(_unsupported(case), None)
         outcome = decode_for(category, model_output, mode)
         if isinstance(outcome, list):
-            if category.checker is _AST:
-                verdict = check_ast(
-                    case.functions,
-                    outcome,
-                    case.possible_answer,
-                    matching=category.matching,
-                    language=category.language,
-                    underscore_to_dot=underscore_to_dot,
-                )
-            else:
-                verdict = check_relevance(category.checker, outcome)
-            return Judgement(verdict, outcome)
+            return Judgement(_judge(category, case, outcome, None, underscore_to_dot), outcome)
         return Judgement(_judge(category, case, None, outcome, underscore_to_dot), None)
     except Exception as exc:
         return Judgement(_guard_verdict(exc), None)
