@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, Any, get_args, get_origin
+from typing import Annotated, Any, Literal, get_args, get_origin
 
 from pydantic import (
     AfterValidator,
@@ -163,7 +163,8 @@ class ModelSettings(_Strict):
     base_url: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
     """Name of the environment variable holding the API key (never the key itself)."""
-    temperature: float = Field(default=0.0, ge=0)
+    temperature: float | Literal["omit"] = 0.0
+    """`omit` sends none: reasoning models (o-series, gpt-5) accept only their default."""
     top_p: float | None = Field(default=None, gt=0, le=1)
     max_tokens: int | None = Field(default=None, gt=0)
     seed: int | None = None
@@ -171,6 +172,18 @@ class ModelSettings(_Strict):
     concurrency: int = Field(default=8, ge=1)
     timeout_s: float = Field(default=60.0, gt=0)
     retries: int = Field(default=3, ge=0)
+
+    @field_validator("temperature", mode="before")
+    @classmethod
+    def _temperature(cls, value: Any) -> Any:
+        if value == "omit":
+            return value
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise ValueError(
+                "expected a number >= 0, or `omit` to send none (models that accept only "
+                f"their default) (found {value!r:.60})"
+            )
+        return float(value)
 
 
 class CategoryThreshold(_Strict):

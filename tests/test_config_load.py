@@ -58,8 +58,8 @@ weights: {own_simple: -1}
         "  .bfcl.yml:4:1: modle: unknown key; did you mean 'model'? (expected one of: version, "
         "tools, tools_exclude, tool_limits, cases, multi_turn, environments, suites, derived, "
         "seed, model, thresholds, weights)",
-        "  .bfcl.yml:7:16: model.temperature: Input should be a valid number, unable to parse "
-        "string as a number (found 'hot')",
+        "  .bfcl.yml:7:16: model.temperature: expected a number >= 0, or `omit` to send none "
+        "(models that accept only their default) (found 'hot')",
         "  .bfcl.yml:10:5: thresholds.categories.own_simpel: unknown category or suite "
         "'own_simpel'; did you mean 'own_simple'?",
         "  .bfcl.yml:11:25: thresholds.categories.own_simple.alpha: Input should be less than 1 "

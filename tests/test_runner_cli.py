@@ -362,3 +362,48 @@ def test_ids_and_sample_narrow_the_run(env: OpenAIServer, tmp_path: Path) -> Non
     ]
     assert run_cli(env, tmp_path, "--sample", "2", "--seed", "3", out="s.json") == 0
     assert len(report(tmp_path / "s.json").results) == 2
+
+
+def test_temperature_omit_sends_no_temperature(env: OpenAIServer, tmp_path: Path) -> None:
+    # Reasoning models (o-series, gpt-5) refuse any temperature but their default.
+    assert run_cli(env, tmp_path, "--temperature", "omit", "--no-cache") == 0
+    assert env.requests and all("temperature" not in body for body in env.requests)
+    assert report(tmp_path / "run.json").settings["temperature"] == "server default"
+
+
+def test_sampling_settings_are_sent_and_recorded(env: OpenAIServer, tmp_path: Path) -> None:
+    extra = ("--temperature", "0.7", "--top-p", "0.9", "--request-seed", "7", "--no-cache")
+    assert run_cli(env, tmp_path, *extra) == 0
+    sent = {(b["temperature"], b["top_p"], b["seed"]) for b in env.requests}
+    assert sent == {(0.7, 0.9, 7)}
+    settings = report(tmp_path / "run.json").settings
+    assert (settings["temperature"], settings["top_p"], settings["seed"]) == (0.7, 0.9, 7)
+
+
+def test_config_model_settings_reach_the_requests(env: OpenAIServer, tmp_path: Path) -> None:
+    config = tmp_path / ".bfcl.yml"
+    config.write_text(
+        "version: 1\nsuites:\n  live: [live_simple]\n"
+        "model:\n  name: from-config\n  temperature: omit\n  top_p: 0.5\n  seed: 3\n"
+    )
+    args = ["run", "--config", str(config), "--base-url", env.base_url]
+    assert main([*args, "--output", str(tmp_path / "r.json"), "--no-cache"]) == 0
+    assert env.requests
+    for body in env.requests:
+        assert "temperature" not in body
+        assert (body["top_p"], body["seed"]) == (0.5, 3)
+
+
+@pytest.mark.parametrize(("value", "why"), [("hot", "a number or `omit`"), ("-1", "a number >= 0")])
+def test_a_bad_temperature_is_refused_by_the_command_line(
+    env: OpenAIServer,
+    tmp_path: Path,
+    value: str,
+    why: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        run_cli(env, tmp_path, f"--temperature={value}")
+    assert exited.value.code == 2
+    assert why in capsys.readouterr().err
+    assert not env.requests

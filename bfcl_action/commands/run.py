@@ -66,7 +66,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="environment variable holding the API key (default OPENAI_API_KEY)",
     )
     model.add_argument("--mode", choices=[m.value for m in Mode], help="default fc")
-    model.add_argument("--temperature", type=float, help="default 0.001, as BFCL")
+    model.add_argument(
+        "--temperature",
+        type=_temperature,
+        metavar="T|omit",
+        help="default 0.001, as BFCL; `omit` sends none (models that accept only their default)",
+    )
+    model.add_argument("--top-p", type=float, metavar="P", help="sent when set")
+    model.add_argument(
+        "--request-seed",
+        type=int,
+        metavar="N",
+        help="the requests' `seed` (best-effort determinism where the server supports it)",
+    )
     model.add_argument("--max-tokens", type=int)
     run = p.add_argument_group("execution")
     run.add_argument("--concurrency", type=int, help="requests in flight (default 8)")
@@ -173,6 +185,18 @@ def resolve_api_key(args: argparse.Namespace) -> str | None:
     )
 
 
+def _temperature(text: str) -> float | str:
+    if text == "omit":
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or `omit`, found {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, found {text!r}")
+    return value
+
+
 def check_numbers(args: argparse.Namespace) -> None:
     for name in ("concurrency", "repeat"):
         if getattr(args, name) < 1:
@@ -181,6 +205,8 @@ def check_numbers(args: argparse.Namespace) -> None:
         raise ConfigError(f"must be >= 0, found {args.max_retries}", field="max-retries")
     if args.timeout <= 0:
         raise ConfigError(f"must be > 0, found {args.timeout}", field="timeout")
+    if args.top_p is not None and not 0 < args.top_p <= 1:
+        raise ConfigError(f"must be in (0, 1], found {args.top_p}", field="top-p")
     if args.shard:
         parse_shard(args.shard)
 
@@ -200,6 +226,8 @@ _FROM_CONFIG = {
     "base_url": "base_url",
     "api_key_env": "api_key_env",
     "temperature": "temperature",
+    "top_p": "top_p",
+    "request_seed": "seed",
     "max_tokens": "max_tokens",
     "concurrency": "concurrency",
     "timeout": "timeout_s",
@@ -261,7 +289,9 @@ def main(args: argparse.Namespace) -> int:
             mode=Mode(args.mode),
             base_url=args.base_url,
             api_key=api_key,
-            temperature=args.temperature,
+            temperature=None if args.temperature == "omit" else args.temperature,
+            top_p=args.top_p,
+            seed=args.request_seed,
             timeout=args.timeout,
             concurrency=args.concurrency,
             max_tokens=args.max_tokens,

@@ -91,7 +91,11 @@ class BackendOptions:
     mode: Mode
     base_url: str | None = None
     api_key: str | None = None
-    temperature: float = 0.001
+    temperature: float | None = 0.001
+    """None: not sent, for reasoning models that accept only their default."""
+    top_p: float | None = None
+    seed: int | None = None
+    """The request's `seed` (OpenAI's best-effort determinism), sent when set."""
     timeout: float = 60.0
     concurrency: int = 8
     max_tokens: int | None = None

@@ -163,7 +163,15 @@ def usage_answer(data: dict[str, Any], output: Any, latency: float) -> ModelAnsw
 
 
 def sampling_params(options: BackendOptions) -> dict[str, Any]:
-    params: dict[str, Any] = {"temperature": options.temperature}
+    """The sampling fields of every request: only those set (an unset one is the server's
+    default, and some models refuse any other temperature)."""
+    params: dict[str, Any] = {}
+    if options.temperature is not None:
+        params["temperature"] = options.temperature
+    if options.top_p is not None:
+        params["top_p"] = options.top_p
+    if options.seed is not None:
+        params["seed"] = options.seed
     if options.max_tokens is not None:
         params["max_tokens"] = options.max_tokens
     return params

@@ -39,7 +39,14 @@ class RunOptions:
 
     def comparable_settings(self) -> dict[str, object]:
         """Settings that change scores, hashed into the fingerprint (shards of one run share it)."""
-        settings: dict[str, object] = {"temperature": self.backend.temperature}
+        backend = self.backend
+        settings: dict[str, object] = {
+            "temperature": "server default" if backend.temperature is None else backend.temperature
+        }
+        if backend.top_p is not None:
+            settings["top_p"] = backend.top_p
+        if backend.seed is not None:
+            settings["seed"] = backend.seed
         if self.repeat != 1:
             settings["repeat"] = self.repeat
         if self.backend.max_tokens is not None:
