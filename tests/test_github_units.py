@@ -212,6 +212,8 @@ def test_evaluation_inputs_become_run_arguments(tmp_path: Path) -> None:
             "INPUT_SAMPLE": "40",
             "INPUT_SHARD": "2/4",
             "INPUT_CONCURRENCY": "3",
+            "INPUT_ENV_PYTHON": "python3",
+            "INPUT_TOOL_TIMEOUT": "2.5",
         }
     )
     argv = run_args(ctx, tmp_path / "report.json")
@@ -225,6 +227,7 @@ def test_evaluation_inputs_become_run_arguments(tmp_path: Path) -> None:
     assert args.categories == "simple_python,multiple"
     assert args.dataset == ["bfcl@2026.3.23", "live@latest"]
     assert (args.sample, args.shard, args.concurrency) == (40, "2/4", 3)
+    assert (args.env_python, args.tool_timeout) == ("python3", 2.5)
     assert args.config == tmp_path / ".bfcl.yml"
     assert args.api_key_env == "INPUT_API_KEY"
 

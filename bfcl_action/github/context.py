@@ -43,6 +43,8 @@ class Inputs(BaseModel):
     sample: str = ""
     shard: str = ""
     concurrency: str = ""
+    env_python: str = ""
+    tool_timeout: str = ""
     thresholds: str = ""
     fail_on_regression: bool = True
     comment: CommentMode = CommentMode.STICKY

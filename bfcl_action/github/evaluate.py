@@ -156,6 +156,10 @@ def run_args(ctx: ActionContext, output: Path) -> list[str]:
     )
     if concurrency:
         args += ["--concurrency", concurrency]
+    if ctx.inputs.env_python:
+        args += ["--env-python", ctx.inputs.env_python]
+    if ctx.inputs.tool_timeout:
+        args += ["--tool-timeout", ctx.inputs.tool_timeout]
     return args
 
 
