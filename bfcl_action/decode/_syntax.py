@@ -9,7 +9,8 @@ walk that turns the tree into argument strings can follow upstream's rules.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from bfcl_action.decode.errors import failed
@@ -152,6 +153,19 @@ class TokenStream:
         self.position += 1
         return token
 
+    def balanced(self, type_: str, opener: str, closer: str) -> Node:
+        """A bracketed group read as flat tokens (function and lambda bodies, patterns)."""
+        children = [self.expect(opener)]
+        depth = 1
+        while depth:
+            token = self.next()
+            if token.type == opener:
+                depth += 1
+            elif token.type == closer:
+                depth -= 1
+            children.append(token)
+        return composite(type_, children)
+
     def enter(self) -> None:
         self.depth += 1
         if self.depth > MAX_DEPTH:
@@ -193,3 +207,77 @@ def scan_quoted(
 
 def is_identifier_part(char: str) -> bool:
     return char.isalnum() or char in "_$"
+
+
+Special = Callable[[str, int, str, "re.Match[str]", list[Node]], "tuple[str, int] | None"]
+"""A language's own token rule: `(text, index, kind, match, tokens so far)` -> `(kind, end)`,
+or None for the shared handling."""
+
+
+def tokenize(
+    text: str,
+    pattern: re.Pattern[str],
+    *,
+    keywords: frozenset[str],
+    scan_number: Callable[[str, int], int],
+    special: Special | None = None,
+) -> list[Node]:
+    """Tokens of `text` by `pattern`'s named groups: `skip` is dropped, `number` is scanned by
+    `scan_number`, a `word` is its keyword or `identifier`, `punctuation` is typed by its text,
+    any other group by its name; `special` may take over any token first."""
+    tokens: list[Node] = []
+    index = 0
+    length = len(text)
+    match_token = pattern.match
+    while index < length:
+        match = match_token(text, index)
+        if match is None:
+            raise ParseFailure(f"unexpected character {text[index]!r}")
+        kind = str(match.lastgroup)
+        if kind == "skip":
+            index = match.end()
+            continue
+        check_token_count(tokens)
+        taken = None if special is None else special(text, index, kind, match, tokens)
+        if taken is not None:
+            kind, end = taken
+        elif kind == "number":
+            end = scan_number(text, index)
+        else:
+            end = match.end()
+            if kind == "word":
+                word = match.group()
+                kind = word if word in keywords else "identifier"
+            elif kind == "punctuation":
+                kind = match.group()
+        tokens.append(Node(kind, index, end))
+        index = end
+    return tokens
+
+
+def scan_decimal(text: str, index: int, *, suffixes: str, range_dots: bool = False) -> int:
+    """End of a decimal number at `index`: digits (`_` allowed), a fraction, an exponent, one
+    suffix letter. With `range_dots`, `1..2` ends the number before `..` (Java). A letter or
+    digit right after is a malformed number."""
+    length = len(text)
+    while index < length and (text[index].isdigit() or text[index] == "_"):
+        index += 1
+    if (
+        index < length
+        and text[index] == "."
+        and not (range_dots and index + 1 < length and text[index + 1] == ".")
+    ):
+        index += 1
+        while index < length and (text[index].isdigit() or text[index] == "_"):
+            index += 1
+    if index < length and text[index] in "eE":
+        index += 1
+        if index < length and text[index] in "+-":
+            index += 1
+        while index < length and text[index].isdigit():
+            index += 1
+    if index < length and text[index] in suffixes:
+        index += 1
+    if index < length and is_identifier_part(text[index]):
+        raise ParseFailure("malformed number")
+    return index

@@ -44,7 +44,8 @@ from bfcl_action.decode._syntax import (
     check_depth,
     check_token_count,
     composite,
-    is_identifier_part,
+    scan_decimal,
+    tokenize,
 )
 from bfcl_action.decode.errors import failed, wrong_format
 from bfcl_action.decode.prompt_text import bracket_text
@@ -193,57 +194,19 @@ def decode_java(text: str) -> list[Call]:
 
 
 def _tokenize(source: Source) -> list[Node]:
-    text = source.text
-    tokens: list[Node] = []
-    index = 0
-    length = len(text)
-    match_token = _TOKEN_PATTERN.match
-    while index < length:
-        match = match_token(text, index)
-        if match is None:
-            raise ParseFailure(f"unexpected character {text[index]!r}")
-        kind = match.lastgroup
-        if kind == "skip":
-            index = match.end()
-            continue
-        check_token_count(tokens)
-        end = _scan_number(text, index) if kind == "number" else match.end()
-        if kind == "word":
-            word = match.group()
-            kind = word if word in _KEYWORDS else "identifier"
-        elif kind == "punctuation":
-            kind = match.group()
-        tokens.append(Node(str(kind), index, end))
-        index = end
-    return tokens
+    return tokenize(source.text, _TOKEN_PATTERN, keywords=_KEYWORDS, scan_number=_scan_number)
 
 
 def _scan_number(text: str, index: int) -> int:
-    length = len(text)
     if text.startswith(("0x", "0X", "0b", "0B"), index):
+        length = len(text)
         index += 2
         while index < length and (text[index].isalnum() or text[index] in "_.+-"):
             if text[index] in "+-" and text[index - 1] not in "pP":
                 break
             index += 1
         return index
-    while index < length and (text[index].isdigit() or text[index] == "_"):
-        index += 1
-    if index < length and text[index] == "." and (index + 1 >= length or text[index + 1] != "."):
-        index += 1
-        while index < length and (text[index].isdigit() or text[index] == "_"):
-            index += 1
-    if index < length and text[index] in "eE":
-        index += 1
-        if index < length and text[index] in "+-":
-            index += 1
-        while index < length and text[index].isdigit():
-            index += 1
-    if index < length and text[index] in "lLfFdD":
-        index += 1
-    if index < length and is_identifier_part(text[index]):
-        raise ParseFailure("malformed number")
-    return index
+    return scan_decimal(text, index, suffixes="lLfFdD", range_dots=True)
 
 
 # Parser
@@ -373,24 +336,10 @@ class _Parser:
         if stream.at("identifier"):
             parameters = stream.next()
         else:
-            parameters = self.balanced("formal_parameters", "(", ")")
+            parameters = self.stream.balanced("formal_parameters", "(", ")")
         arrow = stream.expect("->")
-        body = self.balanced("block", "{", "}") if stream.at("{") else self.expression()
+        body = self.stream.balanced("block", "{", "}") if stream.at("{") else self.expression()
         return composite("lambda_expression", [parameters, arrow, body])
-
-    def balanced(self, type_: str, opener: str, closer: str) -> Node:
-        """A bracketed group read as flat tokens (lambda bodies, anonymous class bodies)."""
-        stream = self.stream
-        children = [stream.expect(opener)]
-        depth = 1
-        while depth:
-            token = stream.next()
-            if token.type == opener:
-                depth += 1
-            elif token.type == closer:
-                depth -= 1
-            children.append(token)
-        return composite(type_, children)
 
     def ternary(self) -> Node:
         condition = self.binary(0)
@@ -597,7 +546,7 @@ class _Parser:
             arguments = self.arguments()
             children = [new, type_, arguments]
             if stream.at("{"):
-                children.append(self.balanced("class_body", "{", "}"))
+                children.append(self.stream.balanced("class_body", "{", "}"))
             return composite(
                 "object_creation_expression", children, type=type_, arguments=arguments
             )

@@ -37,8 +37,9 @@ from bfcl_action.decode._syntax import (
     check_depth,
     check_token_count,
     composite,
-    is_identifier_part,
+    scan_decimal,
     scan_quoted,
+    tokenize,
 )
 from bfcl_action.decode.errors import failed, wrong_format
 from bfcl_action.decode.java_calls import POSITIONAL_KEY
@@ -211,39 +212,28 @@ def decode_javascript(text: str) -> list[Call]:
 
 
 def _tokenize(source: Source) -> list[Node]:
-    text = source.text
-    tokens: list[Node] = []
-    index = 0
-    length = len(text)
-    match_token = _TOKEN_PATTERN.match
-    while index < length:
-        match = match_token(text, index)
-        if match is None:
-            raise ParseFailure(f"unexpected character {text[index]!r}")
-        kind = match.lastgroup
-        if kind == "skip":
-            index = match.end()
-            continue
-        check_token_count(tokens)
-        previous = tokens[-1].type if tokens else None
-        if kind == "punctuation" and text[index] == "/" and previous not in _VALUE_TOKENS:
-            kind, end = "regex", _scan_regex(text, index)
-        elif kind == "template_string":
-            end = _scan_template(text, index)
-        elif kind == "number":
-            end = _scan_number(text, index)
-        else:
-            end = match.end()
-            if kind == "string":
-                _check_escapes(match.group())
-            elif kind == "word":
-                word = match.group()
-                kind = word if word in _WORD_TOKENS else "identifier"
-            elif kind == "punctuation":
-                kind = match.group()
-        tokens.append(Node(str(kind), index, end))
-        index = end
-    return tokens
+    return tokenize(
+        source.text,
+        _TOKEN_PATTERN,
+        keywords=_WORD_TOKENS,
+        scan_number=_scan_number,
+        special=_special_token,
+    )
+
+
+def _special_token(
+    text: str, index: int, kind: str, match: re.Match[str], tokens: list[Node]
+) -> tuple[str, int] | None:
+    """Regular expressions (a `/` where no value precedes), template literals, and the
+    escape check of strings."""
+    if kind == "punctuation" and text[index] == "/":
+        if (tokens[-1].type if tokens else None) not in _VALUE_TOKENS:
+            return "regex", _scan_regex(text, index)
+    elif kind == "template_string":
+        return kind, _scan_template(text, index)
+    elif kind == "string":
+        _check_escapes(match.group())
+    return None
 
 
 _ESCAPE = re.compile(r"\\(?:\\|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|u\{[0-9a-fA-F]+\}|([xu])|.)", re.S)
@@ -323,29 +313,13 @@ def _scan_regex(text: str, index: int) -> int:
 
 
 def _scan_number(text: str, index: int) -> int:
-    length = len(text)
     if text.startswith(("0x", "0X", "0b", "0B", "0o", "0O"), index):
+        length = len(text)
         index += 2
         while index < length and (text[index].isalnum() or text[index] == "_"):
             index += 1
         return index
-    while index < length and (text[index].isdigit() or text[index] == "_"):
-        index += 1
-    if index < length and text[index] == ".":
-        index += 1
-        while index < length and (text[index].isdigit() or text[index] == "_"):
-            index += 1
-    if index < length and text[index] in "eE":
-        index += 1
-        if index < length and text[index] in "+-":
-            index += 1
-        while index < length and text[index].isdigit():
-            index += 1
-    if index < length and text[index] == "n":
-        index += 1
-    if index < length and is_identifier_part(text[index]):
-        raise ParseFailure("malformed number")
-    return index
+    return scan_decimal(text, index, suffixes="n")
 
 
 # Parser
@@ -414,9 +388,9 @@ class _Parser:
     def binding(self) -> Node:
         stream = self.stream
         if stream.at("["):
-            return self.balanced("array_pattern", "[", "]")
+            return self.stream.balanced("array_pattern", "[", "]")
         if stream.at("{"):
-            return self.balanced("object_pattern", "{", "}")
+            return self.stream.balanced("object_pattern", "{", "}")
         return stream.expect("identifier")
 
     def finish_statement(self, type_: str, children: list[Node]) -> Node:
@@ -471,13 +445,15 @@ class _Parser:
         if stream.at("identifier") and stream.at("=>", ahead=1):
             children.append(stream.next())
         elif stream.at("(") and self.closing_followed_by_arrow():
-            children.append(self.balanced("formal_parameters", "(", ")"))
+            children.append(self.stream.balanced("formal_parameters", "(", ")"))
         else:
             stream.position = start
             return None
         children.append(stream.expect("=>"))
         children.append(
-            self.balanced("statement_block", "{", "}") if stream.at("{") else (self.assignment())
+            self.stream.balanced("statement_block", "{", "}")
+            if stream.at("{")
+            else (self.assignment())
         )
         return composite("arrow_function", children)
 
@@ -485,19 +461,6 @@ class _Parser:
         stream = self.stream
         closer = stream.closing_paren()
         return closer is not None and stream.at("=>", ahead=closer + 1)
-
-    def balanced(self, type_: str, opener: str, closer: str) -> Node:
-        stream = self.stream
-        children = [stream.expect(opener)]
-        depth = 1
-        while depth:
-            token = stream.next()
-            if token.type == opener:
-                depth += 1
-            elif token.type == closer:
-                depth -= 1
-            children.append(token)
-        return composite(type_, children)
 
     def ternary(self) -> Node:
         condition = self.binary(0)
@@ -641,8 +604,8 @@ class _Parser:
             children.append(stream.next())
         if stream.at("identifier"):
             children.append(stream.next())
-        children.append(self.balanced("formal_parameters", "(", ")"))
-        children.append(self.balanced("statement_block", "{", "}"))
+        children.append(self.stream.balanced("formal_parameters", "(", ")"))
+        children.append(self.stream.balanced("statement_block", "{", "}"))
         return composite("function_expression", children)
 
     def array(self) -> Node:
@@ -701,8 +664,8 @@ class _Parser:
             colon = stream.next()
             return composite("pair", [key, colon, self.assignment()])
         if stream.at("("):
-            parameters = self.balanced("formal_parameters", "(", ")")
-            body = self.balanced("statement_block", "{", "}")
+            parameters = self.stream.balanced("formal_parameters", "(", ")")
+            body = self.stream.balanced("statement_block", "{", "}")
             return composite("method_definition", [key, parameters, body])
         if key.type == "identifier" and stream.at(",", "}"):
             return key
