@@ -1,8 +1,10 @@
-"""`check_case`: raw model output in (FC calls or prompt text), `CaseResult` out."""
+"""`check_case` and `judge`: raw model output in (FC calls or prompt text), a verdict out."""
 
 from __future__ import annotations
 
-from bfcl_action.checker import check_case
+import pytest
+
+from bfcl_action.checker import check_case, judge
 from bfcl_action.models import Language, Mode
 from tests.support.checker_cases import INTEGER, STRING, call, case, fn
 
@@ -107,3 +109,30 @@ def test_javascript_prompt_values_reach_the_checker_as_source_text() -> None:
         Language.JAVASCRIPT,
     )
     assert check_case(js, "add(a=[1, 2])", mode=Mode.PROMPT).valid
+
+
+@pytest.mark.parametrize(
+    ("output", "mode"),
+    [
+        ("[get_weather(city='Rome')]", Mode.PROMPT),
+        ("[get_weather(city='Paris', days=3)]", Mode.PROMPT),
+        ("I think it is sunny.", Mode.PROMPT),
+        ([{"get_weather": '{"city": "paris"}'}], Mode.FC),
+        ([{"get_weather": "not json"}], Mode.FC),
+    ],
+)
+def test_judge_is_check_case_without_the_report_record(output: object, mode: Mode) -> None:
+    verdict, decoded = judge(WEATHER, output, mode=mode)
+    result = check_case(WEATHER, output, mode=mode)
+    assert (verdict.valid, verdict.error_type, list(verdict.error)) == (
+        result.valid,
+        result.error_type,
+        result.error,
+    )
+    assert decoded == result.decoded
+
+
+def test_judge_never_raises_on_an_unusable_case() -> None:
+    broken = case("simple_python", [], [{"get_weather": {"city": ["Paris"]}}])
+    verdict, _ = judge(broken, "[get_weather(city='Paris')]", mode=Mode.PROMPT)
+    assert (verdict.valid, verdict.error_type) == (False, "checker:invalid_case")
