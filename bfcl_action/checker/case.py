@@ -21,24 +21,20 @@ from bfcl_action.checker.verdict import (
     Verdict,
     fail,
 )
-from bfcl_action.decode import DecodeError, decode_fc, decode_prompt
+from bfcl_action.decode import DecodeError, decode_output
 from bfcl_action.decode.errors import WRONG_OUTPUT_FORMAT
 from bfcl_action.models import Call, CaseResult, Language, Mode, TestCase
 
 _AST, _MULTI_TURN = Checker.AST, Checker.MULTI_TURN
-_PROMPT = Mode.PROMPT
-
-
-def _unsupported(case: TestCase) -> Verdict:
-    if case.category in CATEGORIES:
-        return fail(UNSUPPORTED_CATEGORY, f"{case.category} is multi-turn, not checked here")
-    return fail(UNSUPPORTED_CATEGORY, f"unknown category {case.category!r}")
+_PYTHON = Language.PYTHON
 
 
 def _category(case: TestCase) -> Category | Verdict:
     category = CATEGORIES.get(case.category)
-    if category is None or category.checker is _MULTI_TURN:
-        return _unsupported(case)
+    if category is None:
+        return fail(UNSUPPORTED_CATEGORY, f"unknown category {case.category!r}")
+    if category.checker is _MULTI_TURN:
+        return fail(UNSUPPORTED_CATEGORY, f"{case.category} is multi-turn, not checked here")
     return category
 
 
@@ -98,11 +94,9 @@ def decode_for(category: Category, model_output: Any, mode: Mode) -> list[Call] 
         and all(type(item) is Call for item in model_output)
     ):
         return list(model_output)
+    language = category.language if category.checker is _AST else _PYTHON
     try:
-        if mode == _PROMPT and isinstance(model_output, str):
-            language = category.language if category.checker is _AST else Language.PYTHON
-            return decode_prompt(model_output, language)
-        return decode_fc(model_output)
+        return decode_output(model_output, mode=mode, language=language)
     except DecodeError as exc:
         return fail(exc.error_type, exc.message)
     except Exception as exc:  # upstream counts any decoder exception as "did not decode"
@@ -126,9 +120,9 @@ def judge(
     """Decode `model_output` (raw FC tool calls, prompt text, or a list of `Call`) and judge
     it for `case`: the checker's whole job, without building a report record. Never raises."""
     try:
-        category = CATEGORIES.get(case.category)
-        if category is None or category.checker is _MULTI_TURN:
-            return Judgement(_unsupported(case), None)
+        category = _category(case)
+        if isinstance(category, Verdict):
+            return Judgement(category, None)
         outcome = decode_for(category, model_output, mode)
         if isinstance(outcome, list):
             return Judgement(_judge(category, case, outcome, None, underscore_to_dot), outcome)

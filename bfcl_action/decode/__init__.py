@@ -43,13 +43,18 @@ __all__ = [
 ]
 
 
+_PROMPT, _FC = Mode.PROMPT, Mode.FC
+_JAVA, _JAVASCRIPT = Language.JAVA, Language.JAVASCRIPT
+"""Bound once: looking a member up on its enum class costs as much as the rest of a dispatch."""
+
+
 def decode_prompt(text: str, language: Language | str = Language.PYTHON) -> list[Call]:
     """Decode prompt-mode model text written in `language`'s call syntax."""
     if type(language) is not Language:
         language = Language(language)
-    if language is Language.JAVA:
+    if language is _JAVA:
         return decode_java(text)
-    if language is Language.JAVASCRIPT:
+    if language is _JAVASCRIPT:
         return decode_javascript(text)
     return decode_python(text)
 
@@ -64,6 +69,8 @@ def decode_output(
     either mode; upstream would reject a non-text prompt-mode result (`decoder_failed`), and
     no BFCL result file contains one.
     """
-    if Mode(mode) is Mode.PROMPT and isinstance(output, str):
+    if mode is not _PROMPT and mode is not _FC:
+        mode = Mode(mode)  # a string: validated (members skip the lookup on the hot path)
+    if mode is _PROMPT and isinstance(output, str):
         return decode_prompt(output, language)
     return decode_fc(output)
