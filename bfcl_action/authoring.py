@@ -221,7 +221,7 @@ def checker_objection(case: TestCase) -> str | None:
         verdict = check_calls(case, concrete_calls(case.possible_answer, omit_optional=omit))
         if verdict.valid:
             return None
-        errors.append(f"{verdict.error_type or ''} {'; '.join(verdict.error)}".strip())
+        errors.append(f"{verdict.error_type}: {'; '.join(verdict.error)}")
     return errors[0]
 
 
