@@ -25,9 +25,10 @@ from typing import Any
 
 from bfcl_action.authoring import call_options, call_problems, call_shape, checker_objection
 from bfcl_action.errors import InputError
+from bfcl_action.globs import expand_globs
 from bfcl_action.models import ExpectedCall, FunctionDoc, Message, SourceLocation, TestCase
 from bfcl_action.tools.issues import CaseValidationError, ToolIssue, describe
-from bfcl_action.tools.load import display_name, expand_globs, unmatched_issue
+from bfcl_action.tools.load import display_name, unmatched_issue
 from bfcl_action.tools.source import Document, JsonPath, parse_text, path_label
 
 OWN_DATASET = "own"
