@@ -27,6 +27,7 @@ import pytest
 from bfcl_action import cli
 from bfcl_action.digest import make_digest
 from bfcl_action.github.comment import comment_marker
+from bfcl_action.github.context import DEFAULT_CHECK_NAME
 from bfcl_action.models import RunReport
 from tests.support.github_server import GitHubServer, running_github_server
 from tests.support.reports import make_report
@@ -177,7 +178,7 @@ def store_baseline(server: GitHubServer, outcomes: str = PASSING) -> None:
     sha = server.repo("octo/app").branches["main"]
     digest = make_digest(make_report({"simple_python": outcomes}))
     gh.get_repo("octo/app").create_check_run(
-        "bfcl",
+        DEFAULT_CHECK_NAME,
         sha,
         status="completed",
         conclusion="success",
@@ -222,7 +223,7 @@ def test_push_publishes_a_check_run_carrying_the_digest(
     assert run.code == 0, run.stderr
     main_sha = github_server.repo("octo/app").branches["main"]
     [check] = github_server.check_runs_on("octo/app", main_sha)
-    assert check["name"] == "bfcl"
+    assert check["name"] == DEFAULT_CHECK_NAME
     assert check["conclusion"] == "success"
     assert "<!-- bfcl-action:digest v1 " in check["output"]["summary"]
     assert run.outputs["verdict"] == "no_baseline"
@@ -246,7 +247,7 @@ def test_pr_regression_comments_checks_the_head_sha_and_fails_last(
     assert run.code == 1, run.stderr
     assert run.outputs["verdict"] == "regression"
     [comment] = github_server.comments_on("octo/app", number)
-    assert comment["body"].startswith(comment_marker("bfcl"))
+    assert comment["body"].startswith(comment_marker(DEFAULT_CHECK_NAME))
     assert "merge-base" in comment["body"]
     assert run.outputs["comment-id"] == str(comment["id"])
     [check] = github_server.check_runs_on("octo/app", head_sha)
@@ -260,7 +261,7 @@ def test_pr_regression_comments_checks_the_head_sha_and_fails_last(
     )
     assert "get_value" in note["title"]
     statuses = github_server.latest_statuses("octo/app", head_sha)
-    assert statuses["bfcl/simple_python"]["state"] == "failure"
+    assert statuses[f"{DEFAULT_CHECK_NAME}/simple_python"]["state"] == "failure"
     assert "regression" in run.summary
 
 
@@ -288,7 +289,9 @@ def test_sticky_comment_ignores_markers_in_other_authors_comments(
 ) -> None:
     number = open_pr(github_server)
     github_server.add_token("alice-token", "alice", kind="user")
-    gh_issue_comment(github_server, number, "alice-token", comment_marker("bfcl") + "\nmine")
+    gh_issue_comment(
+        github_server, number, "alice-token", comment_marker(DEFAULT_CHECK_NAME) + "\nmine"
+    )
 
     run_pr(github_server, tmp_path, number, PASSING, in_process=True)
 
@@ -423,7 +426,7 @@ def test_workflow_run_posts_the_artifact_on_the_pr_found_through_the_api(
 
     assert run.code == 0, run.stdout + run.stderr
     [comment] = github_server.comments_on("octo/app", number)
-    assert comment["body"].startswith(comment_marker("bfcl"))
+    assert comment["body"].startswith(comment_marker(DEFAULT_CHECK_NAME))
     assert "@octo/admins" not in comment["body"]
     assert run.outputs["comment-id"] == str(comment["id"])
     [check] = github_server.check_runs_on("octo/app", head_sha)
