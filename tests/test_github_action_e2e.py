@@ -80,9 +80,13 @@ def run_action(
     token: str = "write-token",
     sha: str = "",
     in_process: bool = False,
+    workspace: Path | None = None,
     **inputs: str,
 ) -> ActionRun:
-    """Run the entrypoint; `in_process=True` skips the interpreter start for side checks."""
+    """Run the entrypoint; `in_process=True` skips the interpreter start for side checks.
+
+    With `workspace`, the step runs there (`GITHUB_WORKSPACE`, the runner's default working
+    directory) and `working-directory` is `workdir` relative to it, as in a monorepo."""
     workdir.mkdir(parents=True, exist_ok=True)
     event_path = workdir / "event.json"
     event_path.write_text(json.dumps(event), encoding="utf-8")
@@ -108,6 +112,9 @@ def run_action(
         "INPUT_GITHUB_TOKEN": token,
         "INPUT_WORKING_DIRECTORY": str(workdir),
     }
+    if workspace is not None:
+        env["GITHUB_WORKSPACE"] = str(workspace)
+        env["INPUT_WORKING_DIRECTORY"] = workdir.relative_to(workspace).as_posix()
     for name, value in inputs.items():
         env["INPUT_" + name.upper()] = value
     if in_process:
@@ -127,7 +134,7 @@ def run_action(
         )
     proc = subprocess.run(
         [sys.executable, "-m", "bfcl_action.cli", "github"],
-        cwd=workdir,
+        cwd=workspace or workdir,
         env=env,
         capture_output=True,
         text=True,
@@ -199,6 +206,7 @@ def run_pr(
     *,
     in_process: bool = False,
     token: str = "write-token",
+    workspace: Path | None = None,
     **inputs: str,
 ) -> ActionRun:
     report = write_report(tmp_path / "head.json", make_report({"simple_python": outcomes}))
@@ -211,6 +219,7 @@ def run_pr(
         sha="e" * 40,  # the merge commit: results must not land on it
         token=token,
         in_process=in_process,
+        workspace=workspace,
         report=report,
         **inputs,
     )
@@ -263,6 +272,23 @@ def test_pr_regression_comments_checks_the_head_sha_and_fails_last(
     statuses = github_server.latest_statuses("octo/app", head_sha)
     assert statuses[f"{DEFAULT_CHECK_NAME}/simple_python"]["state"] == "failure"
     assert "regression" in run.summary
+
+
+def test_annotations_name_repository_root_paths_under_a_working_directory(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    store_baseline(github_server)
+    number = open_pr(github_server)
+    head_sha = github_server.repo("octo/app").branches["feature"]
+    app = tmp_path / "examples" / "weather-app"
+    write_tools(app)
+
+    run = run_pr(github_server, app, number, REGRESSED, workspace=tmp_path)
+
+    assert run.outputs["verdict"] == "regression", run.stderr
+    [check] = github_server.check_runs_on("octo/app", head_sha)
+    [note] = github_server.annotations_of("octo/app", check["id"])
+    assert (note["path"], note["start_line"]) == ("examples/weather-app/tools.json", 2)
 
 
 def test_next_push_to_the_pr_updates_the_same_comment(
