@@ -260,3 +260,19 @@ def build_report(
         summary=summarize(scores),
         notes=list(notes),
     )
+
+
+def repeat_summary(results: Sequence[CaseResult]) -> tuple[dict[str, float | None], list[str]]:
+    """Mean accuracy over all samples, pass^k, and ids of cases whose samples disagree."""
+    scored = [r for r in results if r.infra_error is None and r.samples]
+    if not scored:
+        return {}, []
+    mean = sum(sum(r.samples or []) / len(r.samples or [1]) for r in scored) / len(scored)
+    pass_all = sum(all(r.samples or []) for r in scored) / len(scored)
+    unstable = sorted(r.id for r in scored if len(set(r.samples or [])) > 1)
+    summary: dict[str, float | None] = {
+        "repeat_mean_accuracy": round(mean, 4),
+        "repeat_pass_all": round(pass_all, 4),
+        "repeat_unstable_cases": float(len(unstable)),
+    }
+    return summary, unstable
