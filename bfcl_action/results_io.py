@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from bfcl_action.categories import CATEGORIES, Checker, Group
 from bfcl_action.errors import InputError
+from bfcl_action.jsonl import read_jsonl
 from bfcl_action.models import CaseResult, TestCase
 
 VERSION_PREFIX = "BFCL_v4"
@@ -109,19 +110,7 @@ def read_result_file(path: Path, category: str | None = None) -> list[ResultEntr
     file_category = category or category_from_path(path)
     entries: list[ResultEntry] = []
     seen: dict[str, int] = {}
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            row = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise InputError(
-                f"not valid JSON: {exc.msg}", file=str(path), line=number, column=exc.colno
-            ) from None
-        if not isinstance(row, dict):
-            raise InputError(
-                f"expected a JSON object, found {type(row).__name__}", file=str(path), line=number
-            )
+    for number, row in read_jsonl(text, file=str(path)):
         entry_id = row.get("id")
         if not isinstance(entry_id, str) or not entry_id:
             raise InputError(
@@ -297,20 +286,10 @@ def write_score_files(
 def read_score_file(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Header and failing entries of a BFCL score file (ours or the official tool's)."""
     try:
-        raw_lines = path.read_text(encoding="utf-8").splitlines()
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise InputError(f"cannot read score file: {exc.strerror}", file=str(path)) from None
-    rows: list[dict[str, Any]] = []
-    for number, raw in enumerate(raw_lines, start=1):
-        if not raw.strip():
-            continue
-        try:
-            row = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON: {exc.msg}", file=str(path), line=number) from None
-        if not isinstance(row, dict):
-            raise InputError("expected a JSON object", file=str(path), line=number)
-        rows.append(row)
+    rows: list[dict[str, Any]] = [row for _, row in read_jsonl(text, file=str(path))]
     if not rows or "accuracy" not in rows[0]:
         raise InputError("first line must hold 'accuracy'", file=str(path), line=1)
     return rows[0], rows[1:]
