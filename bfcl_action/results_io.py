@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from bfcl_action.categories import CATEGORIES, Checker, Group
+from bfcl_action.categories import CATEGORIES, Checker, Directory
 from bfcl_action.errors import InputError
 from bfcl_action.jsonl import read_jsonl
 from bfcl_action.models import CaseResult, TestCase
@@ -43,19 +43,9 @@ class ResultEntry(BaseModel):
 
 
 def bfcl_directory(category: str) -> str:
-    """BFCL's folder for a category: `live` for `live_*` rows, `non_live` for the others,
-    `multi_turn`; our own suites go under `own`."""
-    group = CATEGORIES[category].group if category in CATEGORIES else Group.OWN
-    if group is Group.HALLUCINATION:
-        return _HALLUCINATION_DIRS[category]
-    return group.value
-
-
-_HALLUCINATION_DIRS = {
-    "irrelevance": "non_live",
-    "live_irrelevance": "live",
-    "live_relevance": "live",
-}
+    """BFCL's folder for a category (the table's `directory`); unknown suites go under `own`."""
+    known = CATEGORIES.get(category)
+    return (known.directory if known else Directory.OWN).value
 
 
 def category_from_path(path: Path) -> str | None:
