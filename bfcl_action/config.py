@@ -106,7 +106,7 @@ class SuitesConfig(_Strict):
     def _live_categories(cls, value: list[str]) -> list[str]:
         for item in value:
             cat = CATEGORIES.get(item)
-            if item != "all" and (cat is None or not item.startswith("live_")):
+            if item != "all" and (cat is None or not cat.live):
                 raise ValueError(f"{item!r} is not a Live category (live_simple, ...) or 'all'")
         return value
 

@@ -17,6 +17,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from bfcl_action.errors import BfclActionError
+from bfcl_action.jsonl import scan_jsonl
 from bfcl_action.models import FunctionDoc, TestCase
 from bfcl_action.tools.source import plain_scalar
 from curation.models import Contribution, Drop, Item, Origin
@@ -124,20 +125,18 @@ def read_contribution_file(path: Path, drops: list[Drop]) -> Iterator[tuple[Any,
         return
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
-        for n, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
+        for n, value, error, _ in scan_jsonl(text, objects=False):
+            if error is None:
+                yield value, n
                 continue
-            try:
-                yield json.loads(line), n
-            except json.JSONDecodeError as exc:
-                drops.append(
-                    Drop(
-                        stage="intake",
-                        reason="invalid_json",
-                        origin=Origin(kind="file", ref=f"{path}:{n}"),
-                        detail=exc.msg,
-                    )
+            drops.append(
+                Drop(
+                    stage="intake",
+                    reason="invalid_json",
+                    origin=Origin(kind="file", ref=f"{path}:{n}"),
+                    detail=error,
                 )
+            )
         return
     if suffix == ".json":
         try:

@@ -20,6 +20,7 @@ from bfcl_action.errors import ConfigError
 from bfcl_action.models import CaseResult, Mode, RunReport, TestCase
 from bfcl_action.multiturn.check import ExecutionOptions
 from bfcl_action.multiturn.sandbox import SandboxLimits
+from bfcl_action.run_reports import save_report
 from bfcl_action.runner.backends import BackendOptions
 from bfcl_action.runner.naming import NameMap, with_api_names
 from bfcl_action.runner.pipeline import RunOptions, infra_error_rate, run_evaluation
@@ -342,8 +343,7 @@ def execution_options(args: argparse.Namespace) -> ExecutionOptions:
 def write_outputs(
     report: RunReport, output: Path, results_dir: Path | None, cases: Sequence[TestCase] = ()
 ) -> None:
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(report.model_dump_json(indent=1), encoding="utf-8")
+    save_report(report, output)
     if results_dir is not None:
         from bfcl_action.results_io import write_result_files
 

@@ -5,7 +5,8 @@
 Modules: `backends` (protocol + registry), `openai_fc`, `openai_prompt`, `replay`, `render`
 (function docs -> tools / prompt text, once per function set), `naming` (API-safe names),
 `cache` (sqlite, one row per answer), `retry`, `execute` (bounded asyncio pool), `progress`,
-`verdicts` (the one call into the checker), `pipeline` (a whole run), `merge` (shards).
+`verdicts` (the one call into the checker), `pipeline` (a whole run). Reading, writing
+and merging reports is `bfcl_action.run_reports`.
 """
 
 from bfcl_action.runner.backends import (
@@ -20,7 +21,6 @@ from bfcl_action.runner.backends import (
 )
 from bfcl_action.runner.cache import ResponseCache
 from bfcl_action.runner.execute import CaseOutcome, ExecutionStats, SampleOutcome, execute
-from bfcl_action.runner.merge import merge_reports, read_report
 from bfcl_action.runner.pipeline import RunOptions, infra_error_rate, run_evaluation
 from bfcl_action.runner.retry import InfraFailure, RetryPolicy, with_retries
 
@@ -42,8 +42,6 @@ __all__ = [
     "create_backend",
     "execute",
     "infra_error_rate",
-    "merge_reports",
-    "read_report",
     "run_evaluation",
     "with_retries",
 ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from bfcl_action.categories import CATEGORIES, Checker
+from bfcl_action.categories import is_multi_turn as is_multi_turn_category
 from bfcl_action.models import TestCase
 from bfcl_action.runner.backends import ModelAnswer, ModelRequest, PermanentError
 
@@ -25,8 +25,7 @@ def first_turn_messages(case: TestCase) -> list[dict[str, Any]]:
 
 
 def is_multi_turn(case: TestCase) -> bool:
-    category = CATEGORIES.get(case.category)
-    return category is not None and category.checker is Checker.MULTI_TURN
+    return is_multi_turn_category(case.category)
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,8 @@ from bfcl_action.runner.execute import CaseOutcome, ExecutionStats, execute
 from bfcl_action.runner.messages import ConversationHook
 from bfcl_action.runner.progress import Progress
 from bfcl_action.runner.retry import RetryPolicy
-from bfcl_action.runner.verdicts import Judge, checker_judge, judge_outcomes, repeat_summary
-from bfcl_action.scoring import build_report
+from bfcl_action.runner.verdicts import Judge, checker_judge, judge_outcomes
+from bfcl_action.scoring import build_report, repeat_summary
 
 
 @dataclass(frozen=True)
