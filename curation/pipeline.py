@@ -97,8 +97,16 @@ def validate_items(items: Sequence[Item], settings: CurationSettings) -> Stage:
         except Rejection as r:
             drops.append(_drop("validate", r.reason, item, r.detail))
             continue
+        except Exception as exc:  # isolation: one item, one drop
+            drops.append(_internal("validate", item, exc))
+            continue
         kept.append(item)
     return kept, drops
+
+
+def _internal(stage: str, item: Item, exc: BaseException) -> Drop:
+    """An unexpected failure on one item: that item is rejected, the build goes on."""
+    return _drop(stage, "internal_error", item, f"{type(exc).__name__}: {str(exc)[:200]}")
 
 
 def scrub_items(items: Sequence[Item]) -> tuple[list[Item], list[Drop], Counter[str]]:
@@ -106,7 +114,11 @@ def scrub_items(items: Sequence[Item]) -> tuple[list[Item], list[Drop], Counter[
     kept, drops = [], []
     scrubbed: Counter[str] = Counter()
     for item in items:
-        res = scrub_item(item)
+        try:
+            res = scrub_item(item)
+        except Exception as exc:  # isolation: one item, one drop
+            drops.append(_internal("scrub", item, exc))
+            continue
         if res.item is None:
             drops.append(_drop("scrub", res.rejected or "scrub", item, "contains a private key"))
             continue
