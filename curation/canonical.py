@@ -77,3 +77,10 @@ def interface_hash(functions: list[FunctionDoc]) -> str:
         )
         sig.append([f.name, params, sorted(f.parameters.get("required", []) or [])])
     return sha256_hex(canonical_json(sig))
+
+
+def prompt_hash(item: Item) -> str:
+    """Identity of what the model is shown (functions and question), without the answer: two
+    items with one prompt hash and different expectations contradict each other."""
+    payload = {"functions": canonical_functions(item.functions), "question": question_text(item)}
+    return sha256_hex(canonical_json(payload))

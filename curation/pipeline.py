@@ -11,7 +11,13 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from curation.canonical import canonical_hash, function_text, interface_hash, question_text
+from curation.canonical import (
+    canonical_hash,
+    function_text,
+    interface_hash,
+    prompt_hash,
+    question_text,
+)
 from curation.categorize import categorize
 from curation.dedup import (
     ContaminationIndex,
@@ -27,10 +33,10 @@ from curation.settings import CurationSettings
 from curation.validate import (
     Rejection,
     check_answer_passes,
-    check_answer_types,
     check_license,
     check_names,
     check_sizes,
+    prune_answer_options,
 )
 
 
@@ -92,7 +98,9 @@ def validate_items(items: Sequence[Item], settings: CurationSettings) -> Stage:
             check_license(item, settings)
             check_names(item)
             item.category = categorize(item)
-            check_answer_types(item)
+            notes = prune_answer_options(item)
+            if notes:
+                item.edits = [*item.edits, *notes]
             check_answer_passes(item, item.category)
         except Rejection as r:
             drops.append(_drop("validate", r.reason, item, r.detail))
@@ -125,6 +133,30 @@ def scrub_items(items: Sequence[Item]) -> tuple[list[Item], list[Drop], Counter[
         scrubbed.update(res.replaced)
         kept.append(res.item)
     return kept, drops, scrubbed
+
+
+def _expects_call(item: Item) -> bool:
+    return item.category != "live_irrelevance"
+
+
+def hold_contradictions(items: Sequence[Item], previous: Sequence[Item]) -> Stage:
+    """Items shown the same question and tools where one expects a call and another expects
+    none cannot both be right: the new ones among them are held for a maintainer's review
+    (a released one is never silently rewritten; withdraw it explicitly)."""
+    expects: defaultdict[str, set[bool]] = defaultdict(set)
+    for item in [*previous, *items]:
+        expects[prompt_hash(item)].add(_expects_call(item))
+    kept, drops = [], []
+    for item in items:
+        if len(expects[prompt_hash(item)]) > 1:
+            detail = (
+                "the same question and tools appear expecting a call and expecting none; "
+                "held for review"
+            )
+            drops.append(_drop("consistency", "contradictory_pair", item, detail))
+        else:
+            kept.append(item)
+    return kept, drops
 
 
 def exact_dedup(items: Sequence[Item], previous: Sequence[Item], registry: Registry) -> Stage:
@@ -255,6 +287,10 @@ def curate(
     entered = len(items)
     items, drops, scrubbed = scrub_items(items)
     funnel.stage("scrub", entered, len(items), drops, scrubbed)
+
+    entered = len(items)
+    items, drops = hold_contradictions(items, previous)
+    funnel.stage("consistency", entered, len(items), drops)
 
     entered = len(items)
     items, drops = exact_dedup(items, previous, registry)
