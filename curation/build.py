@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from bfcl_action.errors import InputError
 from bfcl_action.models import TestCase
-from curation.canonical import canonical_hash, function_text, question_text
+from curation.canonical import answer_key, canonical_hash, function_text, similarity_text
 from curation.dedup import Reference
 from curation.ids import dump_registry, load_registry, withdraw
 from curation.intake import Intake
@@ -73,14 +73,16 @@ def references_from_cases(cases: Sequence[TestCase]) -> list[Reference]:
             possible_answer=case.possible_answer,
             contributor="",
             license="",
+            category=case.category if case.category.startswith("live_") else "",
         )
         refs.append(
             Reference(
                 ref=case.id,
                 function_text=function_text(item.functions),
-                question_text=question_text(item),
+                question_text=similarity_text(item),
                 canonical_hash=canonical_hash(item),
                 source="bfcl-live" if case.category.startswith("live_") else "bfcl",
+                answer_key=answer_key(item) if item.category else "",
             )
         )
     return refs

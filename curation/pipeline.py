@@ -12,11 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from curation.canonical import (
+    answer_key,
     canonical_hash,
     function_text,
     interface_hash,
     prompt_hash,
-    question_text,
+    similarity_text,
 )
 from curation.categorize import categorize
 from curation.dedup import (
@@ -193,7 +194,8 @@ def _fingerprint(item: Item) -> Fingerprint:
     return Fingerprint(
         canonical_hash=item.canonical_hash,
         function_text=function_text(item.functions),
-        question_text=question_text(item),
+        question_text=similarity_text(item),
+        answer_key=answer_key(item),
     )
 
 
@@ -210,9 +212,10 @@ def drop_contaminated(
         Reference(
             ref=i.id,
             function_text=function_text(i.functions),
-            question_text=question_text(i),
+            question_text=similarity_text(i),
             canonical_hash=i.canonical_hash,
             source="release",
+            answer_key=answer_key(i),
         )
         for i in previous
     ]
