@@ -118,18 +118,28 @@ def _internal(stage: str, item: Item, exc: BaseException) -> Drop:
     return _drop(stage, "internal_error", item, f"{type(exc).__name__}: {str(exc)[:200]}")
 
 
-def scrub_items(items: Sequence[Item]) -> tuple[list[Item], list[Drop], Counter[str]]:
-    """Stage 2; also counts what was replaced, by kind."""
+def scrub_items(
+    items: Sequence[Item], settings: CurationSettings
+) -> tuple[list[Item], list[Drop], Counter[str]]:
+    """Stage 2; also counts what was replaced, by kind. A scrubbed item is validated again:
+    a placeholder must leave a test that can still be passed."""
     kept, drops = [], []
     scrubbed: Counter[str] = Counter()
     for item in items:
         try:
             res = scrub_item(item)
+            if res.item is not None and res.item is not item:
+                check_names(res.item)
+                prune_answer_options(res.item)
+                check_answer_passes(res.item, res.item.category)
+        except Rejection as r:
+            drops.append(_drop("scrub", "scrub_invalidated", item, f"{r.reason}: {r.detail}"))
+            continue
         except Exception as exc:  # isolation: one item, one drop
             drops.append(_internal("scrub", item, exc))
             continue
         if res.item is None:
-            drops.append(_drop("scrub", res.rejected or "scrub", item, "contains a private key"))
+            drops.append(_drop("scrub", res.rejected or "scrub", item, res.detail))
             continue
         scrubbed.update(res.replaced)
         kept.append(res.item)
@@ -288,7 +298,7 @@ def curate(
     funnel.stage("validate", len(new), len(items), drops)
 
     entered = len(items)
-    items, drops, scrubbed = scrub_items(items)
+    items, drops, scrubbed = scrub_items(items, settings)
     funnel.stage("scrub", entered, len(items), drops, scrubbed)
 
     entered = len(items)
