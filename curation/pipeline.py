@@ -26,7 +26,7 @@ from curation.dedup import (
     Reference,
     near_duplicate_groups,
 )
-from curation.ids import Registry, assign_ids
+from curation.ids import Registry, assign_ids, bfcl_id, migrate_ids, withdraw
 from curation.models import Drop, Item, StageCount
 from curation.neardup import Signer
 from curation.scrub import scrub_item
@@ -50,6 +50,10 @@ class CurationResult:
     funnel: list[StageCount]
     registry: Registry
     scrubbed: Counter[str] = field(default_factory=Counter)
+    withdrawn: dict[str, str] = field(default_factory=dict)
+    """Ids tombstoned by this build (explicit withdrawals and re-curation), with the reason."""
+    superseded: dict[str, str] = field(default_factory=dict)
+    """Old id -> the corrected entry's new id."""
 
 
 class _Funnel:
@@ -209,26 +213,31 @@ def _fingerprint(item: Item) -> Fingerprint:
     )
 
 
+def _reference(item: Item, source: str) -> Reference:
+    return Reference(
+        ref=item.id,
+        function_text=function_text(item.functions),
+        question_text=similarity_text(item),
+        canonical_hash=item.canonical_hash,
+        source=source,
+        answer_key=answer_key(item),
+    )
+
+
 def drop_contaminated(
     items: Sequence[Item],
     prints: dict[str, Fingerprint],
     references: Sequence[Reference],
     previous: Sequence[Item],
     signer: Signer,
+    withdrawn: Sequence[Item] = (),
 ) -> Stage:
-    """Stage 4: nothing that repeats an official entry or an earlier release. BFCL's own
-    Live entries, when imported, are not checked against themselves."""
-    release_refs = [
-        Reference(
-            ref=i.id,
-            function_text=function_text(i.functions),
-            question_text=similarity_text(i),
-            canonical_hash=i.canonical_hash,
-            source="release",
-            answer_key=answer_key(i),
-        )
-        for i in previous
-    ]
+    """Stage 4: nothing that repeats an official entry, an earlier release, or a withdrawn
+    entry (a one-word variant of a withdrawn item stays out too). BFCL's own Live entries,
+    when imported, are not checked against themselves: they are labelled imported and never
+    enter the `fresh` configuration."""
+    release_refs = [_reference(i, "release") for i in previous]
+    release_refs += [_reference(i, "withdrawn") for i in withdrawn]
     index = ContaminationIndex([*references, *release_refs], signer)
     kept, drops = [], []
     for item in items:
@@ -237,7 +246,10 @@ def drop_contaminated(
         if hit is None:
             kept.append(item)
             continue
-        reason = "near_duplicate_of_release" if hit.source == "release" else "contamination"
+        reason = {
+            "release": "near_duplicate_of_release",
+            "withdrawn": "withdrawn_variant",
+        }.get(hit.source, "contamination")
         drops.append(_drop("contamination", reason, item, f"repeats {hit.source} {hit.ref}"))
     return kept, drops
 
@@ -280,6 +292,35 @@ def cap_contributors(items: Sequence[Item], cap: int) -> Stage:
     return kept, drops
 
 
+_QUALITY_STAGES = frozenset({"validate", "scrub", "consistency"})
+
+
+def _origin_key(item: Item) -> str:
+    return f"{item.origin.kind}:{item.origin.ref}"
+
+
+def recurate(
+    previous: Sequence[Item], added: Sequence[Item], drops: Sequence[Drop]
+) -> tuple[dict[str, str], dict[str, str]]:
+    """What a re-import of released entries says about them: an entry whose source now
+    curates to a different item is superseded by it (a corrected scrub, a pruned answer);
+    one whose source is now rejected for a quality reason is withdrawn with that reason.
+    Returns (withdrawn id -> reason, superseded id -> new id)."""
+    by_origin = {_origin_key(i): i for i in previous}
+    withdrawn: dict[str, str] = {}
+    superseded: dict[str, str] = {}
+    for item in added:
+        old = by_origin.get(_origin_key(item))
+        if old is not None and old.canonical_hash != item.canonical_hash:
+            withdrawn[old.id] = f"superseded by {item.id}: re-curated by the fixed pipeline"
+            superseded[old.id] = item.id
+    for drop in drops:
+        old = by_origin.get(f"{drop.origin.kind}:{drop.origin.ref}")
+        if old is not None and drop.stage in _QUALITY_STAGES and old.id not in withdrawn:
+            withdrawn[old.id] = f"{drop.reason}: {drop.detail}"
+    return withdrawn, superseded
+
+
 def curate(
     new: Sequence[Item],
     *,
@@ -289,9 +330,12 @@ def curate(
     settings: CurationSettings,
     version: str,
     intake_drops: Sequence[Drop] = (),
+    withdrawn_items: Sequence[Item] = (),
 ) -> CurationResult:
     funnel = _Funnel()
     signer = Signer(settings.near_duplicates.settings())
+    registry = migrate_ids(registry)
+    previous = [p.model_copy(update={"id": bfcl_id(p.id)}) for p in previous]
     funnel.stage("intake", len(new) + len(intake_drops), len(new), list(intake_drops))
 
     items, drops = validate_items(new, settings)
@@ -306,12 +350,16 @@ def curate(
     funnel.stage("consistency", entered, len(items), drops)
 
     entered = len(items)
+    batch = list(items)
     items, drops = exact_dedup(items, previous, registry)
     funnel.stage("exact_dedup", entered, len(items), drops)
+    fresh_twin = {i.canonical_hash: i for i in sorted(batch, key=_origin_key, reverse=True)}
 
     prints = {i.canonical_hash: _fingerprint(i) for i in items}
     entered = len(items)
-    items, drops = drop_contaminated(items, prints, references, previous, signer)
+    items, drops = drop_contaminated(
+        items, prints, references, previous, signer, withdrawn=withdrawn_items
+    )
     funnel.stage("contamination", entered, len(items), drops)
 
     entered = len(items)
@@ -328,8 +376,11 @@ def curate(
     )
     for item, new_id in zip(items, ids, strict=True):
         item.id = new_id
+    withdrawn, superseded = recurate(previous, items, funnel.drops)
+    if withdrawn:
+        new_registry = withdraw(new_registry, withdrawn, superseded)
     active = {e.id for e in new_registry.entries if e.status == "active"}
-    carried = [i for i in previous if i.id in active]
+    carried = [_refreshed(i, fresh_twin) for i in previous if i.id in active]
     funnel.stage("release", len(carried) + len(items), len(carried) + len(items), [])
     return CurationResult(
         items=sorted([*carried, *items], key=lambda i: i.id),
@@ -338,4 +389,23 @@ def curate(
         funnel=funnel.stages,
         registry=new_registry,
         scrubbed=scrubbed,
+        withdrawn=withdrawn,
+        superseded=superseded,
+    )
+
+
+def _refreshed(item: Item, fresh: dict[str, Item]) -> Item:
+    """A carried entry with who, where from and under which license taken from its re-import
+    (none of them is part of the test's identity)."""
+    twin = fresh.get(item.canonical_hash)
+    if twin is None:
+        return item
+    return item.model_copy(
+        update={
+            "contributor": twin.contributor,
+            "license": twin.license,
+            "source": twin.source,
+            "origin": twin.origin,
+            "publish_handle": twin.publish_handle,
+        }
     )

@@ -45,7 +45,7 @@ def test_valid_contributions_are_released_with_stable_ids_and_verify(tmp_path: P
     assert (live / "LATEST").read_text().strip() == VERSION
     assert verify_live_dir(live, check_history=False) == []
     ids = sorted(i.id for i in read_release_items(live / "releases" / VERSION))
-    assert ids == ["live_irrelevance-00000", "live_simple-00000", "live_simple-00001"]
+    assert ids == ["live_irrelevance_00000", "live_simple_00000", "live_simple_00001"]
 
 
 def test_every_dropped_item_has_a_reason_and_nothing_valid_is_lost(tmp_path: Path) -> None:
