@@ -11,11 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bfcl_action.categories import CATEGORIES, Checker
-from bfcl_action.checker import check_calls
-from bfcl_action.checker.answers import concrete_calls
+from bfcl_action.authoring import checker_objection, option_problem
 from bfcl_action.checker.normalize import normalize_text
-from bfcl_action.checker.typecheck import python_type
 from bfcl_action.models import FunctionDoc, TestCase
 from curation.models import Item
 from curation.settings import CurationSettings
@@ -113,32 +110,22 @@ def check_names(item: Item) -> None:
                 raise Rejection("unknown_function", f"the answer calls {name!r}, not offered")
 
 
-def _fits(value: Any, kind: type) -> bool:
-    if kind is float:
-        return type(value) in (int, float)
-    return type(value) is kind
-
-
-def _outside_enum(option: Any, enum: list[Any]) -> bool:
-    """An option no enum-following output can match (strings compared as the checker does)."""
-    if isinstance(option, str):
-        return normalize_text(option) not in {normalize_text(e) for e in enum if isinstance(e, str)}
-    if isinstance(option, list | dict):
-        return False
-    return not any(type(e) is type(option) and e == option for e in enum)
+def _enum_match(option: Any, enum: list[Any]) -> bool:
+    """An enum-following output can match this string option (the checker normalises)."""
+    return isinstance(option, str) and normalize_text(option) in {
+        normalize_text(e) for e in enum if isinstance(e, str)
+    }
 
 
 def _bad_option(option: Any, spec: dict[str, Any]) -> str | None:
-    """Why a schema-following output can never produce this option, or None if it can."""
-    if (type(option) is str and option == "") or option is None:
-        return None
-    found = python_type(str(spec.get("type", "")))
-    if found is not None and not _fits(option, found[1]):
-        return f"schema type {found[0]}, option {option!r} is {type(option).__name__}"
+    """Why a schema-following output can never produce this option, or None if it can
+    (`bfcl_action.authoring.option_problem`, except that a string differing from an enum
+    value only in what the checker normalises away is fine)."""
+    problem = option_problem(option, spec)
     enum = spec.get("enum")
-    if isinstance(enum, list) and enum and _outside_enum(option, enum):
-        return f"option {option!r} is not in the enum"
-    return None
+    if problem and isinstance(enum, list) and problem.startswith("not one of the enum"):
+        return None if _enum_match(option, enum) else f"option {option!r} is {problem}"
+    return f"option {option!r}: {problem}" if problem else None
 
 
 def prune_answer_options(item: Item) -> list[str]:
@@ -190,8 +177,6 @@ def prune_answer_options(item: Item) -> list[str]:
 
 def check_answer_passes(item: Item, category: str) -> None:
     """The answer must pass our checker (AST categories); otherwise no output ever could."""
-    if CATEGORIES[category].checker is not Checker.AST:
-        return
     case = TestCase(
         id=item.origin.ref,
         category=category,
@@ -199,10 +184,6 @@ def check_answer_passes(item: Item, category: str) -> None:
         functions=item.functions,
         possible_answer=item.possible_answer,
     )
-    errors: list[str] = []
-    for omit in (False, True):
-        verdict = check_calls(case, concrete_calls(item.possible_answer, omit_optional=omit))
-        if verdict.valid:
-            return
-        errors.append(f"{verdict.error_type}: {'; '.join(verdict.error)}")
-    raise Rejection("unpassable_answer", errors[0])
+    objection = checker_objection(case)
+    if objection:
+        raise Rejection("unpassable_answer", objection)

@@ -31,7 +31,7 @@ def test_a_wrong_typed_option_beside_may_be_omitted_is_pruned_not_rejected() -> 
     assert reasons == []
     (k,) = kept
     assert k.possible_answer == [{"get_weather": {"city": ["Tokyo"], "unit": [""]}}]
-    assert any("pruned get_weather.unit" in e and "is int" in e for e in k.edits)
+    assert any("pruned get_weather.unit" in e and "expected type" in e for e in k.edits)
     assert _passes_when_omitted(k)
 
 
@@ -45,7 +45,7 @@ def test_an_option_outside_the_enum_is_pruned_and_an_enum_only_answer_rejected()
         item(answer=[{"get_weather": {"city": ["Tokyo"], "unit": ["kelvin", "Celsius"]}}])
     )
     assert kept[0].possible_answer[0]["get_weather"]["unit"] == ["Celsius"]
-    assert any("not in the enum" in e for e in kept[0].edits)
+    assert any("not one of the enum" in e for e in kept[0].edits)
     _, reasons = _validate(item(answer=[{"get_weather": {"city": ["Tokyo"], "unit": ["kelvin"]}}]))
     assert reasons == ["answer_outside_enum"]
 
