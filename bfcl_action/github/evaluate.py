@@ -20,6 +20,7 @@ from bfcl_action.compare import Comparison, Thresholds
 from bfcl_action.errors import BfclActionError, ConfigError, InputError
 from bfcl_action.github.checks import Annotation
 from bfcl_action.github.context import ActionContext
+from bfcl_action.globs import glob_files
 from bfcl_action.impact import ToolChange
 from bfcl_action.models import CaseResult, RunReport, SourceLocation
 
@@ -103,7 +104,7 @@ def report_files(ctx: ActionContext) -> list[Path]:
     files: list[Path] = []
     for pattern in ctx.inputs.report.split():
         if any(ch in pattern for ch in "*?["):
-            matched = sorted(base.glob(pattern))
+            matched = glob_files(pattern, base)
             if not matched:
                 raise InputError("matched no files", file=pattern, field="report")
             files.extend(matched)
