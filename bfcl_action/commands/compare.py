@@ -72,9 +72,19 @@ def register(subparsers: Any) -> None:
     p.add_argument("--full-report-url", help="where the full report is (default: this run)")
     p.add_argument("--title", default="BFCL function-calling check")
     t = p.add_argument_group("thresholds (override --config)")
-    t.add_argument("--max-drop", type=float, metavar="POINTS", help="allowed drop (default 1)")
+    defaults = Thresholds()
+    t.add_argument(
+        "--max-drop",
+        type=float,
+        metavar="POINTS",
+        help=f"allowed drop in points (default {defaults.max_drop_points:g})",
+    )
     t.add_argument("--max-drop-for", action="append", default=[], metavar="SUITE=POINTS")
-    t.add_argument("--alpha", type=float, help="significance level of McNemar (default 0.05)")
+    t.add_argument(
+        "--alpha",
+        type=float,
+        help=f"significance level of McNemar (default {defaults.alpha:g})",
+    )
     t.add_argument("--min-score", type=float, metavar="PERCENT", help="minimum overall score")
     t.add_argument("--min-score-for", action="append", default=[], metavar="SUITE=PERCENT")
     t.add_argument("--informational", action="store_true", help="report, never fail")

@@ -18,8 +18,8 @@ from typing import Any
 import jinja2
 
 from bfcl_action import escape
+from bfcl_action import github_limits as limits
 from bfcl_action.compare import Comparison, FlippedCase, SideScore, SuiteComparison, Verdict
-from bfcl_action.github import limits
 
 COMMENT_LIMIT = limits.COMMENT_BODY.size
 """GitHub's cap on an issue or PR comment body, in characters."""
