@@ -278,3 +278,11 @@ def test_max_tokens_is_max_completion_tokens_on_openai_and_max_tokens_elsewhere(
     official = sampling_params(opts, "https://api.openai.com/v1")
     assert official == {"temperature": 0.001, "max_completion_tokens": 50}
     assert sampling_params(opts, "http://127.0.0.1:8000/v1")["max_tokens"] == 50
+
+
+def test_identical_requests_of_one_run_are_asked_once(server: OpenAIServer, tmp_path: Path) -> None:
+    server.latency = 0.2
+    twins = [make_case(f"simple_python_{i}", "the same question") for i in range(4)]
+    report, stats = run(server, twins, cache_dir=tmp_path)
+    assert server.count == 1 and (stats.requests, stats.shared, stats.cache_hits) == (1, 3, 0)
+    assert len({str(r.model_output) for r in report.results}) == 1

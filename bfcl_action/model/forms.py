@@ -14,7 +14,9 @@ from typing import Any
 
 from bfcl_action.fingerprint import sha256_hex
 from bfcl_action.model.naming import NameMap
-from bfcl_action.model.types import ChatResponse, Message
+from bfcl_action.model.render import FunctionRenderer, RenderedFunctions
+from bfcl_action.model.types import ChatRequest, ChatResponse, Message, PermanentError
+from bfcl_action.models import Mode, TestCase
 
 SYSTEM_PROMPT = """\
 You are an expert at composing function calls. You receive a question and a list of \
@@ -52,6 +54,39 @@ def with_system_prompt(messages: list[Message], prompt: str) -> list[Message]:
         first["content"] = prompt + "\n\n" + str(first.get("content") or "")
         return [first, *messages[1:]]
     return [{"role": "system", "content": prompt}, *messages]
+
+
+def first_turn_messages(case: TestCase) -> list[Message]:
+    """The chat messages of a single-turn case, as plain dicts ready for a request."""
+    if len(case.question) != 1:
+        raise PermanentError(
+            f"{case.id}: a {len(case.question)}-turn case needs a multi-turn category "
+            "(own_multi_turn or multi_turn_*)"
+        )
+    return [m.model_dump(mode="json", exclude_none=True) for m in case.question[0]]
+
+
+def case_request(
+    case: TestCase,
+    mode: Mode,
+    renderer: FunctionRenderer,
+    sample: int = 0,
+    prompts: dict[str, str] | None = None,
+) -> tuple[ChatRequest, RenderedFunctions]:
+    """Pure: the request for one sample of a single-turn case (FC: the functions as tools;
+    prompt: our system prompt listing them), and the rendering it used (for the names).
+    `prompts` memoises the prompt text per function set. Raises `PermanentError` for a case
+    that has more than one turn."""
+    messages = first_turn_messages(case)
+    rendered = renderer.render(case.functions, case.language)
+    if mode is Mode.PROMPT:
+        memo = prompts if prompts is not None else {}
+        prompt = memo.get(rendered.key)
+        if prompt is None:
+            prompt = memo[rendered.key] = system_prompt(rendered.docs_json)
+        messages = with_system_prompt(messages, prompt)
+        return ChatRequest(messages, [], "", sample, case.id), rendered
+    return ChatRequest(messages, rendered.tools, rendered.key, sample, case.id), rendered
 
 
 def fc_output(response: ChatResponse, names: NameMap) -> Any:

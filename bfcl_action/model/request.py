@@ -79,6 +79,12 @@ class ModelClient:
         self._rng = random.Random(seed)  # noqa: S311 - jitter only
         self._connection_failures = 0
         self._stopped: EndpointError | None = None
+        self._answered: dict[str, asyncio.Future[ChatResponse]] = {}
+        """Keys asked in this run (in flight or answered), for identical requests."""
+
+    def key(self, request: ChatRequest) -> str:
+        """The cache key `request` is stored under (what `impact` predicts with)."""
+        return request_key(self._identity, request)
 
     @property
     def stopped(self) -> EndpointError | None:
@@ -87,22 +93,48 @@ class ModelClient:
 
     async def generate(self, request: ChatRequest) -> ChatResponse:
         """The response to `request`, from the cache or the model. Raises `InfraFailure`
-        when retries run out or the request is refused, `EndpointError` when the run stops."""
+        when retries run out or the request is refused, `EndpointError` when the run stops.
+
+        With a cache, identical requests of one run are asked once: a second one waits for
+        the first one's answer (or failure) instead of asking again, and neither counts as a
+        cache hit (`cached` means answered by an earlier run)."""
         if self._stopped is not None:
             raise self._stopped
-        key = request_key(self._identity, request) if self.cache is not None else None
-        if self.cache is not None and key is not None:
-            hit = self.cache.get(key)
-            if hit is not None:
-                self.stats.cache_hits += 1
-                self._count(hit)
-                return dataclasses.replace(hit, cached=True)
+        if self.cache is None:
+            return await self._ask(request)
+        key = self.key(request)
+        if key in self._answered:
+            self.stats.shared += 1
+            shared = await asyncio.shield(self._answered[key])
+            self._count(shared)
+            return shared
+        hit = self.cache.get(key)
+        if hit is not None:
+            self.stats.cache_hits += 1
+            self._count(hit)
+            return dataclasses.replace(hit, cached=True)
+        future: asyncio.Future[ChatResponse] = asyncio.get_running_loop().create_future()
+        self._answered[key] = future
+        try:
+            response = await self._ask(request)
+        except asyncio.CancelledError:
+            future.cancel()
+            del self._answered[key]
+            raise
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # a failure nobody else waits for is not "never retrieved"
+            del self._answered[key]
+            raise
+        future.set_result(response)
+        self.cache.put(key, case_id=request.case_id, model=self.model, answer=response)
+        return response
+
+    async def _ask(self, request: ChatRequest) -> ChatResponse:
         response = await with_retries(
             lambda: self._attempt(request), self.policy, rng=self._rng, on_retry=self._on_retry
         )
         self._count(response)
-        if self.cache is not None and key is not None:
-            self.cache.put(key, case_id=request.case_id, model=self.model, answer=response)
         return response
 
     async def _attempt(self, request: ChatRequest) -> ChatResponse:

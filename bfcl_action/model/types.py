@@ -147,6 +147,9 @@ class RequestStats:
     requests: int = 0
     """HTTP requests sent (retries included)."""
     cache_hits: int = 0
+    """Answers from the cache, written by an earlier run."""
+    shared: int = 0
+    """Requests identical to one already asked in this run, answered by that one."""
     retries: int = 0
     retry_reasons: dict[str, int] = field(default_factory=dict)
     shapes: Counter[str] = field(default_factory=Counter)

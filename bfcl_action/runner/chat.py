@@ -3,27 +3,15 @@ conversation loop for a multi-turn one. Both go through the same `ModelClient`."
 
 from __future__ import annotations
 
-from typing import Any
-
-from bfcl_action.model.forms import fc_output, prompt_output, system_prompt, with_system_prompt
+from bfcl_action.model.forms import case_request, fc_output, prompt_output
 from bfcl_action.model.render import FunctionRenderer, RenderedFunctions
 from bfcl_action.model.request import ModelClient
-from bfcl_action.model.types import ChatRequest, PermanentError, RequestStats
+from bfcl_action.model.types import ChatRequest, RequestStats
 from bfcl_action.models import Mode, TestCase
 from bfcl_action.multiturn.check import ExecutionOptions
 from bfcl_action.multiturn.conversation import is_multi_turn
 from bfcl_action.multiturn.driver import run_conversation
 from bfcl_action.runner.answer import ModelAnswer
-
-
-def first_turn_messages(case: TestCase) -> list[dict[str, Any]]:
-    """The chat messages of a single-turn case, as plain dicts ready for a request."""
-    if len(case.question) != 1:
-        raise PermanentError(
-            f"{case.id}: a {len(case.question)}-turn case needs a multi-turn category "
-            "(own_multi_turn or multi_turn_*)"
-        )
-    return [m.model_dump(mode="json", exclude_none=True) for m in case.question[0]]
 
 
 class ChatBackend:
@@ -45,16 +33,7 @@ class ChatBackend:
 
     def request(self, case: TestCase, sample: int) -> tuple[ChatRequest, RenderedFunctions]:
         """Pure: the request for one sample of a single-turn case."""
-        messages = first_turn_messages(case)
-        rendered = self.renderer.render(case.functions, case.language)
-        if self.mode is Mode.PROMPT:
-            prompt = self._prompts.get(rendered.key)
-            if prompt is None:
-                prompt = self._prompts[rendered.key] = system_prompt(rendered.docs_json)
-            return ChatRequest(
-                with_system_prompt(messages, prompt), [], "", sample, case.id
-            ), rendered
-        return ChatRequest(messages, rendered.tools, rendered.key, sample, case.id), rendered
+        return case_request(case, self.mode, self.renderer, sample, self._prompts)
 
     async def answer(self, case: TestCase, sample: int) -> ModelAnswer:
         if is_multi_turn(case):

@@ -47,6 +47,7 @@ class ExecutionStats:
 
     total: int = 0
     cache_hits: int = 0
+    shared: int = 0
     requests: int = 0
     retries: int = 0
     infra_errors: int = 0
@@ -109,6 +110,7 @@ async def execute(
         requests = backend.stats
         stats.requests = requests.requests
         stats.cache_hits = requests.cache_hits
+        stats.shared = requests.shared
         stats.retries = requests.retries
         stats.retry_reasons = dict(requests.retry_reasons)
         stats.shapes = Counter(requests.shapes)
