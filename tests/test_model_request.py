@@ -75,6 +75,9 @@ def test_a_multi_turn_run_counts_every_conversation_step(
     assert stats.requests == server.count == steps + 1 + 1  # the steps, "hi", the retry
     assert stats.retries == 1
     assert f"requests {stats.requests}, cache hits 0, retries 1" in "\n".join(report.notes)
+    assert "served by test-model (5); system fingerprints fp_local (5)" in report.notes
+    conversation = report.results[0]
+    assert conversation.input_tokens == 10 * steps  # usage summed over the steps
     server.reset_log()
     _, again = run(server, cases, backend=sequential, cache_dir=tmp_path)
     assert (again.requests, again.cache_hits, server.count) == (0, steps + 1, 0)

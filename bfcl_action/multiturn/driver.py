@@ -54,6 +54,8 @@ class ConversationAnswer:
     latency_s: float = 0.0
     steps: int = 0
     cached_steps: int = 0
+    served_model: str | None = None
+    system_fingerprint: str | None = None
 
     @property
     def cached(self) -> bool:
@@ -161,6 +163,9 @@ class ConversationDriver:
             response = await self.client.generate(request)
         except InfraFailure as exc:
             raise InfraFailure(f"step request failed: {exc}", exc.attempts) from None
+        if self.answer.steps == 0:
+            self.answer.served_model = response.model
+            self.answer.system_fingerprint = response.system_fingerprint
         self.answer.steps += 1
         self.answer.cached_steps += int(response.cached)
         self.answer.input_tokens += response.input_tokens or 0

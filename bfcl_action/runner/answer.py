@@ -21,6 +21,10 @@ class ModelAnswer:
     input_tokens: int | None = None
     output_tokens: int | None = None
     latency_s: float | None = None
+    served_model: str | None = None
+    """The `model` the server said answered (its first request's, for a conversation)."""
+    system_fingerprint: str | None = None
+    """The server's `system_fingerprint` for that answer, when it sends one."""
     cached: bool = field(default=False, compare=False)
 
 

@@ -50,6 +50,8 @@ class ChatBackend:
                 input_tokens=conversation.input_tokens,
                 output_tokens=conversation.output_tokens,
                 latency_s=conversation.latency_s,
+                served_model=conversation.served_model,
+                system_fingerprint=conversation.system_fingerprint,
                 cached=conversation.cached,
             )
         request, rendered = self.request(case, sample)
@@ -62,6 +64,8 @@ class ChatBackend:
             input_tokens=response.input_tokens,
             output_tokens=response.output_tokens,
             latency_s=response.latency_s,
+            served_model=response.model,
+            system_fingerprint=response.system_fingerprint,
             cached=response.cached,
         )
 

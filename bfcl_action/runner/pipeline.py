@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bfcl_action.compare import attach_case_context
+from bfcl_action.escape import log_line
 from bfcl_action.model.cache import ResponseCache
 from bfcl_action.model.options import BackendOptions
 from bfcl_action.model.retry import RetryPolicy
@@ -138,6 +139,12 @@ def run_evaluation(
         f"infrastructure errors {stats.infra_errors}"
     )
     notes.extend(describe_shapes(stats.shapes))
+    if stats.models:
+        served = ", ".join(f"{log_line(m, 80)} ({n})" for m, n in stats.models.most_common(3))
+        prints = ", ".join(
+            f"{log_line(fp, 40)} ({n})" for fp, n in stats.fingerprints.most_common(3)
+        )
+        notes.append(f"served by {served}" + (f"; system fingerprints {prints}" if prints else ""))
     extra, unstable = repeat_summary(results) if options.repeat > 1 else ({}, [])
     if unstable:
         notes.append(f"unstable across {options.repeat} samples: {', '.join(unstable)}")

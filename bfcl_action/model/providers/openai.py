@@ -115,6 +115,13 @@ def parse_retry_after(headers: Any) -> float | None:
         return max(0.0, parsed.timestamp() - time.time())
 
 
+def _server_message(exc: openai.APIStatusError) -> str:
+    """The server's own error text (`error.message`), not the SDK's wrapper; escaped."""
+    body = exc.body
+    text = body.get("message") if isinstance(body, dict) else None
+    return log_line(text if isinstance(text, str) and text else exc.message, 200)
+
+
 def translate_error(
     exc: BaseException, *, endpoint: str = DEFAULT_ENDPOINT, model: str = ""
 ) -> TransientError | PermanentError | EndpointError:
@@ -138,10 +145,10 @@ def translate_error(
             }
             return EndpointError(
                 f"{endpoint} {what[status]} (HTTP {status}) for model {model!r}: "
-                f"{log_line(exc.message, 200)}; check the base URL, the model name and the key",
+                f"{_server_message(exc)}; check the base URL, the model name and the key",
                 field="model" if status == 404 else "api-key-env",
             )
-        return PermanentError(f"HTTP {status}: {log_line(exc.message, 200)}")
+        return PermanentError(f"HTTP {status}: {_server_message(exc)}")
     if isinstance(exc, (httpx2.TransportError, ConnectionError)):
         return TransientError(f"connection error: {type(exc).__name__}", connection=True)
     if isinstance(exc, TimeoutError):
