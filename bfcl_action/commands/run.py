@@ -17,12 +17,12 @@ import platformdirs
 
 from bfcl_action.checker import needs_underscore_to_dot
 from bfcl_action.errors import ConfigError
+from bfcl_action.model.naming import NameMap, with_api_names
 from bfcl_action.models import CaseResult, Mode, RunReport, TestCase
 from bfcl_action.multiturn.check import ExecutionOptions
 from bfcl_action.multiturn.sandbox import SandboxLimits
 from bfcl_action.run_reports import save_report
 from bfcl_action.runner.backends import BackendOptions
-from bfcl_action.runner.naming import NameMap, with_api_names
 from bfcl_action.runner.pipeline import RunOptions, infra_error_rate, run_evaluation
 from bfcl_action.runner.progress import make_progress
 from bfcl_action.select import parse_shard, select_cases
