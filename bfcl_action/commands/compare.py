@@ -167,12 +167,8 @@ def _write(path: Path, text: str) -> None:
 
 
 def _print_summary(comparison: Comparison) -> None:
-    o = comparison.overall
-    head = "—" if o.head is None or o.head.accuracy is None else f"{o.head.accuracy * 100:.1f}%"
-    delta = "" if o.delta_points is None else f" ({o.delta_points:+.1f} points)"
-    print(
-        escape.log_line(f"bfcl-action compare: {comparison.verdict.value}; overall {head}{delta}")
-    )
+    line = comparison.overall.score_line()
+    print(escape.log_line(f"bfcl-action compare: {comparison.verdict.value}; overall {line}"))
     for d in comparison.differences:
         print(escape.log_line(f"  differs: {d.field}: base {d.base} / head {d.head}"))
     for s in comparison.suites:
