@@ -17,6 +17,7 @@ import platformdirs
 
 from bfcl_action.checker import needs_underscore_to_dot
 from bfcl_action.errors import ConfigError
+from bfcl_action.model.batch import BatchSettings
 from bfcl_action.model.naming import NameMap, with_api_names
 from bfcl_action.models import CaseResult, Mode, RunReport, TestCase
 from bfcl_action.multiturn.check import ExecutionOptions
@@ -120,6 +121,28 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     env.add_argument(
         "--tool-memory-mb", type=int, default=1024, help="address-space limit (default 1024)"
+    )
+    batch = p.add_argument_group("Batch API (docs/batch.md)")
+    batch.add_argument(
+        "--batch",
+        action="store_true",
+        help="ask single-turn cases by the provider's Batch API (half the price, answers "
+        "within 24 h; for scheduled runs); multi-turn cases stay real-time",
+    )
+    batch.add_argument(
+        "--batch-wait",
+        type=float,
+        default=3600.0,
+        metavar="SECONDS",
+        help="how long this run waits for its batch (default 3600); a batch still running "
+        "is collected by the next run, never submitted twice",
+    )
+    batch.add_argument(
+        "--batch-fallback",
+        choices=["realtime", "error"],
+        default="realtime",
+        help="requests a batch could not answer (failed, expired): ask them in real time "
+        "(default) or count them as infrastructure errors",
     )
     out = p.add_argument_group("output")
     out.add_argument("--output", type=Path, default=Path("run.json"), help="run report JSON")
@@ -338,6 +361,7 @@ def main(args: argparse.Namespace) -> int:
         model_name=args.model_name,
         extra_notes=_replay_note(args),
         multi_turn=execution_options(args),
+        batch=batch_settings(args),
     )
     progress = make_progress(sys.stderr, enabled=not args.quiet)
     report, _stats = run_evaluation(cases, options, progress=progress)
@@ -363,6 +387,18 @@ def main(args: argparse.Namespace) -> int:
 
 def _results_note(results_dir: Path | None) -> str:
     return f" and BFCL result files to {results_dir}/" if results_dir is not None else ""
+
+
+def batch_settings(args: argparse.Namespace) -> BatchSettings | None:
+    """The Batch API stage's settings, or None for a real-time run."""
+    if not args.batch:
+        return None
+    if args.no_cache or args.model.startswith("replay:"):
+        raise ConfigError(
+            "--batch needs a model endpoint and the response cache (its answers land there)",
+            field="batch",
+        )
+    return BatchSettings(wait_s=args.batch_wait, on_failure=args.batch_fallback)
 
 
 def execution_options(args: argparse.Namespace) -> ExecutionOptions:
