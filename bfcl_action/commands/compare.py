@@ -8,7 +8,6 @@ Exit codes: 0 no regression (also: first run, incomparable runs, informational m
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -16,9 +15,9 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from bfcl_action import escape
-from bfcl_action.compare import Comparison, Thresholds, compare_runs
+from bfcl_action.compare import Comparison, compare_runs
 from bfcl_action.config import load_config
-from bfcl_action.digest import RunDigest, make_digest, parse_digest
+from bfcl_action.digest import RunDigest, make_digest
 from bfcl_action.errors import ConfigError, InputError
 from bfcl_action.impact import ToolChange
 from bfcl_action.models import RunReport
@@ -30,6 +29,8 @@ from bfcl_action.report import (
     render_summary,
     render_tools_svg,
 )
+from bfcl_action.report_files import load_baseline, load_report, read_text
+from bfcl_action.settings import ThresholdOverrides, Thresholds, resolve_thresholds
 
 
 def register(subparsers: Any) -> None:
@@ -72,45 +73,22 @@ def register(subparsers: Any) -> None:
     p.add_argument("--full-report-url", help="where the full report is (default: this run)")
     p.add_argument("--title", default="BFCL function-calling check")
     t = p.add_argument_group("thresholds (override --config)")
-    t.add_argument("--max-drop", type=float, metavar="POINTS", help="allowed drop (default 1)")
+    t.add_argument(
+        "--max-drop",
+        type=float,
+        metavar="POINTS",
+        help=f"allowed drop (default {Thresholds().max_drop:g})",
+    )
     t.add_argument("--max-drop-for", action="append", default=[], metavar="SUITE=POINTS")
-    t.add_argument("--alpha", type=float, help="significance level of McNemar (default 0.05)")
+    t.add_argument(
+        "--alpha",
+        type=float,
+        help=f"significance level of McNemar (default {Thresholds().alpha:g})",
+    )
     t.add_argument("--min-score", type=float, metavar="PERCENT", help="minimum overall score")
     t.add_argument("--min-score-for", action="append", default=[], metavar="SUITE=PERCENT")
     t.add_argument("--informational", action="store_true", help="report, never fail")
     p.set_defaults(func=run)
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", file=str(path)) from None
-
-
-def load_report(path: Path) -> RunReport:
-    try:
-        return RunReport.model_validate_json(_read(path))
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise InputError(
-            f"not a bfcl-action run report: {first['msg']}", file=str(path), field=where
-        ) from None
-
-
-def load_baseline(path: Path) -> RunReport | RunDigest:
-    """A run report JSON, or any text (check-run summary, comment) holding a digest."""
-    text = _read(path)
-    stripped = text.lstrip()
-    if stripped.startswith("{"):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON: {exc.msg}", file=str(path), line=exc.lineno) from None
-        if isinstance(data, dict) and "schema_version" in data:
-            return load_report(path)
-    return parse_digest(text, source=str(path))
 
 
 def _pairs(items: list[str], flag: str) -> dict[str, float]:
@@ -126,33 +104,35 @@ def _pairs(items: list[str], flag: str) -> dict[str, float]:
     return out
 
 
-def _config_thresholds(path: Path) -> dict[str, Any]:
-    """`thresholds` of `.bfcl.yml`, read by the config loader."""
-    return Thresholds.from_config(load_config(path).thresholds).model_dump()
+def threshold_overrides(args: argparse.Namespace) -> ThresholdOverrides:
+    """The flags' thresholds; a flag not given keeps the config's (or the default) value."""
+    categories: dict[str, dict[str, float]] = {}
+    for flag, field, items in (
+        ("--max-drop-for", "max_drop", args.max_drop_for),
+        ("--min-score-for", "min_score", args.min_score_for),
+    ):
+        for key, value in _pairs(items, flag).items():
+            categories.setdefault(key, {})[field] = value
+    try:
+        return ThresholdOverrides.model_validate(
+            {
+                "max_drop": args.max_drop,
+                "alpha": args.alpha,
+                "min_score": args.min_score,
+                "categories": categories,
+                "informational": args.informational,
+            }
+        )
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ConfigError(first["msg"], field=".".join(str(p) for p in first["loc"])) from None
 
 
 def thresholds_from_args(args: argparse.Namespace) -> Thresholds:
-    values: dict[str, Any] = _config_thresholds(args.config) if args.config else {}
-    flags = {
-        "max_drop_points": args.max_drop,
-        "alpha": args.alpha,
-        "min_score": args.min_score,
-    }
-    values.update({k: v for k, v in flags.items() if v is not None})
-    if args.max_drop_for:
-        values["category_max_drop_points"] = {
-            **values.get("category_max_drop_points", {}),
-            **_pairs(args.max_drop_for, "--max-drop-for"),
-        }
-    if args.min_score_for:
-        values["category_min_score"] = {
-            **values.get("category_min_score", {}),
-            **_pairs(args.min_score_for, "--min-score-for"),
-        }
-    if args.informational:
-        values["informational"] = True
+    """Defaults < `--config`'s `thresholds:` < flags (`bfcl_action.settings`)."""
+    config = load_config(args.config) if args.config else None
     try:
-        return Thresholds.model_validate(values)
+        return resolve_thresholds(config, threshold_overrides(args))
     except ValidationError as exc:
         first = exc.errors()[0]
         raise ConfigError(first["msg"], field=".".join(str(p) for p in first["loc"])) from None
@@ -162,7 +142,7 @@ def _changed_tools(path: Path | None) -> list[ToolChange]:
     if path is None:
         return []
     try:
-        return TypeAdapter(list[ToolChange]).validate_json(_read(path))
+        return TypeAdapter(list[ToolChange]).validate_json(read_text(path))
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])

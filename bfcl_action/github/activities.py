@@ -46,10 +46,11 @@ from bfcl_action.github.comment import (
     upsert_comment,
 )
 from bfcl_action.github.context import ActionContext, CommentMode, PullRequestInfo
-from bfcl_action.github.evaluate import Engine, annotations_for, load_report
+from bfcl_action.github.evaluate import Engine, annotations_for
 from bfcl_action.github.statuses import CategoryStatus, post_statuses
 from bfcl_action.models import RunReport
 from bfcl_action.report.markdown import DEFAULT_TITLE, render_comment, render_summary
+from bfcl_action.report_files import load_baseline, load_report
 
 T = TypeVar("T")
 GithubFactory = Callable[[ActionContext], Github]
@@ -304,8 +305,6 @@ def find_baseline(
     path = baseline_file(ctx)
     if mode in ("auto", "file") or mode.startswith("file:"):
         if path is not None and path.is_file():
-            from bfcl_action.commands.compare import load_baseline
-
             return load_baseline(path), f"the baseline file `{path.name}`", merge_base
         if mode != "auto":
             raise InputError("the baseline file does not exist", file=str(path), field="baseline")
