@@ -28,3 +28,11 @@ def test_github_never_imports_the_command_line() -> None:
             if m == "bfcl_action.cli" or m.startswith(("bfcl_action.commands", "bfcl_action.cli."))
         }
         assert not upward, f"{path.name} imports {sorted(upward)}"
+
+
+def test_pull_request_and_scheduled_activities_share_publish_not_each_other() -> None:
+    assert "bfcl_action.github.activities" not in imported_modules(GITHUB / "scheduled.py")
+    assert "bfcl_action.github.publish" in imported_modules(GITHUB / "scheduled.py")
+    assert "bfcl_action.github.publish" in imported_modules(GITHUB / "activities.py")
+    publish = imported_modules(GITHUB / "publish.py")
+    assert not {"bfcl_action.github.activities", "bfcl_action.github.scheduled"} & publish
