@@ -19,12 +19,12 @@ from bfcl_action.errors import ConfigError
 from bfcl_action.models import CaseResult, Mode, RunReport, TestCase
 from bfcl_action.multiturn.check import ExecutionOptions
 from bfcl_action.multiturn.sandbox import SandboxLimits
-from bfcl_action.runner.backends import Backend, BackendOptions
+from bfcl_action.runner.backends import Backend
 from bfcl_action.runner.naming import NameMap, with_api_names
 from bfcl_action.runner.pipeline import RunOptions, run_evaluation
 from bfcl_action.runner.progress import Progress
 from bfcl_action.select import select_cases
-from bfcl_action.settings import RunSettings
+from bfcl_action.settings import RunSettings, backend_options
 
 
 def gather_cases(
@@ -68,22 +68,6 @@ def select(settings: RunSettings, cases: list[TestCase]) -> list[TestCase]:
     if not chosen:
         raise ConfigError("the selection is empty: no case to evaluate")
     return chosen
-
-
-def backend_options(settings: RunSettings, api_key: str | None) -> BackendOptions:
-    """What the runner's backends get from the settings (the key only travels here)."""
-    return BackendOptions(
-        model=settings.model,
-        mode=settings.mode,
-        base_url=settings.base_url,
-        api_key=api_key,
-        temperature=None if settings.temperature == "omit" else settings.temperature,
-        top_p=settings.top_p,
-        seed=settings.request_seed,
-        timeout=settings.timeout_s,
-        concurrency=settings.concurrency,
-        max_tokens=settings.max_tokens,
-    )
 
 
 def execution_options(settings: RunSettings) -> ExecutionOptions:

@@ -1,9 +1,10 @@
-"""Which cases a change to the tool definitions can affect.
+"""Which cases a change can affect: exactly those whose model request changed.
 
-A PR that edits one tool's description need not re-run every case: only cases that *present*
-a changed tool (offer it to the model) can change verdict. `tool_changes` compares two tool
-sets, `impacted_cases` lists the cases that present a changed tool, and `split_by_impact` is
-what the runner uses to run those and reuse the baseline's verdicts for the rest.
+A PR that edits one tool's description need not re-ask every case: a case whose request
+(messages, offered tools, settings) is byte-for-byte what the base run asked gets the base
+run's answer from the response cache. `changed_requests` lists the others, computed with the
+backend's own request builder, so what `impact` predicts is what a cached run asks.
+`tool_changes` and `describe_tool_changes` say which tool definitions changed, for people.
 
 The base tool set is read from git (`tools_at_ref`, with GitPython, never touching the
 working tree) or from a directory laid out like the repository.
@@ -11,19 +12,24 @@ working tree) or from a directory laid out like the repository.
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
-from typing import Any, Literal
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
+from bfcl_action.config import ModelSettings
 from bfcl_action.errors import InputError
-from bfcl_action.fingerprint import canonical_json
-from bfcl_action.models import FunctionDoc, TestCase
+from bfcl_action.fingerprint import canonical_json, sha256_hex
+from bfcl_action.globs import matches_any
+from bfcl_action.models import FunctionDoc, Mode, TestCase
+from bfcl_action.settings import backend_options, settings_of_section
 from bfcl_action.tools.load import ToolSet, tools_from_sources
 from bfcl_action.tools.validate import ToolLimits
+
+if TYPE_CHECKING:  # the runner imports the comparison, which imports this module
+    from bfcl_action.runner.backends import Backend, BackendOptions
 
 
 @dataclass
@@ -40,14 +46,6 @@ class ToolChanges:
 
     def __bool__(self) -> bool:
         return bool(self.names)
-
-
-@dataclass
-class ImpactSplit:
-    """Cases to run now, and cases whose baseline verdicts can be reused."""
-
-    run: list[TestCase]
-    reuse: list[TestCase]
 
 
 def tool_key(fn: FunctionDoc) -> str:
@@ -131,44 +129,71 @@ def describe_tool_changes(
     return out
 
 
-def presents_changed_tool(case: TestCase, changes: ToolChanges) -> bool:
-    """A case is impacted when it offers a changed or added tool, or expects a removed one."""
-    names = changes.names
-    if any(f.name in names for f in case.functions):
-        return True
-    return any(name in names for call in case.possible_answer for name in call)
+def key_backend(options: BackendOptions) -> Backend:
+    """The OpenAI backend for `options.mode`, used only to compute request keys (pure).
 
-
-def impacted_cases(cases: Sequence[TestCase], changes: ToolChanges) -> list[TestCase]:
-    return [c for c in cases if presents_changed_tool(c, changes)]
-
-
-def split_by_impact(cases: Sequence[TestCase], changes: ToolChanges) -> ImpactSplit:
-    """Cases that present a changed tool (run them) and the rest (reuse baseline verdicts).
-
-    Official and Live cases never present your tools, so they land in `reuse`; the runner
-    decides whether it has a baseline verdict for each reused case (and runs it if not).
+    A `replay:` model is keyed as the model it replays would be: impact is about what would be
+    asked, and both sides of a comparison use the same backend.
     """
-    run: list[TestCase] = []
-    reuse: list[TestCase] = []
+    from bfcl_action.runner.backends import BACKENDS
+
+    name = "openai-fc" if options.mode is Mode.FC else "openai-prompt"
+    return BACKENDS[name](replace(options, api_key=options.api_key or "unset"))
+
+
+def _conversation_key(case: TestCase, options: BackendOptions, sample: int) -> str:
+    """A multi-turn case has no single request; each step is cached on its own and every
+    step follows from the case, the settings and the answers before it. So its steps are all
+    reused exactly when its content (id and source location aside) and the settings are."""
+    content = case.model_dump(
+        mode="json", exclude={"id", "source", "suite", "dataset", "environment_paths"}
+    )
+    return sha256_hex(
+        canonical_json(
+            {"case": content, "options": {**asdict(options), "api_key": None}, "sample": sample}
+        )
+    )
+
+
+def request_keys(
+    cases: Sequence[TestCase], options: BackendOptions, *, repeat: int = 1
+) -> dict[str, frozenset[str]]:
+    """Per case id, the cache keys a run of `cases` with `options` asks for.
+
+    Keys come from the backend's own `build_request`, the function the runner uses, so they
+    are the response cache's keys by construction (content-addressed: the case id is not
+    part of them, and two cases asking the same thing share one answer).
+    """
+    backend = key_backend(options)
+    out: dict[str, frozenset[str]] = {}
     for case in cases:
-        (run if presents_changed_tool(case, changes) else reuse).append(case)
-    return ImpactSplit(run=run, reuse=reuse)
+        keys = set()
+        for sample in range(repeat):
+            request = backend.build_request(case, sample)
+            keys.add(request.cache_key or _conversation_key(case, options, sample))
+        out[case.id] = frozenset(keys)
+    return out
 
 
-def _matches(path: str, patterns: Sequence[str]) -> bool:
-    pure = PurePosixPath(path)
-    for pattern in patterns:
-        # PurePath.match matches from the right ("tools/*.json" would match
-        # "baseline/tools/a.json"); a glob without "**" matches whole paths only.
-        anchored = len(pure.parts) == len(PurePosixPath(pattern).parts)
-        if (anchored and pure.match(pattern)) or (
-            "**" in pattern and fnmatch.fnmatch(path, pattern)
-        ):
-            return True
-        if "**/" in pattern and fnmatch.fnmatch(path, pattern.replace("**/", "")):
-            return True
-    return False
+def changed_requests(
+    head: Sequence[TestCase],
+    head_options: BackendOptions,
+    base: Sequence[TestCase],
+    base_options: BackendOptions,
+    *,
+    repeat: int = 1,
+) -> list[TestCase]:
+    """The head cases whose model request differs from every request the base run made.
+
+    Exactly the cases a head run asks the model for when the base run's answers are in the
+    response cache: a changed message, a changed tool the case offers (or its order), a
+    changed setting, a new case. Everything else is answered from the cache.
+    """
+    asked: set[str] = set()
+    for keys in request_keys(base, base_options, repeat=repeat).values():
+        asked |= keys
+    wanted = request_keys(head, head_options, repeat=repeat)
+    return [c for c in head if not wanted[c.id] <= asked]
 
 
 def tools_at_ref(
@@ -210,8 +235,49 @@ def tools_at_ref(
         if not path.startswith(prefix):
             continue
         rel_path = path[len(prefix) :]
-        if _matches(rel_path, patterns) and not _matches(rel_path, exclude):
+        if matches_any(rel_path, patterns) and not matches_any(rel_path, exclude):
             data = blob.data_stream.read().decode("utf-8", errors="replace")
             sources.append((f"{ref}:{rel_path}", data))
     sources.sort()
     return tools_from_sources(sources, limits or ToolLimits())
+
+
+def tree_at_ref(repo_dir: Path, ref: str, directory: Path, dest: Path) -> Path:
+    """Write the files under `directory` as committed at `ref` into `dest`; returns the
+    directory's counterpart inside `dest` (what `build_cases` needs to build the base's cases
+    from the base's own config, tools, cases and pools, without touching the work tree)."""
+    import git
+
+    try:
+        repo = git.Repo(repo_dir, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        raise InputError(f"not a git repository: {repo_dir}") from None
+    try:
+        commit = repo.commit(ref)
+    except (git.BadName, ValueError):
+        raise InputError(f"unknown git ref {ref!r}", field="--base-ref") from None
+    root = Path(repo.working_tree_dir or repo_dir).resolve()
+    rel = directory.resolve().relative_to(root).as_posix()
+    prefix = "" if rel == "." else rel + "/"
+    items: list[Any] = list(commit.tree.traverse())
+    for blob in items:
+        path = str(getattr(blob, "path", ""))
+        if getattr(blob, "type", "") != "blob" or not path.startswith(prefix):
+            continue
+        target = dest / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(blob.data_stream.read())
+    out = dest / rel
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def options_for(model: ModelSettings) -> BackendOptions:
+    """The request-shaping settings a run of a config's `model:` section sends (what enters
+    a cache key), resolved like the run resolves them (`bfcl_action.settings`).
+
+    The endpoint and key are the same on both sides of a comparison, so they are left out.
+    """
+    settings = settings_of_section(model)
+    options = backend_options(settings.model_copy(update={"model": model.name or "model"}))
+    return replace(options, base_url=None)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -30,6 +30,9 @@ from bfcl_action.thresholds import (
     Thresholds,
 )
 
+if TYPE_CHECKING:
+    from bfcl_action.runner.backends import BackendOptions
+
 __all__ = [
     "DEFAULTS",
     "CategoryThreshold",
@@ -39,10 +42,12 @@ __all__ = [
     "ThresholdOverrides",
     "Thresholds",
     "api_key_from_env",
+    "backend_options",
     "check_settings",
     "default_cache_dir",
     "resolve_run_settings",
     "resolve_thresholds",
+    "settings_of_section",
 ]
 
 
@@ -166,6 +171,30 @@ def _file_layer(section: ModelSettings) -> dict[str, Any]:
         if value is not None and value != "":
             values[ours] = value
     return values
+
+
+def settings_of_section(section: ModelSettings) -> RunSettings:
+    """DEFAULTS under a `model:` section alone (no command line): what `impact` predicts
+    a run of that config would send."""
+    return RunSettings.model_validate({**DEFAULTS.model_dump(), **_file_layer(section)})
+
+
+def backend_options(settings: RunSettings, api_key: str | None = None) -> BackendOptions:
+    """What the runner's backends get from the settings (the key only travels here)."""
+    from bfcl_action.runner.backends import BackendOptions  # the runner package is heavy
+
+    return BackendOptions(
+        model=settings.model,
+        mode=settings.mode,
+        base_url=settings.base_url,
+        api_key=api_key,
+        temperature=None if settings.temperature == "omit" else settings.temperature,
+        top_p=settings.top_p,
+        seed=settings.request_seed,
+        timeout=settings.timeout_s,
+        concurrency=settings.concurrency,
+        max_tokens=settings.max_tokens,
+    )
 
 
 def resolve_run_settings(

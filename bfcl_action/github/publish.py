@@ -22,9 +22,15 @@ from github.Repository import Repository
 from bfcl_action.compare import Comparison, Verdict, compare_runs
 from bfcl_action.digest import make_digest
 from bfcl_action.github import outputs
-from bfcl_action.github.checks import Annotation, Conclusion, publish_check_run, summary_with_digest
+from bfcl_action.github.checks import (
+    Annotation,
+    Conclusion,
+    check_summary_room,
+    publish_check_run,
+    summary_with_digest,
+)
 from bfcl_action.github.client import describe_error
-from bfcl_action.github.context import ActionContext
+from bfcl_action.github.context import DEFAULT_CHECK_NAME, ActionContext
 from bfcl_action.github.evaluate import Engine
 from bfcl_action.models import RunReport
 from bfcl_action.report.markdown import DEFAULT_TITLE, render_comment, render_summary
@@ -62,7 +68,7 @@ def attempt(outcome: Outcome, what: str, action: Callable[[], T]) -> T | None:
 
 def title_for(ctx: ActionContext) -> str:
     name = ctx.inputs.check_name
-    return DEFAULT_TITLE if name == "bfcl" else f"{DEFAULT_TITLE} ({name})"
+    return DEFAULT_TITLE if name == DEFAULT_CHECK_NAME else f"{DEFAULT_TITLE} ({name})"
 
 
 def output_dir(ctx: ActionContext) -> Path:
@@ -122,7 +128,7 @@ def check_summary(ctx: ActionContext, report: RunReport, comparison: Comparison)
         comparison,
         title=title_for(ctx),
         full_report_url=ctx.run_url or None,
-        max_chars=60_000 - len(digest),
+        max_bytes=check_summary_room(digest),
     )
     return summary_with_digest(body, digest)
 
