@@ -31,7 +31,7 @@ from bfcl_action.thresholds import (
 )
 
 if TYPE_CHECKING:
-    from bfcl_action.runner.backends import BackendOptions
+    from bfcl_action.model.options import BackendOptions
 
 __all__ = [
     "DEFAULTS",
@@ -181,7 +181,7 @@ def settings_of_section(section: ModelSettings) -> RunSettings:
 
 def backend_options(settings: RunSettings, api_key: str | None = None) -> BackendOptions:
     """What the runner's backends get from the settings (the key only travels here)."""
-    from bfcl_action.runner.backends import BackendOptions  # the runner package is heavy
+    from bfcl_action.model.options import BackendOptions  # the model package is heavy
 
     return BackendOptions(
         model=settings.model,

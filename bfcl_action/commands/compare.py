@@ -29,7 +29,7 @@ from bfcl_action.report import (
     render_summary,
     render_tools_svg,
 )
-from bfcl_action.report_files import load_baseline, load_report, read_text
+from bfcl_action.run_reports import load_baseline, load_report
 from bfcl_action.settings import ThresholdOverrides, Thresholds, resolve_thresholds
 
 
@@ -73,22 +73,30 @@ def register(subparsers: Any) -> None:
     p.add_argument("--full-report-url", help="where the full report is (default: this run)")
     p.add_argument("--title", default="BFCL function-calling check")
     t = p.add_argument_group("thresholds (override --config)")
+    defaults = Thresholds()
     t.add_argument(
         "--max-drop",
         type=float,
         metavar="POINTS",
-        help=f"allowed drop (default {Thresholds().max_drop:g})",
+        help=f"allowed drop in points (default {defaults.max_drop:g})",
     )
     t.add_argument("--max-drop-for", action="append", default=[], metavar="SUITE=POINTS")
     t.add_argument(
         "--alpha",
         type=float,
-        help=f"significance level of McNemar (default {Thresholds().alpha:g})",
+        help=f"significance level of McNemar (default {defaults.alpha:g})",
     )
     t.add_argument("--min-score", type=float, metavar="PERCENT", help="minimum overall score")
     t.add_argument("--min-score-for", action="append", default=[], metavar="SUITE=PERCENT")
     t.add_argument("--informational", action="store_true", help="report, never fail")
     p.set_defaults(func=run)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", file=str(path)) from None
 
 
 def _pairs(items: list[str], flag: str) -> dict[str, float]:
@@ -142,7 +150,7 @@ def _changed_tools(path: Path | None) -> list[ToolChange]:
     if path is None:
         return []
     try:
-        return TypeAdapter(list[ToolChange]).validate_json(read_text(path))
+        return TypeAdapter(list[ToolChange]).validate_json(_read(path))
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
@@ -162,12 +170,8 @@ def _write(path: Path, text: str) -> None:
 
 
 def _print_summary(comparison: Comparison) -> None:
-    o = comparison.overall
-    head = "—" if o.head is None or o.head.accuracy is None else f"{o.head.accuracy * 100:.1f}%"
-    delta = "" if o.delta_points is None else f" ({o.delta_points:+.1f} points)"
-    print(
-        escape.log_line(f"bfcl-action compare: {comparison.verdict.value}; overall {head}{delta}")
-    )
+    line = comparison.overall.score_line()
+    print(escape.log_line(f"bfcl-action compare: {comparison.verdict.value}; overall {line}"))
     for d in comparison.differences:
         print(escape.log_line(f"  differs: {d.field}: base {d.base} / head {d.head}"))
     for s in comparison.suites:

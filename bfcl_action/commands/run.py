@@ -213,6 +213,7 @@ def main(args: argparse.Namespace) -> int:
             report, json_path=args.metrics_json, openmetrics_path=args.metrics_openmetrics
         )
     print_summary(report)
+    print(f"wrote the run report to {args.output}" + _results_note(args.results_dir))
     rate = infra_error_rate(report)
     if rate > settings.max_infra_error_rate:
         print(
@@ -222,3 +223,7 @@ def main(args: argparse.Namespace) -> int:
         )
         return 1
     return 0
+
+
+def _results_note(results_dir: Path | None) -> str:
+    return f" and BFCL result files to {results_dir}/" if results_dir is not None else ""

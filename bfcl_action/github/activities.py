@@ -65,7 +65,7 @@ from bfcl_action.github.scheduled import SCHEDULED_EVENTS
 from bfcl_action.github.statuses import CategoryStatus, post_statuses
 from bfcl_action.models import RunReport
 from bfcl_action.report.markdown import render_comment
-from bfcl_action.report_files import load_baseline, load_report
+from bfcl_action.run_reports import load_baseline, load_report, save_report
 
 GithubFactory = Callable[[ActionContext], Github]
 COMMENT_DIR = "comment"
@@ -146,7 +146,7 @@ def main(
     report_path = output_dir(ctx) / "report.json"
     report = engine.run(ctx, report_path)
     if not report_path.is_file():
-        report_path.write_text(report.model_dump_json(indent=1), encoding="utf-8")
+        save_report(report, report_path)
     if activity is Activity.SHARD:
         return finish_shard(ctx, report, report_path)
     scheduled.export_metrics(ctx, report)
@@ -376,14 +376,13 @@ def category_statuses(comparison: Comparison) -> list[CategoryStatus]:
         head = row.head
         if head is None:
             continue
-        score = f"{head.accuracy:.1%}" if head.accuracy is not None else "n/a"
-        delta = f", {row.delta_points:+.1f} pts vs base" if row.delta_points is not None else ""
         failed = row.verdict is Verdict.REGRESSION and not comparison.thresholds.informational
+        counts = "" if row.delta_points is not None else f" ({head.correct}/{head.total})"
         out.append(
             CategoryStatus(
                 category=row.suite,
                 state="failure" if failed else "success",
-                description=f"{score} ({head.correct}/{head.total}){delta} · {row.verdict.value}",
+                description=f"{row.score_line()}{counts} · {row.verdict.value}",
             )
         )
     return out

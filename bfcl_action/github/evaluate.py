@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from bfcl_action import run_reports
 from bfcl_action.compare import Comparison
 from bfcl_action.config import BfclConfig
 from bfcl_action.errors import BfclActionError, ConfigError, InputError
@@ -23,7 +24,6 @@ from bfcl_action.github.context import ActionContext
 from bfcl_action.globs import glob_files
 from bfcl_action.impact import ToolChange
 from bfcl_action.models import CaseResult, RunReport, SourceLocation
-from bfcl_action.report_files import load_report
 from bfcl_action.settings import (
     CategoryThreshold,
     RunOverrides,
@@ -125,12 +125,7 @@ def report_files(ctx: ActionContext) -> list[Path]:
 
 def load_reports(ctx: ActionContext) -> RunReport:
     """One report, or the merge of several shard reports (`bfcl-action merge`)."""
-    files = report_files(ctx)
-    if len(files) == 1:
-        return load_report(files[0])
-    from bfcl_action.runner.merge import merge_reports
-
-    return merge_reports([(str(p), load_report(p)) for p in files])
+    return run_reports.load_reports(report_files(ctx))
 
 
 def _split(value: str) -> list[str]:

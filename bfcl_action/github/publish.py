@@ -87,11 +87,7 @@ def conclusion_of(comparison: Comparison) -> Conclusion:
 
 
 def check_title(comparison: Comparison) -> str:
-    head = comparison.overall.head
-    score = f"{head.accuracy:.1%}" if head is not None and head.accuracy is not None else "n/a"
-    delta = comparison.overall.delta_points
-    moved = f" ({delta:+.1f} pts)" if delta is not None else ""
-    return f"{score}{moved} · {comparison.verdict.value.replace('_', ' ')}"
+    return f"{comparison.overall.score_line()} · {comparison.verdict.value.replace('_', ' ')}"
 
 
 def publish_check(
