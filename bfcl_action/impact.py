@@ -12,12 +12,13 @@ working tree) or from a directory laid out like the repository.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from bfcl_action.config import ModelSettings
 from bfcl_action.errors import InputError
@@ -68,12 +69,37 @@ def tool_changes(base: Sequence[FunctionDoc], head: Sequence[FunctionDoc]) -> To
     )
 
 
+class WordChange(BaseModel):
+    """A run of words in a description diff: kept, added or removed."""
+
+    op: Literal["same", "added", "removed"]
+    text: str
+
+
+class FieldChange(BaseModel):
+    """One field of a tool definition that differs: where, how, before and after.
+
+    `path` names the field (`description`, `parameters.city`, `parameters.location.lat`,
+    `parameters.tags[]`); descriptions carry a word diff in `words`.
+    """
+
+    path: str
+    kind: Literal[
+        "description", "added", "removed", "retyped", "re-described", "required", "changed"
+    ]
+    before: str | None = None
+    after: str | None = None
+    words: list[WordChange] = Field(default_factory=list)
+
+
 class ToolChange(BaseModel):
     """One tool definition a change added, removed or changed, as the reports show it."""
 
     name: str
     kind: Literal["added", "removed", "changed"] = "changed"
     summary: str = ""
+    fields: list[FieldChange] = Field(default_factory=list)
+    """What changed, field by field (changed tools only)."""
     before: dict[str, Any] | None = None
     after: dict[str, Any] | None = None
 
@@ -82,32 +108,169 @@ def _tool_dict(fn: FunctionDoc) -> dict[str, Any]:
     return fn.model_dump(mode="json", exclude_none=True)
 
 
-def _what_changed(before: FunctionDoc, after: FunctionDoc) -> list[str]:
-    parts = []
-    if before.description != after.description:
-        parts.append("description changed")
-    old = before.parameters.get("properties") or {}
-    new = after.parameters.get("properties") or {}
-    parts += [f"parameter {n} added" for n in sorted(new.keys() - old.keys())]
-    parts += [f"parameter {n} removed" for n in sorted(old.keys() - new.keys())]
-    for name in sorted(old.keys() & new.keys()):
-        if old[name] != new[name]:
-            keys = sorted(
-                k
-                for k in old[name].keys() | new[name].keys()
-                if old[name].get(k) != new[name].get(k)
+def word_diff(before: str, after: str) -> list[WordChange]:
+    """`before` -> `after` as runs of kept, removed and added words (whitespace-split)."""
+    old, new = before.split(), after.split()
+    out: list[WordChange] = []
+    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            out.append(WordChange(op="same", text=" ".join(old[i1:i2])))
+            continue
+        if i2 > i1:
+            out.append(WordChange(op="removed", text=" ".join(old[i1:i2])))
+        if j2 > j1:
+            out.append(WordChange(op="added", text=" ".join(new[j1:j2])))
+    return out
+
+
+def _type_text(schema: dict[str, Any]) -> str:
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return " | ".join(str(k) for k in kind)
+    if kind == "array" and isinstance(schema.get("items"), dict):
+        return f"array of {_type_text(schema['items'])}"
+    return str(kind) if kind is not None else "any"
+
+
+def _short(value: Any) -> str:
+    return canonical_json(value)
+
+
+def _schema_changes(
+    path: str, old: dict[str, Any], new: dict[str, Any], required: tuple[bool, bool] | None
+) -> list[FieldChange]:
+    """Field changes of one parameter schema (and, recursively, of its properties/items)."""
+    out: list[FieldChange] = []
+    if _type_text(old) != _type_text(new):
+        out.append(
+            FieldChange(path=path, kind="retyped", before=_type_text(old), after=_type_text(new))
+        )
+    old_text, new_text = str(old.get("description") or ""), str(new.get("description") or "")
+    if old_text != new_text:
+        out.append(
+            FieldChange(
+                path=path,
+                kind="re-described",
+                before=old_text,
+                after=new_text,
+                words=word_diff(old_text, new_text),
             )
-            parts.append(f"parameter {name}: {', '.join(keys)} changed")
-    if set(before.parameters.get("required") or []) != set(after.parameters.get("required") or []):
-        parts.append("required parameters changed")
-    return parts or ["definition changed"]
+        )
+    if required is not None and required[0] != required[1]:
+        out.append(
+            FieldChange(
+                path=path,
+                kind="required",
+                before="required" if required[0] else "optional",
+                after="required" if required[1] else "optional",
+            )
+        )
+    nested = {"type", "description", "properties", "required", "items"}
+    for key in sorted((old.keys() | new.keys()) - nested):
+        if old.get(key) != new.get(key):
+            out.append(
+                FieldChange(
+                    path=f"{path} {key}",
+                    kind="changed",
+                    before=None if key not in old else _short(old[key]),
+                    after=None if key not in new else _short(new[key]),
+                )
+            )
+    out += _properties_changes(path, old, new)
+    old_items, new_items = old.get("items"), new.get("items")
+    if isinstance(old_items, dict) and isinstance(new_items, dict):
+        out += [
+            c
+            for c in _schema_changes(f"{path}[]", old_items, new_items, None)
+            if c.kind != "retyped"  # the array's own line already names the item type
+        ]
+    return out
+
+
+def _properties_changes(path: str, old: dict[str, Any], new: dict[str, Any]) -> list[FieldChange]:
+    old_props = old.get("properties") if isinstance(old.get("properties"), dict) else {}
+    new_props = new.get("properties") if isinstance(new.get("properties"), dict) else {}
+    assert isinstance(old_props, dict) and isinstance(new_props, dict)
+    old_required = set(old.get("required") or [])
+    new_required = set(new.get("required") or [])
+    out: list[FieldChange] = []
+    for name in sorted(old_props.keys() | new_props.keys()):
+        where = f"{path}.{name}"
+        if name not in old_props:
+            out.append(
+                FieldChange(
+                    path=where,
+                    kind="added",
+                    after=_type_text(new_props[name])
+                    + (", required" if name in new_required else ""),
+                )
+            )
+        elif name not in new_props:
+            out.append(FieldChange(path=where, kind="removed", before=_type_text(old_props[name])))
+        elif isinstance(old_props[name], dict) and isinstance(new_props[name], dict):
+            out += _schema_changes(
+                where,
+                old_props[name],
+                new_props[name],
+                (name in old_required, name in new_required),
+            )
+    return out
+
+
+def field_changes(before: FunctionDoc, after: FunctionDoc) -> list[FieldChange]:
+    """Every field that differs between two versions of a tool, description first."""
+    out: list[FieldChange] = []
+    if before.description != after.description:
+        out.append(
+            FieldChange(
+                path="description",
+                kind="description",
+                before=before.description,
+                after=after.description,
+                words=word_diff(before.description, after.description),
+            )
+        )
+    out += _properties_changes("parameters", before.parameters, after.parameters)
+    skip = {"properties", "required", "type"}
+    for key in sorted((before.parameters.keys() | after.parameters.keys()) - skip):
+        if before.parameters.get(key) != after.parameters.get(key):
+            out.append(
+                FieldChange(
+                    path=f"parameters {key}",
+                    kind="changed",
+                    before=_short(before.parameters.get(key)),
+                    after=_short(after.parameters.get(key)),
+                )
+            )
+    return out
+
+
+def _summary(fields: Sequence[FieldChange]) -> str:
+    words = {
+        "description": "description changed",
+        "added": "{} added",
+        "removed": "{} removed",
+        "retyped": "{} retyped",
+        "re-described": "{} re-described",
+        "required": "{} now {}",
+        "changed": "{} changed",
+    }
+    parts = []
+    for f in fields:
+        name = f.path.removeprefix("parameters.")
+        template = words[f.kind]
+        parts.append(
+            template.format(name, f.after) if f.kind == "required" else template.format(name)
+        )
+    return "; ".join(parts) or "definition changed"
 
 
 def describe_tool_changes(
     base: Sequence[FunctionDoc], head: Sequence[FunctionDoc]
 ) -> list[ToolChange]:
     """What changed between two tool sets, by tool name (the tools `tool_changes` lists),
-    for the comparison report to show next to the regressions they may explain."""
+    field by field, for the comparison report to show next to the results they may explain."""
     before = {f.name: f for f in base}
     after = {f.name: f for f in head}
     changes = tool_changes(base, head)
@@ -118,10 +281,12 @@ def describe_tool_changes(
         elif name in changes.removed:
             out.append(ToolChange(name=name, kind="removed", before=_tool_dict(before[name])))
         else:
+            fields = field_changes(before[name], after[name])
             out.append(
                 ToolChange(
                     name=name,
-                    summary="; ".join(_what_changed(before[name], after[name])),
+                    summary=_summary(fields),
+                    fields=fields,
                     before=_tool_dict(before[name]),
                     after=_tool_dict(after[name]),
                 )

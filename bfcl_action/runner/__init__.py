@@ -6,7 +6,8 @@ Modules: `backends` (the case-level protocol and which backend serves a run), `c
 (single-turn cases over the request path; multi-turn ones to the conversation loop in
 `bfcl_action.multiturn.driver`), `replay`, `execute` (bounded asyncio pool over cases),
 `progress`, `verdicts` (the one call into the checker), `pipeline` (a whole run), `merge`
-(shards). Requests, cache and retries are in `bfcl_action.model`.
+(shards). Requests, cache and retries are in `bfcl_action.model`. Reading, writing
+and merging reports is `bfcl_action.run_reports`.
 """
 
 from bfcl_action.model.cache import ResponseCache
@@ -15,7 +16,6 @@ from bfcl_action.model.retry import InfraFailure, RetryPolicy, with_retries
 from bfcl_action.model.types import EndpointError, PermanentError, TransientError
 from bfcl_action.runner.backends import Backend, ModelAnswer, create_backend
 from bfcl_action.runner.execute import CaseOutcome, ExecutionStats, SampleOutcome, execute
-from bfcl_action.runner.merge import merge_reports, read_report
 from bfcl_action.runner.pipeline import RunOptions, infra_error_rate, run_evaluation
 
 __all__ = [
@@ -35,8 +35,6 @@ __all__ = [
     "create_backend",
     "execute",
     "infra_error_rate",
-    "merge_reports",
-    "read_report",
     "run_evaluation",
     "with_retries",
 ]

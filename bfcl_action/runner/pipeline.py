@@ -18,8 +18,8 @@ from bfcl_action.multiturn.check import ExecutionOptions
 from bfcl_action.runner.backends import Backend, create_backend
 from bfcl_action.runner.execute import CaseOutcome, ExecutionStats, execute
 from bfcl_action.runner.progress import Progress
-from bfcl_action.runner.verdicts import Judge, checker_judge, judge_outcomes, repeat_summary
-from bfcl_action.scoring import build_report
+from bfcl_action.runner.verdicts import Judge, checker_judge, judge_outcomes
+from bfcl_action.scoring import build_report, repeat_summary
 
 
 @dataclass(frozen=True)

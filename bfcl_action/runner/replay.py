@@ -11,21 +11,18 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bfcl_action.errors import InputError
 from bfcl_action.model.naming import NameMap
 from bfcl_action.model.types import PermanentError, RequestStats
-from bfcl_action.models import Mode, RunReport, TestCase
+from bfcl_action.models import Mode, TestCase
 from bfcl_action.results_io import RESULT_FILE_RE, read_result_file, read_results
+from bfcl_action.run_reports import report_from_data
 from bfcl_action.runner.answer import ModelAnswer
 
 _MISSING = object()
 
 
 def _read_report(path: Path, data: dict[str, Any]) -> tuple[dict[str, Any], Mode]:
-    try:
-        report = RunReport.model_validate(data)
-    except ValueError as exc:
-        raise InputError(f"not a run report: {exc}", file=str(path)) from None
+    report = report_from_data(data, path)
     answers = {r.id: r.model_output for r in report.results if r.infra_error is None}
     return answers, report.mode
 
