@@ -12,6 +12,9 @@ several functions); the `matching` column records the outcome of that rule per c
 
 from __future__ import annotations
 
+import difflib
+import re
+from collections.abc import Sequence
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
@@ -177,31 +180,96 @@ def is_multi_turn(name: str) -> bool:
     return category is not None and category.multi_turn
 
 
+SELECTION_GROUPS: dict[str, str] = {
+    "all": "every category of the selected data (multi-turn only when named)",
+    "own": "every own category: your cases and the derived suites",
+    "official": "every official BFCL single-turn category",
+    Group.NON_LIVE.value: "BFCL's non-live AST categories (simple, multiple, parallel, ...)",
+    Group.LIVE.value: "the Live AST categories (live_simple, live_multiple, ...)",
+    Group.HALLUCINATION.value: "irrelevance and relevance (official and Live)",
+    Group.MULTI_TURN.value: "the official multi-turn categories",
+}
+"""Names that select several categories, with what they select (`bfcl-action categories`)."""
+
+DISTRACTOR_SUITE = re.compile(r"own_distractors_k\d+")
+"""Suite labels of the distractor suite, one per k (`own_distractors_k4`)."""
+
+
+def group_members(group: str) -> list[str]:
+    """The categories a selection group names, in table order."""
+    if group == "all":
+        return [n for n, c in CATEGORIES.items() if c.checker is not Checker.MULTI_TURN]
+    if group == "official":
+        return list(SINGLE_TURN_OFFICIAL)
+    return [n for n, c in CATEGORIES.items() if c.group.value == group]
+
+
+def selection_names() -> list[str]:
+    """Every name a category selection accepts: categories, then groups."""
+    return [*CATEGORIES, *SELECTION_GROUPS]
+
+
+def did_you_mean(name: str, candidates: Sequence[str]) -> str:
+    """`; did you mean 'x'?` for the closest candidates, or nothing."""
+    close = difflib.get_close_matches(name, list(candidates), n=3, cutoff=0.6)
+    return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+
+
+def unknown_category(name: str, field: str | None = None) -> ConfigError:
+    """The error for a name that is neither a category nor a group, with a did-you-mean."""
+    hint = did_you_mean(name, selection_names())
+    return ConfigError(
+        f"unknown category {name!r}{hint} (`bfcl-action categories` lists every name)",
+        field=field,
+    )
+
+
+def expand_categories(names: Sequence[str], *, field: str | None = "categories") -> list[str]:
+    """Categories and suite labels a selection names, groups expanded, order kept.
+
+    Never drops a name silently: an unknown one is a `ConfigError` naming the closest valid
+    names.
+    """
+    out: list[str] = []
+    for raw in names:
+        name = raw.strip()
+        if not name:
+            continue
+        if name in SELECTION_GROUPS:
+            picked = group_members(name)
+        elif name in CATEGORIES or DISTRACTOR_SUITE.fullmatch(name):
+            picked = [name]
+        else:
+            raise unknown_category(name, field)
+        out.extend(p for p in picked if p not in out)
+    return out
+
+
 def get_category(name: str) -> Category:
-    """Look a category up; an unknown name is a user error that lists the known ones."""
+    """Look a category up; an unknown name is a user error with a did-you-mean."""
     try:
         return CATEGORIES[name]
     except KeyError:
-        known = ", ".join(sorted(CATEGORIES))
-        raise ConfigError(f"unknown category {name!r}; known categories: {known}") from None
+        raise unknown_category(name) from None
 
 
 def parse_categories(spec: str | None, available: list[str]) -> list[str]:
     """Expand a comma list (`simple_python,live` or `all`) against the available categories.
 
-    Group names (`non_live`, `live`, `hallucination`, `multi_turn`, `own`) select every
-    available category of that group.
+    Group names (`non_live`, `live`, `hallucination`, `multi_turn`, `own`, `official`) select
+    every available category of that group.
     """
     if not spec or spec.strip() in {"all", ""}:
         return list(available)
     chosen: list[str] = []
-    groups = {g.value for g in Group}
+    groups = {g.value for g in Group} | {"official"}
     for raw in spec.split(","):
         item = raw.strip()
         if not item:
             continue
         if item in groups:
-            picked = [n for n in available if CATEGORIES[n].group.value == item]
+            members = set(group_members(item))
+            picked = [n for n in available if n in members]
         else:
             get_category(item)
             if item not in available:

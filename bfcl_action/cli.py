@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "github": "run as the GitHub Action (reads GITHUB_* and INPUT_* variables)",
     "validate": "check .bfcl.yml, tool files and own cases without calling a model",
     "history": "show the trend of a scheduled-run history file (table or SVG)",
+    "categories": "list every valid category and group name",
 }
 """Every subcommand with its one-line help (the same text its module registers).
 

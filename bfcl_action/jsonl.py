@@ -28,9 +28,10 @@ class JsonlLine(NamedTuple):
     column: int | None = None
 
 
-def _lines(data: str | bytes) -> Iterator[tuple[int, str | bytes]]:
-    """Lines split on `\n` only: `str.splitlines` would also split on U+2028, U+0085 and
-    other characters that JSON allows unescaped inside a string."""
+def numbered_lines(data: str | bytes) -> Iterator[tuple[int, str | bytes]]:
+    """Numbered non-blank lines, split on `\n` only, for a reader that must look at a raw
+    line before parsing it (a size budget): `str.splitlines` would also split on U+2028,
+    U+0085 and other characters that JSON allows unescaped inside a string."""
     lines: list[str | bytes] = list(
         data.removeprefix(b"\xef\xbb\xbf").split(b"\n")
         if isinstance(data, bytes)
@@ -58,7 +59,7 @@ def _parse(raw: str | bytes, number: int, objects: bool) -> JsonlLine:
 
 def scan_jsonl(data: str | bytes, *, objects: bool = True) -> Iterator[JsonlLine]:
     """Every non-blank line, valid or not; with `objects`, a non-object value is an error."""
-    for number, raw in _lines(data):
+    for number, raw in numbered_lines(data):
         yield _parse(raw, number, objects)
 
 
@@ -79,4 +80,4 @@ def read_jsonl(
     return rows
 
 
-__all__ = ["JsonlLine", "read_jsonl", "scan_jsonl"]
+__all__ = ["JsonlLine", "numbered_lines", "read_jsonl", "scan_jsonl"]

@@ -55,7 +55,10 @@ def read_release_items(release_dir: Path) -> list[Item]:
                     question=[[Message.model_validate(m) for m in t] for t in row["question"]],
                     functions=[FunctionDoc.model_validate(f) for f in row["function"]],
                     possible_answer=answers.get(rid, []),
-                    contributor=str(prov.get("contributor", "")),
+                    # a credit is already the published form; 2026-W49's unsalted hashes are
+                    # not carried forward (they are reversible for a known handle)
+                    contributor=str(prov.get("credit", "")),
+                    publish_handle="credit" in prov,
                     license=str(prov.get("license", "")),
                     source=str(prov.get("source", "")),
                     edits=list(prov.get("edits", [])),
@@ -72,10 +75,8 @@ def verify_release(release_dir: Path) -> list[str]:
     manifest = read_manifest(release_dir)
     listed = set(manifest.files)
     present = {
-        p.relative_to(release_dir).as_posix()
-        for p in release_dir.rglob("*")
-        if p.is_file() and p.name not in {"MANIFEST.json", "SHA256SUMS"}
-    }
+        p.relative_to(release_dir).as_posix() for p in release_dir.rglob("*") if p.is_file()
+    } - {"MANIFEST.json", "SHA256SUMS"}
     for rel in sorted(listed - present):
         problems.append(f"{release_dir / rel}: listed in MANIFEST.json but missing")
     for rel in sorted(present - listed):

@@ -39,8 +39,8 @@ def test_parallel_multiple_matches_order_free_like_upstream_name_rule() -> None:
     assert CATEGORIES["live_relevance"].checker is Checker.RELEVANCE
 
 
-def test_unknown_category_error_lists_known_ones() -> None:
-    with pytest.raises(ConfigError, match=r"unknown category 'simpel'.*simple_python"):
+def test_unknown_category_error_names_the_closest_ones() -> None:
+    with pytest.raises(ConfigError, match=r"unknown category 'simpel'; did you mean.*simple"):
         get_category("simpel")
 
 

@@ -72,9 +72,19 @@ def register(subparsers: Any) -> None:
     p.add_argument("--full-report-url", help="where the full report is (default: this run)")
     p.add_argument("--title", default="BFCL function-calling check")
     t = p.add_argument_group("thresholds (override --config)")
-    t.add_argument("--max-drop", type=float, metavar="POINTS", help="allowed drop (default 1)")
+    defaults = Thresholds()
+    t.add_argument(
+        "--max-drop",
+        type=float,
+        metavar="POINTS",
+        help=f"allowed drop in points (default {defaults.max_drop_points:g})",
+    )
     t.add_argument("--max-drop-for", action="append", default=[], metavar="SUITE=POINTS")
-    t.add_argument("--alpha", type=float, help="significance level of McNemar (default 0.05)")
+    t.add_argument(
+        "--alpha",
+        type=float,
+        help=f"significance level of McNemar (default {defaults.alpha:g})",
+    )
     t.add_argument("--min-score", type=float, metavar="PERCENT", help="minimum overall score")
     t.add_argument("--min-score-for", action="append", default=[], metavar="SUITE=PERCENT")
     t.add_argument("--informational", action="store_true", help="report, never fail")
@@ -157,12 +167,8 @@ def _write(path: Path, text: str) -> None:
 
 
 def _print_summary(comparison: Comparison) -> None:
-    o = comparison.overall
-    head = "—" if o.head is None or o.head.accuracy is None else f"{o.head.accuracy * 100:.1f}%"
-    delta = "" if o.delta_points is None else f" ({o.delta_points:+.1f} points)"
-    print(
-        escape.log_line(f"bfcl-action compare: {comparison.verdict.value}; overall {head}{delta}")
-    )
+    line = comparison.overall.score_line()
+    print(escape.log_line(f"bfcl-action compare: {comparison.verdict.value}; overall {line}"))
     for d in comparison.differences:
         print(escape.log_line(f"  differs: {d.field}: base {d.base} / head {d.head}"))
     for s in comparison.suites:

@@ -138,7 +138,7 @@ def score_entries(
     Multi-turn entries are judged by running their calls (`bfcl_action.multiturn`)."""
     from bfcl_action.checker import check_case  # imported here so `--help` never needs it
     from bfcl_action.multiturn.check import check_conversation
-    from bfcl_action.runner.messages import is_multi_turn
+    from bfcl_action.multiturn.conversation import is_multi_turn
 
     results: list[CaseResult] = []
     for entry in entries:

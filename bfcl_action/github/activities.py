@@ -378,11 +378,7 @@ def conclusion_of(comparison: Comparison) -> Conclusion:
 
 
 def check_title(comparison: Comparison) -> str:
-    head = comparison.overall.head
-    score = f"{head.accuracy:.1%}" if head is not None and head.accuracy is not None else "n/a"
-    delta = comparison.overall.delta_points
-    moved = f" ({delta:+.1f} pts)" if delta is not None else ""
-    return f"{score}{moved} · {comparison.verdict.value.replace('_', ' ')}"
+    return f"{comparison.overall.score_line()} · {comparison.verdict.value.replace('_', ' ')}"
 
 
 def publish_check(
@@ -430,14 +426,13 @@ def category_statuses(comparison: Comparison) -> list[CategoryStatus]:
         head = row.head
         if head is None:
             continue
-        score = f"{head.accuracy:.1%}" if head.accuracy is not None else "n/a"
-        delta = f", {row.delta_points:+.1f} pts vs base" if row.delta_points is not None else ""
         failed = row.verdict is Verdict.REGRESSION and not comparison.thresholds.informational
+        counts = "" if row.delta_points is not None else f" ({head.correct}/{head.total})"
         out.append(
             CategoryStatus(
                 category=row.suite,
                 state="failure" if failed else "success",
-                description=f"{score} ({head.correct}/{head.total}){delta} · {row.verdict.value}",
+                description=f"{row.score_line()}{counts} · {row.verdict.value}",
             )
         )
     return out

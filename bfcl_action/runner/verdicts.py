@@ -15,9 +15,9 @@ from typing import Any
 from bfcl_action.checker import check_case
 from bfcl_action.models import CaseResult, Mode, TestCase
 from bfcl_action.multiturn.check import ExecutionOptions, check_conversation
+from bfcl_action.multiturn.conversation import is_multi_turn
 from bfcl_action.multiturn.executable import check_executable
 from bfcl_action.runner.execute import CaseOutcome
-from bfcl_action.runner.messages import is_multi_turn
 
 Judge = Callable[[TestCase, Any, Mode], CaseResult]
 
