@@ -23,7 +23,6 @@ from typing import IO, Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bfcl_action.categories import Checker, get_category
-from bfcl_action.checker import needs_underscore_to_dot
 from bfcl_action.errors import BfclActionError, InputError
 from bfcl_action.models import ExpectedCall, FunctionDoc, Mode, TestCase
 
@@ -77,6 +76,7 @@ def check_line(raw: str, number: int) -> dict[str, Any]:
     from bfcl_action.checker import (  # imported here so `--help` never needs it
         check_case,
         check_decoded,
+        needs_underscore_to_dot,
     )
 
     entry_id: Any = None
