@@ -585,7 +585,7 @@ def test_the_example_repository_end_to_end_with_the_replay_model(
     assert json.loads(pr.outputs["categories"])["own_multiple"] == 50.0
     [comment] = github_server.comments_on("octo/app", number)
     assert "own_multiple" in comment["body"]
-    assert "Changed tool definitions involved" in comment["body"]
+    assert "involved in newly failing cases" in comment["body"]
     assert "get_forecast" in comment["body"]
     [check] = github_server.check_runs_on("octo/app", head_sha)
     notes = github_server.annotations_of("octo/app", check["id"])

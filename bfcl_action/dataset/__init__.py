@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from bfcl_action.categories import SINGLE_TURN_OFFICIAL, parse_categories
+from bfcl_action.categories import MULTI_TURN_OFFICIAL, SINGLE_TURN_OFFICIAL, parse_categories
 from bfcl_action.dataset import live, official
-from bfcl_action.dataset.multi_turn import MULTI_TURN_OFFICIAL
 from bfcl_action.errors import ConfigError, DatasetError
 from bfcl_action.models import TestCase
 

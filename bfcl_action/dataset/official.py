@@ -33,9 +33,9 @@ from typing import Any
 
 import platformdirs
 
-from bfcl_action.categories import SINGLE_TURN_OFFICIAL
+from bfcl_action.categories import MULTI_TURN_OFFICIAL, SINGLE_TURN_OFFICIAL
 from bfcl_action.dataset.bfcl_format import entry_file_name, read_category
-from bfcl_action.dataset.multi_turn import MULTI_TURN_OFFICIAL, read_multi_turn
+from bfcl_action.dataset.multi_turn import read_multi_turn
 from bfcl_action.errors import DatasetError
 from bfcl_action.models import TestCase
 
