@@ -43,6 +43,9 @@ def lint(session: nox.Session) -> None:
     session.run("mypy")
     _lint_imports(session)
     _lint_github_files(session)
+    # The vendored subset of GitHub's REST description is what the pinned @octokit/openapi
+    # tarball gives (downloaded from the npm registry over HTTPS into .cache/, sha256-checked).
+    session.run("python", "-m", "tests.support.github_openapi", "--check")
 
 
 def _lint_imports(session: nox.Session) -> None:
