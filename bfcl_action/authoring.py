@@ -61,13 +61,27 @@ def to_options(value: Any, schema: Mapping[str, Any]) -> list[Any]:
     is_object = any(t in _OBJECT_TYPES for t in types)
     if isinstance(value, list):
         if is_array and not (value and all(isinstance(v, list) or v == OMIT for v in value)):
-            return [value]
+            return [_array_value(value, schema)]
+        if is_array:
+            return [_array_value(v, schema) if isinstance(v, list) else v for v in value]
         if is_object:
             return [_object_option(v, schema) if isinstance(v, dict) else v for v in value]
         return list(value)
     if isinstance(value, dict) and is_object:
         return [_object_option(value, schema)]
     return [value]
+
+
+def _array_value(value: list[Any], schema: Mapping[str, Any]) -> list[Any]:
+    """One array value: its object items hold an option list per key, as BFCL's checker
+    compares a list of dicts (`[{"lat": 27.9}]` is written `[{"lat": [27.9]}]`)."""
+    items = schema.get("items")
+    if not isinstance(items, dict):
+        return value
+    item_types = schema_types(dict(items)) or []
+    if not any(t in _OBJECT_TYPES for t in item_types):
+        return value
+    return [_object_option(v, items) if isinstance(v, dict) else v for v in value]
 
 
 def _object_option(value: dict[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
