@@ -124,7 +124,11 @@ def _bad_option(option: Any, spec: dict[str, Any]) -> str | None:
     problem = option_problem(option, spec)
     enum = spec.get("enum")
     if problem and isinstance(enum, list) and problem.startswith("not one of the enum"):
-        return None if _enum_match(option, enum) else f"option {option!r} is {problem}"
+        # BFCL's data puts an array's allowed item values in the array's own `enum`
+        values = option if isinstance(option, list) else [option]
+        if all(_enum_match(v, enum) or v in enum for v in values):
+            return None
+        return f"option {option!r} is {problem}"
     return f"option {option!r}: {problem}" if problem else None
 
 
@@ -153,6 +157,8 @@ def prune_answer_options(item: Item) -> list[str]:
                         notes.append(f"pruned {name}.{param}: not in the schema, may be omitted")
                         continue
                     raise Rejection("unknown_parameter", f"{name}.{param} is not in the schema")
+                if not options:
+                    raise Rejection("empty_options", f"{name}.{param} has no acceptable value")
                 kept, why = [], []
                 for option in options:
                     bad = _bad_option(option, spec)

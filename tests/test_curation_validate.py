@@ -122,3 +122,24 @@ def test_an_answer_holding_a_list_of_objects_is_written_as_documented(tmp_path) 
         version="2026-W50",
     )
     assert report.drops == [] and report.added == 1
+
+
+def test_an_array_whose_enum_lists_item_values_keeps_its_valid_option() -> None:
+    doc = {
+        "name": "readings",
+        "description": "Latest sensor readings.",
+        "parameters": {
+            "type": "dict",
+            "properties": {
+                "metrics": {"type": "array", "items": {"type": "string"}, "enum": ["co2", "noise"]}
+            },
+            "required": ["metrics"],
+        },
+    }
+    kept, reasons = _validate(item(functions=[doc], answer=[{"readings": {"metrics": [["co2"]]}}]))
+    assert reasons == [] and kept[0].possible_answer == [{"readings": {"metrics": [["co2"]]}}]
+
+
+def test_an_empty_option_list_is_rejected_as_such() -> None:
+    _, reasons = _validate(item(answer=[{"get_weather": {"city": []}}]))
+    assert reasons == ["empty_options"]
