@@ -12,23 +12,25 @@ working tree) or from a directory laid out like the repository.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from bfcl_action.config import ModelSettings
 from bfcl_action.errors import InputError
 from bfcl_action.fingerprint import canonical_json, sha256_hex
 from bfcl_action.globs import matches_any
-from bfcl_action.models import FunctionDoc, Mode, TestCase
+from bfcl_action.models import FunctionDoc, TestCase
 from bfcl_action.tools.load import ToolSet, tools_from_sources
 from bfcl_action.tools.validate import ToolLimits
 
 if TYPE_CHECKING:  # the runner imports the comparison, which imports this module
-    from bfcl_action.runner.backends import Backend, BackendOptions
+    from bfcl_action.model.options import BackendOptions
+    from bfcl_action.model.request import ModelClient
 
 
 @dataclass
@@ -67,12 +69,37 @@ def tool_changes(base: Sequence[FunctionDoc], head: Sequence[FunctionDoc]) -> To
     )
 
 
+class WordChange(BaseModel):
+    """A run of words in a description diff: kept, added or removed."""
+
+    op: Literal["same", "added", "removed"]
+    text: str
+
+
+class FieldChange(BaseModel):
+    """One field of a tool definition that differs: where, how, before and after.
+
+    `path` names the field (`description`, `parameters.city`, `parameters.location.lat`,
+    `parameters.tags[]`); descriptions carry a word diff in `words`.
+    """
+
+    path: str
+    kind: Literal[
+        "description", "added", "removed", "retyped", "re-described", "required", "changed"
+    ]
+    before: str | None = None
+    after: str | None = None
+    words: list[WordChange] = Field(default_factory=list)
+
+
 class ToolChange(BaseModel):
     """One tool definition a change added, removed or changed, as the reports show it."""
 
     name: str
     kind: Literal["added", "removed", "changed"] = "changed"
     summary: str = ""
+    fields: list[FieldChange] = Field(default_factory=list)
+    """What changed, field by field (changed tools only)."""
     before: dict[str, Any] | None = None
     after: dict[str, Any] | None = None
 
@@ -81,32 +108,169 @@ def _tool_dict(fn: FunctionDoc) -> dict[str, Any]:
     return fn.model_dump(mode="json", exclude_none=True)
 
 
-def _what_changed(before: FunctionDoc, after: FunctionDoc) -> list[str]:
-    parts = []
-    if before.description != after.description:
-        parts.append("description changed")
-    old = before.parameters.get("properties") or {}
-    new = after.parameters.get("properties") or {}
-    parts += [f"parameter {n} added" for n in sorted(new.keys() - old.keys())]
-    parts += [f"parameter {n} removed" for n in sorted(old.keys() - new.keys())]
-    for name in sorted(old.keys() & new.keys()):
-        if old[name] != new[name]:
-            keys = sorted(
-                k
-                for k in old[name].keys() | new[name].keys()
-                if old[name].get(k) != new[name].get(k)
+def word_diff(before: str, after: str) -> list[WordChange]:
+    """`before` -> `after` as runs of kept, removed and added words (whitespace-split)."""
+    old, new = before.split(), after.split()
+    out: list[WordChange] = []
+    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            out.append(WordChange(op="same", text=" ".join(old[i1:i2])))
+            continue
+        if i2 > i1:
+            out.append(WordChange(op="removed", text=" ".join(old[i1:i2])))
+        if j2 > j1:
+            out.append(WordChange(op="added", text=" ".join(new[j1:j2])))
+    return out
+
+
+def _type_text(schema: dict[str, Any]) -> str:
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return " | ".join(str(k) for k in kind)
+    if kind == "array" and isinstance(schema.get("items"), dict):
+        return f"array of {_type_text(schema['items'])}"
+    return str(kind) if kind is not None else "any"
+
+
+def _short(value: Any) -> str:
+    return canonical_json(value)
+
+
+def _schema_changes(
+    path: str, old: dict[str, Any], new: dict[str, Any], required: tuple[bool, bool] | None
+) -> list[FieldChange]:
+    """Field changes of one parameter schema (and, recursively, of its properties/items)."""
+    out: list[FieldChange] = []
+    if _type_text(old) != _type_text(new):
+        out.append(
+            FieldChange(path=path, kind="retyped", before=_type_text(old), after=_type_text(new))
+        )
+    old_text, new_text = str(old.get("description") or ""), str(new.get("description") or "")
+    if old_text != new_text:
+        out.append(
+            FieldChange(
+                path=path,
+                kind="re-described",
+                before=old_text,
+                after=new_text,
+                words=word_diff(old_text, new_text),
             )
-            parts.append(f"parameter {name}: {', '.join(keys)} changed")
-    if set(before.parameters.get("required") or []) != set(after.parameters.get("required") or []):
-        parts.append("required parameters changed")
-    return parts or ["definition changed"]
+        )
+    if required is not None and required[0] != required[1]:
+        out.append(
+            FieldChange(
+                path=path,
+                kind="required",
+                before="required" if required[0] else "optional",
+                after="required" if required[1] else "optional",
+            )
+        )
+    nested = {"type", "description", "properties", "required", "items"}
+    for key in sorted((old.keys() | new.keys()) - nested):
+        if old.get(key) != new.get(key):
+            out.append(
+                FieldChange(
+                    path=f"{path} {key}",
+                    kind="changed",
+                    before=None if key not in old else _short(old[key]),
+                    after=None if key not in new else _short(new[key]),
+                )
+            )
+    out += _properties_changes(path, old, new)
+    old_items, new_items = old.get("items"), new.get("items")
+    if isinstance(old_items, dict) and isinstance(new_items, dict):
+        out += [
+            c
+            for c in _schema_changes(f"{path}[]", old_items, new_items, None)
+            if c.kind != "retyped"  # the array's own line already names the item type
+        ]
+    return out
+
+
+def _properties_changes(path: str, old: dict[str, Any], new: dict[str, Any]) -> list[FieldChange]:
+    old_props = old.get("properties") if isinstance(old.get("properties"), dict) else {}
+    new_props = new.get("properties") if isinstance(new.get("properties"), dict) else {}
+    assert isinstance(old_props, dict) and isinstance(new_props, dict)
+    old_required = set(old.get("required") or [])
+    new_required = set(new.get("required") or [])
+    out: list[FieldChange] = []
+    for name in sorted(old_props.keys() | new_props.keys()):
+        where = f"{path}.{name}"
+        if name not in old_props:
+            out.append(
+                FieldChange(
+                    path=where,
+                    kind="added",
+                    after=_type_text(new_props[name])
+                    + (", required" if name in new_required else ""),
+                )
+            )
+        elif name not in new_props:
+            out.append(FieldChange(path=where, kind="removed", before=_type_text(old_props[name])))
+        elif isinstance(old_props[name], dict) and isinstance(new_props[name], dict):
+            out += _schema_changes(
+                where,
+                old_props[name],
+                new_props[name],
+                (name in old_required, name in new_required),
+            )
+    return out
+
+
+def field_changes(before: FunctionDoc, after: FunctionDoc) -> list[FieldChange]:
+    """Every field that differs between two versions of a tool, description first."""
+    out: list[FieldChange] = []
+    if before.description != after.description:
+        out.append(
+            FieldChange(
+                path="description",
+                kind="description",
+                before=before.description,
+                after=after.description,
+                words=word_diff(before.description, after.description),
+            )
+        )
+    out += _properties_changes("parameters", before.parameters, after.parameters)
+    skip = {"properties", "required", "type"}
+    for key in sorted((before.parameters.keys() | after.parameters.keys()) - skip):
+        if before.parameters.get(key) != after.parameters.get(key):
+            out.append(
+                FieldChange(
+                    path=f"parameters {key}",
+                    kind="changed",
+                    before=_short(before.parameters.get(key)),
+                    after=_short(after.parameters.get(key)),
+                )
+            )
+    return out
+
+
+def _summary(fields: Sequence[FieldChange]) -> str:
+    words = {
+        "description": "description changed",
+        "added": "{} added",
+        "removed": "{} removed",
+        "retyped": "{} retyped",
+        "re-described": "{} re-described",
+        "required": "{} now {}",
+        "changed": "{} changed",
+    }
+    parts = []
+    for f in fields:
+        name = f.path.removeprefix("parameters.")
+        template = words[f.kind]
+        parts.append(
+            template.format(name, f.after) if f.kind == "required" else template.format(name)
+        )
+    return "; ".join(parts) or "definition changed"
 
 
 def describe_tool_changes(
     base: Sequence[FunctionDoc], head: Sequence[FunctionDoc]
 ) -> list[ToolChange]:
     """What changed between two tool sets, by tool name (the tools `tool_changes` lists),
-    for the comparison report to show next to the regressions they may explain."""
+    field by field, for the comparison report to show next to the results they may explain."""
     before = {f.name: f for f in base}
     after = {f.name: f for f in head}
     changes = tool_changes(base, head)
@@ -117,10 +281,12 @@ def describe_tool_changes(
         elif name in changes.removed:
             out.append(ToolChange(name=name, kind="removed", before=_tool_dict(before[name])))
         else:
+            fields = field_changes(before[name], after[name])
             out.append(
                 ToolChange(
                     name=name,
-                    summary="; ".join(_what_changed(before[name], after[name])),
+                    summary=_summary(fields),
+                    fields=fields,
                     before=_tool_dict(before[name]),
                     after=_tool_dict(after[name]),
                 )
@@ -128,16 +294,16 @@ def describe_tool_changes(
     return out
 
 
-def key_backend(options: BackendOptions) -> Backend:
-    """The OpenAI backend for `options.mode`, used only to compute request keys (pure).
+def key_client(options: BackendOptions) -> ModelClient:
+    """The request path for `options`, used only to compute request keys (pure: no request
+    is sent, no cache opened).
 
     A `replay:` model is keyed as the model it replays would be: impact is about what would be
     asked, and both sides of a comparison use the same backend.
     """
-    from bfcl_action.runner.backends import BACKENDS
+    from bfcl_action.model.request import open_client
 
-    name = "openai-fc" if options.mode is Mode.FC else "openai-prompt"
-    return BACKENDS[name](replace(options, api_key=options.api_key or "unset"))
+    return open_client(replace(options, api_key=options.api_key or "unset"))
 
 
 def _conversation_key(case: TestCase, options: BackendOptions, sample: int) -> str:
@@ -159,17 +325,32 @@ def request_keys(
 ) -> dict[str, frozenset[str]]:
     """Per case id, the cache keys a run of `cases` with `options` asks for.
 
-    Keys come from the backend's own `build_request`, the function the runner uses, so they
-    are the response cache's keys by construction (content-addressed: the case id is not
-    part of them, and two cases asking the same thing share one answer).
+    Keys come from the request builder and the request path's key, the functions a run
+    uses (`model.forms.case_request`, `ModelClient.key`), so they are the response cache's
+    keys by construction (content-addressed: the case id is not part of them, and two cases
+    asking the same thing share one answer).
     """
-    backend = key_backend(options)
+    from bfcl_action.model.forms import case_request
+    from bfcl_action.model.render import FunctionRenderer
+    from bfcl_action.model.types import PermanentError
+    from bfcl_action.multiturn.conversation import is_multi_turn
+
+    client = key_client(options)
+    renderer = FunctionRenderer()
+    prompts: dict[str, str] = {}
     out: dict[str, frozenset[str]] = {}
     for case in cases:
         keys = set()
         for sample in range(repeat):
-            request = backend.build_request(case, sample)
-            keys.add(request.cache_key or _conversation_key(case, options, sample))
+            if is_multi_turn(case):
+                keys.add(_conversation_key(case, options, sample))
+                continue
+            try:
+                request, _ = case_request(case, options.mode, renderer, sample, prompts)
+            except PermanentError:  # never asked: keyed by content, like a conversation
+                keys.add(_conversation_key(case, options, sample))
+                continue
+            keys.add(client.key(request))
         out[case.id] = frozenset(keys)
     return out
 
@@ -276,7 +457,7 @@ def options_for(model: ModelSettings) -> BackendOptions:
 
     The endpoint and key are the same on both sides of a comparison, so they are left out.
     """
-    from bfcl_action.runner.backends import BackendOptions
+    from bfcl_action.model.options import BackendOptions
 
     return BackendOptions(
         model=model.name or "model",

@@ -20,6 +20,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from bfcl_action.errors import InputError
+from bfcl_action.jsonl import read_jsonl
 
 
 class RegistryEntry(BaseModel):
@@ -92,11 +93,9 @@ def load_registry(path: Path) -> Registry:
     if not path.exists():
         return Registry()
     entries = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
+    for n, row in read_jsonl(path.read_text(encoding="utf-8"), file=str(path)):
         try:
-            entries.append(RegistryEntry.model_validate_json(line))
+            entries.append(RegistryEntry.model_validate(row))
         except ValueError as exc:
             raise InputError(f"bad registry line: {exc}", file=str(path), line=n) from None
     return Registry(entries=entries)

@@ -17,6 +17,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from bfcl_action.errors import BfclActionError
+from bfcl_action.jsonl import numbered_lines
 from bfcl_action.models import FunctionDoc, TestCase
 from bfcl_action.tools.source import plain_scalar
 from curation.budget import BudgetExceeded, check_json_text
@@ -161,12 +162,10 @@ def read_contribution_file(
         return
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
-        for n, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
+        for n, line in numbered_lines(text):
             where = Origin(kind="file", ref=f"{label}:{n}")
             try:
-                check_json_text(line)
+                check_json_text(str(line))
                 yield json.loads(line), n
             except BudgetExceeded as exc:
                 drops.append(

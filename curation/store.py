@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
 from bfcl_action.errors import InputError
+from bfcl_action.jsonl import read_jsonl
 from bfcl_action.models import FunctionDoc, Message
 from curation.models import Item, Origin
 from curation.release import Manifest
@@ -30,14 +30,7 @@ def read_manifest(release_dir: Path) -> Manifest:
 
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:
-    rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise InputError(f"invalid JSON: {exc.msg}", file=str(path), line=n) from None
-    return rows
+    return [row for _, row in read_jsonl(path.read_text(encoding="utf-8"), file=str(path))]
 
 
 def read_release_items(release_dir: Path) -> list[Item]:

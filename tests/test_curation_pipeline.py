@@ -250,3 +250,25 @@ def test_invalid_schemas_are_rejected_with_the_loader_message(tmp_path: Path) ->
     assert [d.reason for d in report.drops] == ["invalid_functions", "invalid_functions"]
     assert "required parameter 'country' is not defined in properties" in report.drops[0].detail
     assert report.added == 1  # the valid one is kept
+
+
+def test_without_the_curate_extra_the_build_names_the_install_line(tmp_path: Path) -> None:
+    """`datasketch` comes with the `curate` extra only; its absence is one line, no traceback."""
+    import subprocess
+    import sys
+
+    src = _write(tmp_path, [contribution()])
+    script = (
+        "import sys; sys.modules['datasketch'] = None\n"
+        "from curation.cli import main\n"
+        f"sys.exit(main(['build', '--input', {str(src)!r}, '--live-dir', "
+        f"{str(tmp_path / 'live')!r}, '--version', {VERSION!r}, '--reference', 'none']))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        "bfcl-curate: error: datasketch is missing; install the curation extra: "
+        "pip install 'bfcl-action[curate]'"
+    ]
