@@ -141,6 +141,8 @@ def prune_answer_options(item: Item) -> list[str]:
                         notes.append(f"pruned {name}.{param}: not in the schema, may be omitted")
                         continue
                     raise Rejection("unknown_parameter", f"{name}.{param} is not in the schema")
+                if not options:
+                    raise Rejection("empty_options", f"{name}.{param} has no acceptable value")
                 kept, why = [], []
                 for option in options:
                     bad = _bad_option(option, spec)
