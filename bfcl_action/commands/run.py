@@ -165,6 +165,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="PATH",
         help="also write run metrics as OpenMetrics text (Pushgateway-ready; docs/scheduled.md)",
     )
+    out.add_argument(
+        "--metrics-emf",
+        type=Path,
+        metavar="PATH",
+        help="also write run metrics as CloudWatch Embedded Metric Format lines (docs/cost.md)",
+    )
     out.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=main)
 
@@ -231,11 +237,14 @@ def main(args: argparse.Namespace) -> int:
     progress = make_progress(sys.stderr, enabled=not args.quiet)
     report, cases = evaluate(settings, config, api_key=api_key, progress=progress)
     write_outputs(report, args.output, args.results_dir, cases)
-    if args.metrics_json or args.metrics_openmetrics:
+    if args.metrics_json or args.metrics_openmetrics or args.metrics_emf:
         from bfcl_action.metrics import write_metrics
 
         write_metrics(
-            report, json_path=args.metrics_json, openmetrics_path=args.metrics_openmetrics
+            report,
+            json_path=args.metrics_json,
+            openmetrics_path=args.metrics_openmetrics,
+            emf_path=args.metrics_emf,
         )
     print_summary(report)
     print(f"wrote the run report to {args.output}" + _results_note(args.results_dir))

@@ -71,6 +71,7 @@ class Inputs(BaseModel):
     history_branch: str = "bfcl-data"
     metrics_json: str = ""
     metrics_openmetrics: str = ""
+    metrics_emf: str = ""
 
 
 INPUT_NAMES: tuple[str, ...] = tuple(name.replace("_", "-") for name in Inputs.model_fields)

@@ -335,6 +335,7 @@ async def _collect(
             client.cache.put(
                 key, case_id=request.case_id if request else "", model=client.model, answer=answer
             )
+            client.mark_fresh(key)
             answered.add(key)
             outcome.failed.pop(key, None)
     if batch.get("error_file_id"):

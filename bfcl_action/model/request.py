@@ -81,12 +81,19 @@ class ModelClient:
         self._stopped: EndpointError | None = None
         self._answered: dict[str, asyncio.Future[ChatResponse]] = {}
         """Keys asked in this run (in flight or answered), for identical requests."""
+        self._fresh: set[str] = set()
+        """Keys the batch stage put in the cache during this run (this run's answers)."""
         self._refused: dict[str, str] = {}
         """Keys this run must not ask, with the reason (e.g. pending in a batch)."""
 
     def key(self, request: ChatRequest) -> str:
         """The cache key `request` is stored under (what `impact` predicts with)."""
         return request_key(self._identity, request)
+
+    def mark_fresh(self, key: str) -> None:
+        """The answer cached under `key` was received in this run (by a batch): reading it
+        is not reuse of an earlier run's answer."""
+        self._fresh.add(key)
 
     def refuse(self, key: str, reason: str) -> None:
         """Answer the request under `key` with `InfraFailure(reason)` unless it is cached:
@@ -117,8 +124,11 @@ class ModelClient:
             return shared
         hit = self.cache.get(key)
         if hit is not None:
-            self.stats.cache_hits += 1
             self._count(hit)
+            if key in self._fresh:
+                self.stats.batched += 1
+                return hit
+            self.stats.cache_hits += 1
             return dataclasses.replace(hit, cached=True)
         if key in self._refused:
             raise InfraFailure(self._refused[key], 0)

@@ -434,7 +434,12 @@ def _wrap(body: dict[str, Any], message: dict[str, Any], *, finish: str) -> dict
         "model": body.get("model", ""),
         "system_fingerprint": "fp_local",
         "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+        "usage": {
+            "prompt_tokens": 10,
+            "completion_tokens": 5,
+            "total_tokens": 15,
+            "prompt_tokens_details": {"cached_tokens": 4},
+        },
     }
 
 
