@@ -16,6 +16,7 @@ from pathlib import Path
 from bfcl_action.checker import needs_underscore_to_dot
 from bfcl_action.config import BfclConfig
 from bfcl_action.errors import ConfigError
+from bfcl_action.model.batch import BatchSettings
 from bfcl_action.model.naming import NameMap, with_api_names
 from bfcl_action.models import CaseResult, Mode, RunReport, TestCase
 from bfcl_action.multiturn.check import ExecutionOptions
@@ -134,6 +135,11 @@ def run_options(settings: RunSettings, datasets: Sequence[str], api_key: str | N
         model_name=settings.model_name,
         extra_notes=notes,
         multi_turn=execution_options(settings),
+        batch=(
+            BatchSettings(wait_s=settings.batch_wait_s, on_failure=settings.batch_fallback)
+            if settings.batch
+            else None
+        ),
     )
 
 

@@ -103,6 +103,13 @@ class RunSettings(BaseModel):
     env_paths: tuple[str, ...] = ()
     tool_timeout_s: float = 10.0
     tool_memory_mb: int = 1024
+    # --- Batch API (bfcl_action.model.batch)
+    batch: bool = False
+    """Ask single-turn cases by the provider's Batch API first (answers land in the cache)."""
+    batch_wait_s: float = 3600.0
+    """How long a run waits for its batch; the next run collects what is still running."""
+    batch_fallback: Literal["realtime", "error"] = "realtime"
+    """What becomes of requests a batch did not answer."""
 
     @property
     def replaying(self) -> bool:
@@ -145,6 +152,9 @@ class RunOverrides(BaseModel):
     env_paths: tuple[str, ...] | None = None
     tool_timeout_s: float | None = None
     tool_memory_mb: int | None = None
+    batch: bool | None = None
+    batch_wait_s: float | None = None
+    batch_fallback: Literal["realtime", "error"] | None = None
 
 
 _FROM_MODEL_SECTION = {
@@ -257,6 +267,14 @@ def check_settings(settings: RunSettings, *, model_hint: str) -> None:
         )
     if settings.shard:
         parse_shard(settings.shard)
+    if settings.batch and (settings.replaying or settings.cache_dir is None):
+        raise ConfigError(
+            "a batch run needs a model endpoint and the response cache (its answers land "
+            "there): drop --no-cache, or run without --batch",
+            field="batch",
+        )
+    if settings.batch_wait_s < 0:
+        raise ConfigError(f"must be >= 0, found {settings.batch_wait_s}", field="batch-wait")
 
 
 def api_key_from_env(settings: RunSettings, environ: Mapping[str, str]) -> str | None:

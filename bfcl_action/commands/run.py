@@ -131,6 +131,28 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=int,
         help=f"address-space limit (default {DEFAULTS.tool_memory_mb})",
     )
+    batch = p.add_argument_group("Batch API (docs/batch.md)")
+    batch.add_argument(
+        "--batch",
+        action="store_true",
+        default=None,
+        help="ask single-turn cases by the provider's Batch API (half the price, answers "
+        "within 24 h; for scheduled runs); multi-turn cases stay real-time",
+    )
+    batch.add_argument(
+        "--batch-wait",
+        type=float,
+        metavar="SECONDS",
+        help=f"how long this run waits for its batch (default {DEFAULTS.batch_wait_s:g}); "
+        "a batch still running "
+        "is collected by the next run, never submitted twice",
+    )
+    batch.add_argument(
+        "--batch-fallback",
+        choices=["realtime", "error"],
+        help="requests a batch could not answer (failed, expired): ask them in real time "
+        f"or count them as infrastructure errors (default {DEFAULTS.batch_fallback})",
+    )
     out = p.add_argument_group("output")
     out.add_argument("--output", type=Path, default=Path("run.json"), help="run report JSON")
     out.add_argument("--results-dir", type=Path, help="also write BFCL-format result files")
@@ -191,6 +213,9 @@ def overrides_from_args(args: argparse.Namespace) -> RunOverrides:
         env_paths=tuple(args.env_path) or None,
         tool_timeout_s=args.tool_timeout,
         tool_memory_mb=args.tool_memory_mb,
+        batch=args.batch,
+        batch_wait_s=args.batch_wait,
+        batch_fallback=args.batch_fallback,
     )
 
 
