@@ -86,6 +86,9 @@ class OpenAIServer:
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.faults_served: list[str] = []
+        self.exchanges: list[tuple[dict[str, Any], bytes]] = []
+        """(request, 200 reply) pairs in OpenAI's own shapes, checked on a clean exit."""
+        self.validate_against_spec = True
         self.count = 0
         self.connections = 0
         self.in_flight = 0
@@ -195,8 +198,30 @@ class OpenAIServer:
     def __enter__(self) -> OpenAIServer:
         return self.start()
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: object, *exc: object) -> None:
         self.stop()
+        if exc_type is None and self.validate_against_spec:
+            self.assert_matches_spec()
+
+    def spec_problems(self) -> list[str]:
+        """The recorded exchanges checked against the openai SDK's types (openai_spec.py)."""
+        from tests.support.openai_spec import request_problems, response_problems
+
+        seen: dict[str, None] = {}
+        with self._lock:
+            exchanges = list(self.exchanges)
+        for body, payload in exchanges:
+            for problem in [*request_problems(body), *response_problems(payload)]:
+                seen.setdefault(problem)
+        return list(seen)
+
+    def assert_matches_spec(self) -> None:
+        problems = self.spec_problems()
+        if problems:
+            raise AssertionError(
+                "the local OpenAI server or its client drifted from OpenAI's types "
+                f"({len(problems)} problem(s)):\n  " + "\n  ".join(problems[:20])
+            )
 
     # -- HTTP ------------------------------------------------------------------------------
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -313,7 +338,12 @@ class OpenAIServer:
             finally:
                 self.in_flight -= 1
         if fault is None:
-            send(200, json.dumps(completion(body, self.answer_for(body))).encode())
+            reply = self.answer_for(body)
+            payload = json.dumps(completion(body, reply)).encode()
+            if self.record and not isinstance(reply.get("message"), dict):
+                with self._lock:
+                    self.exchanges.append((body, payload))
+            send(200, payload)
         elif fault == "429":
             err = b'{"error": {"message": "rate limited", "type": "rate_limit"}}'
             send(429, err, {"Retry-After": self.retry_after})
