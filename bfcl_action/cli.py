@@ -11,8 +11,9 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from bfcl_action import __version__
+from bfcl_action import __version__, credentials, redact
 from bfcl_action.errors import BfclActionError
+from bfcl_action.escape import log_line
 
 COMMANDS: list[str] = [
     "score",
@@ -40,19 +41,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def entry() -> int:
+    """The console script: protect the secrets first (`credentials.protect_process`)."""
+    credentials.protect_process()
+    return main()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        code: int = args.func(args)
-    except BfclActionError as exc:
-        print(f"bfcl-action: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("bfcl-action: interrupted", file=sys.stderr)
-        return 130
-    return code
+    """Run one command with stdout and stderr redacted (`redact.std_streams`)."""
+    with redact.std_streams():
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        try:
+            code: int = args.func(args)
+        except BfclActionError as exc:
+            print(f"bfcl-action: error: {log_line(exc)}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print("bfcl-action: interrupted", file=sys.stderr)
+            return 130
+        return code
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry())

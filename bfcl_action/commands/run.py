@@ -15,6 +15,7 @@ from typing import Any
 
 import platformdirs
 
+from bfcl_action import credentials
 from bfcl_action.checker import needs_underscore_to_dot
 from bfcl_action.errors import ConfigError
 from bfcl_action.models import CaseResult, Mode, RunReport, TestCase
@@ -169,7 +170,7 @@ def gather_cases(args: argparse.Namespace) -> tuple[list[TestCase], list[str]]:
 def resolve_api_key(args: argparse.Namespace) -> str | None:
     if args.model.startswith("replay:"):
         return None
-    key = os.environ.get(args.api_key_env)
+    key = credentials.get(args.api_key_env)
     if key:
         return key
     if args.base_url:

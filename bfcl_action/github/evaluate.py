@@ -7,7 +7,6 @@ and locate tool definitions for annotations. The defaults call the `run` command
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -16,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from bfcl_action import credentials
 from bfcl_action.compare import Comparison, Thresholds
 from bfcl_action.errors import BfclActionError, ConfigError, InputError
 from bfcl_action.github.checks import Annotation
@@ -170,7 +170,7 @@ def run_evaluation(ctx: ActionContext, output: Path) -> RunReport:
     from bfcl_action.cli import build_parser
 
     args = build_parser().parse_args(run_args(ctx, output))
-    os.environ[API_KEY_ENV] = ctx.inputs.api_key.get_secret_value()
+    credentials.put(API_KEY_ENV, ctx.inputs.api_key.get_secret_value())
     code = args.func(args)
     if code != 0 and not output.is_file():
         raise BfclActionError(f"the evaluation failed (exit {code})")
