@@ -11,9 +11,10 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from bfcl_action import __version__, credentials, redact
+from bfcl_action import __version__, credentials
 from bfcl_action.errors import BfclActionError
 from bfcl_action.escape import log_line
+from bfcl_action.logstream import std_streams
 
 COMMANDS: list[str] = [
     "score",
@@ -48,8 +49,8 @@ def entry() -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command with stdout and stderr redacted (`redact.std_streams`)."""
-    with redact.std_streams():
+    """Run one command with every printed line redacted and defused (`logstream`)."""
+    with std_streams():
         parser = build_parser()
         args = parser.parse_args(argv)
         try:

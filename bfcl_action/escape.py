@@ -83,6 +83,16 @@ def log_line(value: object, limit: int | None = None) -> str:
     return _defuse(truncate(one_line(str(value)), limit))
 
 
+_COMMAND_START = re.compile(r"^([ \t]*)(::|##\[|##vso\[)", re.MULTILINE)
+
+
+def neutralize_commands(text: str) -> str:
+    """Every line of `text` kept, but none can start a workflow command (`::name::`,
+    `##[name]`, `##vso[`): a zero-width joiner splits the opening marker. For text that
+    must stay multi-line (a log stream, a job summary printed locally)."""
+    return _COMMAND_START.sub(lambda m: m.group(1) + m.group(2)[0] + ZWJ + m.group(2)[1:], text)
+
+
 def xml_text(value: object, limit: int | None = None) -> str:
     """Text an XML 1.0 document can hold (XML escaping itself is the serializer's job)."""
     return truncate(_XML_INVALID.sub("", str(value)), limit)

@@ -3,9 +3,10 @@
 Every secret the run knows (the model API key, the GitHub token, any environment variable
 named like a credential) is registered here when it is read (`bfcl_action.credentials`), and
 `redact` replaces each of them, in every spelling it may take on the way out (as is, JSON
-escaped, URL encoded), by `***`. The output edges apply it: the process's stdout and stderr
-(installed by the CLI, so every log line and workflow command), the report files, the
-comment, the check run and its annotations, the job summary and step outputs.
+escaped, URL encoded, base64), by `***`. The output edges apply it: the process's stdout and
+stderr (`bfcl_action.logstream`, installed by the CLI, so every log line and workflow
+command), the report files, every JSON body sent to GitHub (comment, check run, annotations,
+statuses, issues: `github/client.py`), the job summary, step outputs and comment artifact.
 
 What it does not do: a secret transformed in other ways (reversed, split across outputs,
 base64 encoded by hostile code) is not recognised, and values shorter than
@@ -15,16 +16,18 @@ no real key is that short).
 
 from __future__ import annotations
 
-import contextlib
-import io
+import base64
 import json
-import sys
 import threading
 import urllib.parse
-from collections.abc import Iterable, Iterator
-from typing import Any, TextIO
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 MASK = "***"
+M = TypeVar("M", bound="BaseModel")
 MIN_SECRET_LENGTH = 8
 
 _lock = threading.Lock()
@@ -48,6 +51,9 @@ def register(value: str | None) -> None:
             forms.add(json.dumps(secret, ensure_ascii=False)[1:-1])
             forms.add(urllib.parse.quote(secret, safe=""))
             forms.add(urllib.parse.quote_plus(secret))
+            forms.add(base64.b64encode(secret.encode()).decode())
+            # actions/checkout's credential header: base64 of `x-access-token:<token>`
+            forms.add(base64.b64encode(b"x-access-token:" + secret.encode()).decode())
         _spellings = tuple(sorted((f for f in forms if len(f) >= MIN_SECRET_LENGTH), key=len)[::-1])
 
 
@@ -89,70 +95,14 @@ def redact_value(value: Any) -> Any:
     return value
 
 
+def redact_model(model: M) -> M:
+    """A pydantic model (a run report) with every known secret redacted from its strings."""
+    if not _spellings:
+        return model
+    text = model.model_dump_json()
+    clean = redact(text)
+    return model if clean == text else type(model).model_validate_json(clean)
+
+
 def redact_lines(lines: Iterable[str]) -> list[str]:
     return [redact(line) for line in lines]
-
-
-class RedactingStream(io.TextIOBase):
-    """A text stream that redacts what it forwards, a line at a time.
-
-    Whole lines are forwarded (a partial line waits for its newline or `flush`), so a secret
-    written in two pieces by two `write` calls is still recognised."""
-
-    def __init__(self, target: TextIO) -> None:
-        super().__init__()
-        self.target = target
-        self._pending = ""
-        self._lock = threading.Lock()
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text: str) -> int:
-        with self._lock:
-            data = self._pending + text
-            head, sep, tail = data.rpartition("\n")
-            if sep:
-                self.target.write(redact(head + sep))
-                self._pending = tail
-            else:
-                self._pending = data
-            if len(self._pending) > 65536:
-                self.target.write(redact(self._pending))
-                self._pending = ""
-        return len(text)
-
-    def flush(self) -> None:
-        with self._lock:
-            if self._pending:
-                self.target.write(redact(self._pending))
-                self._pending = ""
-        self.target.flush()
-
-    def isatty(self) -> bool:
-        return bool(getattr(self.target, "isatty", lambda: False)())
-
-    def fileno(self) -> int:
-        return self.target.fileno()
-
-    @property
-    def encoding(self) -> str:  # type: ignore[override]
-        return str(getattr(self.target, "encoding", "utf-8"))
-
-
-@contextlib.contextmanager
-def std_streams() -> Iterator[None]:
-    """Route `sys.stdout` and `sys.stderr` through `RedactingStream` for the block."""
-    saved = (sys.stdout, sys.stderr)
-    wrapped = [
-        s if s is None or isinstance(s, RedactingStream) else RedactingStream(s) for s in saved
-    ]
-    sys.stdout, sys.stderr = wrapped[0], wrapped[1]
-    try:
-        yield
-    finally:
-        for stream in wrapped:
-            if stream is not None:
-                with contextlib.suppress(Exception):
-                    stream.flush()
-        sys.stdout, sys.stderr = saved

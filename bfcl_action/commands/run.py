@@ -15,7 +15,7 @@ from typing import Any
 
 import platformdirs
 
-from bfcl_action import credentials
+from bfcl_action import credentials, redact
 from bfcl_action.checker import needs_underscore_to_dot
 from bfcl_action.errors import ConfigError
 from bfcl_action.models import CaseResult, Mode, RunReport, TestCase
@@ -308,6 +308,7 @@ def main(args: argparse.Namespace) -> int:
     )
     progress = make_progress(sys.stderr, enabled=not args.quiet)
     report, _stats = run_evaluation(cases, options, progress=progress)
+    report = redact.redact_model(report)
     write_outputs(report, args.output, args.results_dir, cases)
     if args.metrics_json or args.metrics_openmetrics:
         from bfcl_action.metrics import write_metrics

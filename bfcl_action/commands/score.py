@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from bfcl_action import redact
 from bfcl_action.categories import parse_categories
 from bfcl_action.dataset import dataset_categories, load_dataset
 from bfcl_action.errors import InputError
@@ -220,7 +221,7 @@ def run(args: argparse.Namespace) -> int:
         warn.print(f"[yellow]note:[/yellow] {escape(note)}", highlight=False)
     console.print(score_table(report))
     if args.output:
-        write_report(report, args.output)
+        write_report(redact.redact_model(report), args.output)
         console.print(f"report written to {args.output}", highlight=False)
     if args.bfcl_score_dir:
         written = write_score_files(

@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 from github import Github, GithubException
 from github.Repository import Repository
 
+from bfcl_action import redact
 from bfcl_action.compare import Comparison, Verdict, compare_runs
 from bfcl_action.digest import RunDigest, make_digest, parse_digest
 from bfcl_action.errors import BfclActionError, InputError
@@ -115,7 +116,7 @@ def main(
     if engine.needs_api_key(ctx) and not ctx.has_api_key:
         return skip_without_key(ctx, github_factory)
     report_path = output_dir(ctx) / "report.json"
-    report = engine.run(ctx, report_path)
+    report = redact.redact_model(engine.run(ctx, report_path))
     if not report_path.is_file():
         report_path.write_text(report.model_dump_json(indent=1), encoding="utf-8")
     if ctx.inputs.shard and not ctx.inputs.report:
@@ -450,7 +451,7 @@ def write_comment_artifact(
     """Comment body and metadata for a `workflow_run` job to post (upload this directory)."""
     folder = output_dir(ctx) / COMMENT_DIR
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "body.md").write_text(body, encoding="utf-8")
+    (folder / "body.md").write_text(redact.redact(body), encoding="utf-8")
     meta = {
         "version": 1,
         "repository": ctx.repository,
@@ -462,7 +463,7 @@ def write_comment_artifact(
         "summary": check_summary(ctx, report, comparison),
         "annotations": [a.model_dump() for a in annotations],
     }
-    (folder / "meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+    (folder / "meta.json").write_text(redact.redact(json.dumps(meta, indent=1)), encoding="utf-8")
     return folder
 
 
