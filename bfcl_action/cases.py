@@ -23,12 +23,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bfcl_action.budget import expand_globs, read_text, repository_root
 from bfcl_action.checker import check_calls
 from bfcl_action.checker.answers import concrete_calls
 from bfcl_action.errors import InputError
 from bfcl_action.models import ExpectedCall, FunctionDoc, Message, SourceLocation, TestCase
 from bfcl_action.tools.issues import CaseValidationError, ToolIssue, describe
-from bfcl_action.tools.load import display_name, expand_globs, unmatched_issue
+from bfcl_action.tools.load import display_name, unmatched_issue
 from bfcl_action.tools.source import Document, JsonPath, parse_text, path_label
 from bfcl_action.tools.validate import matches_type, schema_types
 
@@ -508,7 +509,12 @@ def load_cases(
 
     Raises `CaseValidationError` with every problem of every file, rejected cases included.
     """
-    files, unmatched = expand_globs(patterns, base_dir)
+    root = repository_root(base_dir)
+    try:
+        files, unmatched = expand_globs(patterns, base_dir, root=root)
+    except InputError as exc:
+        issue = ToolIssue(file=exc.file or ".bfcl.yml", message=exc.message)
+        raise CaseValidationError([issue]) from None
     early = [
         unmatched_issue(p, patterns, origins, key="cases", what="case file") for p in unmatched
     ]
@@ -516,9 +522,9 @@ def load_cases(
     for path in files:
         name = display_name(path, base_dir)
         try:
-            sources.append((name, path.read_text(encoding="utf-8")))
-        except (OSError, UnicodeDecodeError) as exc:
-            early.append(ToolIssue(file=name, message=f"cannot read file: {exc}"))
+            sources.append((name, read_text(path, root=root, display=name)))
+        except InputError as exc:
+            early.append(ToolIssue(file=name, message=exc.message))
     return _finish(sources, tools, early)
 
 

@@ -22,8 +22,9 @@ from pydantic import (
 )
 from rapidfuzz import process
 
+from bfcl_action.budget import read_text
 from bfcl_action.categories import CATEGORIES, Group
-from bfcl_action.errors import ConfigError
+from bfcl_action.errors import ConfigError, InputError
 from bfcl_action.models import Mode, SourceLocation
 from bfcl_action.tools.source import Document, ParseError, parse_yaml
 from bfcl_action.tools.validate import ToolLimits
@@ -367,9 +368,9 @@ def load_config(path: Path, display: str | None = None) -> BfclConfig:
     """Read `.bfcl.yml`; a missing file is an error naming the path."""
     name = display or str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read config: {exc.strerror or exc}", file=name) from None
+        text = read_text(path, display=name)
+    except InputError as exc:
+        raise ConfigError(f"cannot read config: {exc.message}", file=name) from None
     return parse_config(text, name)
 
 

@@ -6,12 +6,12 @@ shows everything that needs fixing.
 
 from __future__ import annotations
 
-import glob
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bfcl_action.budget import DEFAULT_BUDGET, ParseBudget, expand_globs, read_text, repository_root
 from bfcl_action.errors import InputError
 from bfcl_action.models import FunctionDoc, SourceLocation
 from bfcl_action.tools.formats import ToolFormat, find_tools
@@ -74,32 +74,6 @@ def parse_tools(text: str, file: str, limits: ToolLimits | None = None) -> ToolS
     return tools_from_sources([(file, text)], limits or ToolLimits())
 
 
-def expand_globs(
-    patterns: Sequence[str], base_dir: Path, exclude: Sequence[str] = ()
-) -> tuple[list[Path], list[str]]:
-    """Files matched by `patterns` (relative to `base_dir`), sorted, minus `exclude`.
-
-    Returns the files and the patterns that matched nothing (usually a typo worth reporting).
-    """
-    excluded: set[Path] = set()
-    for pattern in exclude:
-        excluded.update(
-            Path(p).resolve() for p in glob.glob(str(base_dir / pattern), recursive=True)
-        )
-    files: list[Path] = []
-    unmatched: list[str] = []
-    for pattern in patterns:
-        matched = sorted(
-            Path(p) for p in glob.glob(str(base_dir / pattern), recursive=True) if Path(p).is_file()
-        )
-        if not matched:
-            unmatched.append(pattern)
-        for path in matched:
-            if path.resolve() not in excluded and path not in files:
-                files.append(path)
-    return files, unmatched
-
-
 def unmatched_issue(
     pattern: str,
     patterns: Sequence[str],
@@ -136,6 +110,7 @@ def load_tools(
     exclude: Sequence[str] = (),
     limits: ToolLimits | None = None,
     origins: Sequence[SourceLocation] = (),
+    budget: ParseBudget = DEFAULT_BUDGET,
 ) -> ToolSet:
     """Load and validate the tools of every file matched by `patterns`.
 
@@ -144,7 +119,12 @@ def load_tools(
     `ToolValidationError` listing every error of every file (parse errors included);
     warnings are returned on the set.
     """
-    files, unmatched = expand_globs(patterns, base_dir, exclude)
+    root = repository_root(base_dir)
+    try:
+        files, unmatched = expand_globs(patterns, base_dir, exclude, root=root, budget=budget)
+    except InputError as exc:
+        issue = ToolIssue(file=exc.file or ".bfcl.yml", message=exc.message)
+        raise ToolValidationError([issue]) from None
     sources: list[tuple[str, str]] = []
     early = [
         unmatched_issue(p, patterns, origins, key="tools", what="tool file") for p in unmatched
@@ -152,14 +132,17 @@ def load_tools(
     for path in files:
         name = display_name(path, base_dir)
         try:
-            sources.append((name, path.read_text(encoding="utf-8")))
-        except (OSError, UnicodeDecodeError) as exc:
-            early.append(ToolIssue(file=name, message=f"cannot read file: {exc}"))
-    return tools_from_sources(sources, limits or ToolLimits(), early)
+            sources.append((name, read_text(path, root=root, display=name, budget=budget)))
+        except InputError as exc:
+            early.append(ToolIssue(file=name, message=exc.message))
+    return tools_from_sources(sources, limits or ToolLimits(), early, budget)
 
 
 def tools_from_sources(
-    sources: list[tuple[str, str]], limits: ToolLimits, early: list[ToolIssue] | None = None
+    sources: list[tuple[str, str]],
+    limits: ToolLimits,
+    early: list[ToolIssue] | None = None,
+    budget: ParseBudget = DEFAULT_BUDGET,
 ) -> ToolSet:
     """Tools from (display name, text) pairs; raises `ToolValidationError` on any error."""
     issues = list(early or [])
@@ -168,7 +151,7 @@ def tools_from_sources(
     for name, text in sources:
         result.files.append(name)
         try:
-            doc = parse_text(text, name)
+            doc = parse_text(text, name, budget)
         except InputError as exc:
             issues.append(
                 ToolIssue(file=name, line=exc.line, column=exc.column, message=exc.message)
