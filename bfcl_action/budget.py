@@ -8,10 +8,10 @@ short escaped excerpt). The limits live in one `ParseBudget`; the functions here
 
 - `resolve_inside(path, root)`: the path, symlinks resolved, must stay inside `root`
   (the repository); `/etc/passwd`, `../../x` and links pointing out are errors.
-- `expand_globs(patterns, base_dir, root=...)`: a glob expander that refuses absolute and
-  `..` patterns, never follows a directory symlink twice (a loop like `tools/a -> ..` is
-  detected, not walked forever), resolves every match inside `root` and stops at
-  `max_files_per_glob` files / `max_walk_entries` directory entries.
+- `check_pattern(pattern)`: a config glob is relative and has few `**` (the one glob
+  expander, `bfcl_action.globs.expand_globs`, calls it, never follows a directory symlink,
+  so `tools/a -> ..` loops cannot be walked, resolves every match inside the repository and
+  stops at `max_files_per_glob` files / `max_walk_entries` directory entries).
 - `read_text(path, ...)`: size checked (`stat`) before reading, at most `max_file_bytes`
   read, UTF-8 errors reported with the file name.
 - `check_value(value, ...)`: depth and node count of parsed data (YAML aliases count once per
@@ -31,7 +31,6 @@ import json
 import os
 import re
 import stat
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -93,6 +92,9 @@ def resolve_inside(path: Path, root: Path, *, display: str | None = None) -> Pat
     return real
 
 
+_MAX_DOUBLE_STARS = 4
+
+
 def repository_root(start: Path) -> Path:
     """The git work tree holding `start` (nearest parent with `.git`), else `start`: what
     "inside the repository" means for the paths a config names."""
@@ -104,168 +106,17 @@ def repository_root(start: Path) -> Path:
 
 
 def check_pattern(pattern: str, *, field: str | None = None) -> None:
-    """A config glob must be relative (where it leads is checked when it is expanded)."""
+    """A config glob must be relative (where it leads is checked when it is expanded), short,
+    with at most `_MAX_DOUBLE_STARS` `**` segments (each one multiplies the matching work)."""
+    if len(pattern) > 1000 or pattern.replace("\\", "/").split("/").count("**") > _MAX_DOUBLE_STARS:
+        raise BudgetError(
+            f"pattern {excerpt(pattern)} is too long or has too many '**'", field=field
+        )
     if pattern.startswith(("/", "\\", "~")) or re.match(r"^[A-Za-z]:", pattern):
         raise BudgetError(
             f"absolute path {excerpt(pattern)}: paths are relative to the repository",
             field=field,
         )
-
-
-def _glob_regex(pattern: str) -> re.Pattern[str]:
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:[^/]*/)*")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif ch == "*":
-            out.append("[^/]*")
-            i += 1
-        elif ch == "?":
-            out.append("[^/]")
-            i += 1
-        elif ch == "[":
-            end = pattern.find("]", i + 2)
-            if end == -1:
-                out.append(re.escape(ch))
-                i += 1
-            else:
-                body = pattern[i + 1 : end]
-                negate = body.startswith("!")
-                body = body[1:] if negate else body
-                out.append("[" + ("^" if negate else "") + body.replace("\\", "\\\\") + "]")
-                i = end + 1
-        else:
-            out.append(re.escape(ch))
-            i += 1
-    return re.compile("".join(out) + r"\Z")
-
-
-def _literal_prefix(pattern: str) -> str:
-    parts = pattern.split("/")
-    fixed: list[str] = []
-    for part in parts[:-1]:
-        if any(c in part for c in "*?["):
-            break
-        fixed.append(part)
-    return "/".join(fixed)
-
-
-def expand_globs(
-    patterns: Sequence[str],
-    base_dir: Path,
-    exclude: Sequence[str] = (),
-    *,
-    root: Path | None = None,
-    budget: ParseBudget = DEFAULT_BUDGET,
-) -> tuple[list[Path], list[str]]:
-    """Files matched by `patterns` (relative to `base_dir`), sorted per pattern, minus
-    `exclude`, each resolved inside `root` (default: the repository holding `base_dir`).
-
-    Returns the files and the patterns that matched nothing. Raises `BudgetError` for an
-    absolute or `..` pattern, a match outside `root`, or a pattern over the file budget.
-    Directory symlinks are followed once each (by resolved path); loops are skipped.
-    """
-    root = root if root is not None else repository_root(base_dir)
-    excluded: set[Path] = set()
-    for pattern in exclude:
-        check_pattern(pattern, field="exclude")
-        excluded.update(_match(pattern, base_dir, root, budget, strict=False))
-    files: list[Path] = []
-    seen: set[Path] = set()
-    unmatched: list[str] = []
-    for pattern in patterns:
-        check_pattern(pattern)
-        matched = _match(pattern, base_dir, root, budget, strict=True)
-        if not matched:
-            unmatched.append(pattern)
-        for path in matched:
-            real = Path(os.path.realpath(path))
-            if real not in excluded and real not in seen:
-                seen.add(real)
-                files.append(path)
-    return files, unmatched
-
-
-def _match(
-    pattern: str, base_dir: Path, root: Path, budget: ParseBudget, *, strict: bool
-) -> list[Path]:
-    normalized = (
-        pattern.replace("\\", "/").lstrip("./")
-        if pattern.startswith("./")
-        else (pattern.replace("\\", "/"))
-    )
-    if not any(c in normalized for c in "*?["):
-        candidate = base_dir / normalized
-        if not candidate.is_file():
-            return []
-        if strict:
-            resolve_inside(candidate, root, display=normalized)
-        return [candidate]
-    regex = _glob_regex(normalized)
-    prefix = _literal_prefix(normalized)
-    start = base_dir / prefix if prefix else base_dir
-    if not start.is_dir():
-        return []
-    hidden_ok = normalized.startswith(".") or "/." in normalized
-    real_root = Path(os.path.realpath(root))
-    real_start = Path(os.path.realpath(start))
-    if real_start != real_root and real_root not in real_start.parents:
-        if strict:
-            raise BudgetError(f"pattern {excerpt(pattern)} leaves the repository")
-        return []
-    found: list[Path] = []
-    visited: set[str] = set()
-    stack: list[tuple[Path, str]] = [(start, prefix)]
-    entries = 0
-    while stack:
-        directory, rel = stack.pop()
-        real_dir = os.path.realpath(directory)
-        if real_dir in visited:
-            continue  # a symlink loop, or a second link to the same folder
-        visited.add(real_dir)
-        if Path(real_dir) != real_root and real_root not in Path(real_dir).parents:
-            if strict:
-                raise BudgetError(
-                    f"{excerpt(rel)} is a link out of the repository", field="glob " + pattern
-                )
-            continue
-        try:
-            with os.scandir(directory) as listing:
-                items = sorted(listing, key=lambda e: e.name)
-        except OSError:
-            continue
-        for item in items:
-            entries += 1
-            if entries > budget.max_walk_entries:
-                raise BudgetError(
-                    f"pattern {excerpt(pattern)} walks over {budget.max_walk_entries} entries"
-                )
-            if item.name.startswith(".") and not hidden_ok:
-                continue  # like glob: wildcards do not match hidden names (.git, .venv)
-            child_rel = f"{rel}/{item.name}" if rel else item.name
-            try:
-                is_dir = item.is_dir()  # follows a link: its target is checked when walked
-                is_file = not is_dir and item.is_file()
-            except OSError:
-                continue
-            if is_dir:
-                stack.append((Path(item.path), child_rel))
-            elif is_file and regex.match(child_rel):
-                path = Path(item.path)
-                if strict:
-                    resolve_inside(path, root, display=child_rel)
-                found.append(path)
-                if len(found) > budget.max_files_per_glob:
-                    raise BudgetError(
-                        f"pattern {excerpt(pattern)} matches over {budget.max_files_per_glob} files"
-                    )
-    return sorted(found)
 
 
 # --------------------------------------------------------------------------- reading

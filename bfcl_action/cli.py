@@ -27,6 +27,7 @@ COMMANDS: list[str] = [
     "github",
     "validate",
     "history",
+    "categories",
 ]
 
 

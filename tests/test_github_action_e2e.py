@@ -27,9 +27,10 @@ import pytest
 from bfcl_action import cli
 from bfcl_action.digest import make_digest
 from bfcl_action.github.comment import comment_marker
+from bfcl_action.github.context import DEFAULT_CHECK_NAME
 from bfcl_action.models import RunReport
 from tests.support.github_server import GitHubServer, running_github_server
-from tests.support.reports import make_report
+from tests.support.reports import make_report, make_result
 
 ROOT = Path(__file__).resolve().parents[1]
 PASSING = "1" * 20
@@ -79,9 +80,13 @@ def run_action(
     token: str = "write-token",
     sha: str = "",
     in_process: bool = False,
+    workspace: Path | None = None,
     **inputs: str,
 ) -> ActionRun:
-    """Run the entrypoint; `in_process=True` skips the interpreter start for side checks."""
+    """Run the entrypoint; `in_process=True` skips the interpreter start for side checks.
+
+    With `workspace`, the step runs there (`GITHUB_WORKSPACE`, the runner's default working
+    directory) and `working-directory` is `workdir` relative to it, as in a monorepo."""
     workdir.mkdir(parents=True, exist_ok=True)
     event_path = workdir / "event.json"
     event_path.write_text(json.dumps(event), encoding="utf-8")
@@ -107,6 +112,9 @@ def run_action(
         "INPUT_GITHUB_TOKEN": token,
         "INPUT_WORKING_DIRECTORY": str(workdir),
     }
+    if workspace is not None:
+        env["GITHUB_WORKSPACE"] = str(workspace)
+        env["INPUT_WORKING_DIRECTORY"] = workdir.relative_to(workspace).as_posix()
     for name, value in inputs.items():
         env["INPUT_" + name.upper()] = value
     if in_process:
@@ -126,7 +134,7 @@ def run_action(
         )
     proc = subprocess.run(
         [sys.executable, "-m", "bfcl_action.cli", "github"],
-        cwd=workdir,
+        cwd=workspace or workdir,
         env=env,
         capture_output=True,
         text=True,
@@ -177,7 +185,7 @@ def store_baseline(server: GitHubServer, outcomes: str = PASSING) -> None:
     sha = server.repo("octo/app").branches["main"]
     digest = make_digest(make_report({"simple_python": outcomes}))
     gh.get_repo("octo/app").create_check_run(
-        "bfcl",
+        DEFAULT_CHECK_NAME,
         sha,
         status="completed",
         conclusion="success",
@@ -198,6 +206,7 @@ def run_pr(
     *,
     in_process: bool = False,
     token: str = "write-token",
+    workspace: Path | None = None,
     **inputs: str,
 ) -> ActionRun:
     report = write_report(tmp_path / "head.json", make_report({"simple_python": outcomes}))
@@ -210,6 +219,7 @@ def run_pr(
         sha="e" * 40,  # the merge commit: results must not land on it
         token=token,
         in_process=in_process,
+        workspace=workspace,
         report=report,
         **inputs,
     )
@@ -222,7 +232,7 @@ def test_push_publishes_a_check_run_carrying_the_digest(
     assert run.code == 0, run.stderr
     main_sha = github_server.repo("octo/app").branches["main"]
     [check] = github_server.check_runs_on("octo/app", main_sha)
-    assert check["name"] == "bfcl"
+    assert check["name"] == DEFAULT_CHECK_NAME
     assert check["conclusion"] == "success"
     assert "<!-- bfcl-action:digest v1 " in check["output"]["summary"]
     assert run.outputs["verdict"] == "no_baseline"
@@ -246,7 +256,7 @@ def test_pr_regression_comments_checks_the_head_sha_and_fails_last(
     assert run.code == 1, run.stderr
     assert run.outputs["verdict"] == "regression"
     [comment] = github_server.comments_on("octo/app", number)
-    assert comment["body"].startswith(comment_marker("bfcl"))
+    assert comment["body"].startswith(comment_marker(DEFAULT_CHECK_NAME))
     assert "merge-base" in comment["body"]
     assert run.outputs["comment-id"] == str(comment["id"])
     [check] = github_server.check_runs_on("octo/app", head_sha)
@@ -260,8 +270,25 @@ def test_pr_regression_comments_checks_the_head_sha_and_fails_last(
     )
     assert "get_value" in note["title"]
     statuses = github_server.latest_statuses("octo/app", head_sha)
-    assert statuses["bfcl/simple_python"]["state"] == "failure"
+    assert statuses[f"{DEFAULT_CHECK_NAME}/simple_python"]["state"] == "failure"
     assert "regression" in run.summary
+
+
+def test_annotations_name_repository_root_paths_under_a_working_directory(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    store_baseline(github_server)
+    number = open_pr(github_server)
+    head_sha = github_server.repo("octo/app").branches["feature"]
+    app = tmp_path / "examples" / "weather-app"
+    write_tools(app)
+
+    run = run_pr(github_server, app, number, REGRESSED, workspace=tmp_path)
+
+    assert run.outputs["verdict"] == "regression", run.stderr
+    [check] = github_server.check_runs_on("octo/app", head_sha)
+    [note] = github_server.annotations_of("octo/app", check["id"])
+    assert (note["path"], note["start_line"]) == ("examples/weather-app/tools.json", 2)
 
 
 def test_next_push_to_the_pr_updates_the_same_comment(
@@ -288,7 +315,9 @@ def test_sticky_comment_ignores_markers_in_other_authors_comments(
 ) -> None:
     number = open_pr(github_server)
     github_server.add_token("alice-token", "alice", kind="user")
-    gh_issue_comment(github_server, number, "alice-token", comment_marker("bfcl") + "\nmine")
+    gh_issue_comment(
+        github_server, number, "alice-token", comment_marker(DEFAULT_CHECK_NAME) + "\nmine"
+    )
 
     run_pr(github_server, tmp_path, number, PASSING, in_process=True)
 
@@ -423,7 +452,7 @@ def test_workflow_run_posts_the_artifact_on_the_pr_found_through_the_api(
 
     assert run.code == 0, run.stdout + run.stderr
     [comment] = github_server.comments_on("octo/app", number)
-    assert comment["body"].startswith(comment_marker("bfcl"))
+    assert comment["body"].startswith(comment_marker(DEFAULT_CHECK_NAME))
     assert "@octo/admins" not in comment["body"]
     assert run.outputs["comment-id"] == str(comment["id"])
     [check] = github_server.check_runs_on("octo/app", head_sha)
@@ -556,7 +585,7 @@ def test_the_example_repository_end_to_end_with_the_replay_model(
     assert json.loads(pr.outputs["categories"])["own_multiple"] == 50.0
     [comment] = github_server.comments_on("octo/app", number)
     assert "own_multiple" in comment["body"]
-    assert "Changed tool definitions involved" in comment["body"]
+    assert "involved in newly failing cases" in comment["body"]
     assert "get_forecast" in comment["body"]
     [check] = github_server.check_runs_on("octo/app", head_sha)
     notes = github_server.annotations_of("octo/app", check["id"])
@@ -621,3 +650,74 @@ def test_a_rate_limited_comment_is_waited_out_and_posted_once(
     assert len(github_server.comments_on("octo/app", number)) == 1
     assert [c.status for c in github_server.calls("POST", r"/issues/\d+/comments$")] == [403, 201]
     assert "::warning" not in run.stdout
+
+
+CJK_QUESTION = "请查询东京明天的天气预报，并用摄氏度告诉我最高气温和最低气温。"
+CJK_ANSWER = "东京明天晴，最高气温二十三摄氏度，最低气温十五摄氏度，适合出行。" * 3
+
+
+def cjk_report(failing: int, total: int) -> RunReport:
+    """`total` cases whose first `failing` fail with model text in Chinese."""
+    results = [
+        make_result(
+            f"simple_python_{i}",
+            "simple_python",
+            "0" if i < failing else "1",
+            question=f"{CJK_QUESTION}（第{i}题）",
+            got=f"{CJK_ANSWER}（第{i}题）",
+            error=f"参数 'x' 的值无效：应为 1，得到「{CJK_ANSWER}」",
+        )
+        for i in range(total)
+    ]
+    return make_report({}, results=results)
+
+
+def test_push_then_pr_finds_the_baseline_under_the_jobs_own_check_run_and_fits_cjk(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    """The issue's proof: the job is named like the check (`bfcl`), so GitHub's own run of
+    the job sits on the merge-base next to ours and completes after it; the PR regresses
+    300 cases whose texts are Chinese (3 bytes a character)."""
+    main_sha = github_server.repo("octo/app").branches["main"]
+    base = write_report(tmp_path / "push" / "base.json", cjk_report(0, 320))
+    pushed = run_action(
+        github_server,
+        tmp_path / "push",
+        "push",
+        github_server.push_event("octo/app", "main"),
+        sha=main_sha,
+        report=base,
+        check_name="bfcl",
+    )
+    assert pushed.code == 0, pushed.stderr
+    github_server.job_check_run("octo/app", main_sha, "bfcl")  # the job ends after the step
+    number = open_pr(github_server)
+    head_sha = github_server.repo("octo/app").branches["feature"]
+    head = write_report(tmp_path / "pr" / "head.json", cjk_report(300, 320))
+
+    run = run_action(
+        github_server,
+        tmp_path / "pr",
+        "pull_request",
+        github_server.pull_event("octo/app", number),
+        sha="e" * 40,
+        report=head,
+        check_name="bfcl",
+    )
+
+    assert run.code == 1, run.stdout + run.stderr
+    assert run.outputs["verdict"] == "regression"
+    assert "could not" not in run.summary, run.summary
+    [comment] = github_server.comments_on("octo/app", number)
+    [where] = [line for line in comment["body"].splitlines() if line.startswith("> baseline:")]
+    assert "merge-base commit" in where and main_sha[:12] in where
+    assert CJK_QUESTION[:10] in comment["body"]
+    [check] = github_server.check_runs_on("octo/app", head_sha)
+    assert run.outputs["check-run-id"] == str(check["id"])
+    assert check["conclusion"] == "failure"
+    summary = check["output"]["summary"]
+    assert CJK_ANSWER[:10] in summary
+    assert len(summary.encode("utf-8")) <= 65_535 < len(run.summary.encode("utf-8"))
+    assert "<!-- bfcl-action:digest v1 " in summary
+    rejected = [c for c in github_server.calls("POST", r"/check-runs$") if c.status != 201]
+    assert rejected == []

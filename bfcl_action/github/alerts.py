@@ -20,6 +20,7 @@ from github import GithubException
 from github.Issue import Issue
 from github.Repository import Repository
 
+from bfcl_action import github_limits as limits
 from bfcl_action.compare import OVERALL, Comparison, SuiteComparison, Verdict
 from bfcl_action.digest import RunDigest, parse_digest
 from bfcl_action.errors import BfclActionError
@@ -28,7 +29,8 @@ from bfcl_action.escape import md_code, md_inline
 ALERT_LABEL = "bfcl-alert"
 LABEL_COLOR = "d73a4a"
 LABEL_DESCRIPTION = "bfcl-action: a scheduled evaluation degraded"
-BODY_LIMIT = 65_536
+BODY_LIMIT = limits.ISSUE_BODY.size
+"""Characters (GitHub counts issue bodies in characters)."""
 SECTIONS_START = "<!-- bfcl-action:alert-sections -->"
 SECTION_MARK = "<!-- bfcl-action:alert-section -->"
 REFERENCE_START = "<!-- bfcl-action:alert-reference -->"

@@ -15,11 +15,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bfcl_action import credentials
+from bfcl_action import credentials, run_reports
 from bfcl_action.compare import Comparison, Thresholds
 from bfcl_action.errors import BfclActionError, ConfigError, InputError
 from bfcl_action.github.checks import Annotation
 from bfcl_action.github.context import ActionContext
+from bfcl_action.globs import glob_files
 from bfcl_action.impact import ToolChange
 from bfcl_action.models import CaseResult, RunReport, SourceLocation
 
@@ -42,6 +43,17 @@ def config_path(ctx: ActionContext) -> Path | None:
 
 def workdir(ctx: ActionContext) -> Path:
     return Path(ctx.inputs.working_directory or ".")
+
+
+def repo_path(ctx: ActionContext, file: str) -> str:
+    """`file` (relative to `working-directory`, as every tool and config message names it)
+    as a path from the repository root (`GITHUB_WORKSPACE`), which is what GitHub needs to
+    attach an annotation to the diff; unchanged when it lies outside the workspace."""
+    full = (workdir(ctx) / file).resolve()
+    try:
+        return full.relative_to(ctx.workspace.resolve()).as_posix()
+    except ValueError:
+        return file
 
 
 def load_config(ctx: ActionContext) -> Any | None:
@@ -72,27 +84,13 @@ def needs_api_key(ctx: ActionContext) -> bool:
     return not name.startswith(REPLAY_PREFIX)
 
 
-def load_report(path: Path) -> RunReport:
-    try:
-        return RunReport.model_validate_json(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"cannot read the run report: {exc.strerror}", file=str(path)) from None
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise InputError(
-            f"not a bfcl-action run report: {first['msg']}",
-            file=str(path),
-            field=".".join(str(p) for p in first["loc"]),
-        ) from None
-
-
 def report_files(ctx: ActionContext) -> list[Path]:
     """Files named by the `report` input: paths or globs, separated by spaces or newlines."""
     base = workdir(ctx)
     files: list[Path] = []
     for pattern in ctx.inputs.report.split():
         if any(ch in pattern for ch in "*?["):
-            matched = sorted(base.glob(pattern))
+            matched = glob_files(pattern, base)
             if not matched:
                 raise InputError("matched no files", file=pattern, field="report")
             files.extend(matched)
@@ -103,12 +101,7 @@ def report_files(ctx: ActionContext) -> list[Path]:
 
 def load_reports(ctx: ActionContext) -> RunReport:
     """One report, or the merge of several shard reports (`bfcl-action merge`)."""
-    files = report_files(ctx)
-    if len(files) == 1:
-        return load_report(files[0])
-    from bfcl_action.runner.merge import merge_reports
-
-    return merge_reports([(str(p), load_report(p)) for p in files])
+    return run_reports.load_reports(report_files(ctx))
 
 
 def _split(value: str) -> list[str]:
@@ -174,7 +167,7 @@ def run_evaluation(ctx: ActionContext, output: Path) -> RunReport:
     code = args.func(args)
     if code != 0 and not output.is_file():
         raise BfclActionError(f"the evaluation failed (exit {code})")
-    return load_report(output)
+    return run_reports.load_report(output)
 
 
 _THRESHOLD_KEYS = {
@@ -255,7 +248,7 @@ def index_tools(ctx: ActionContext) -> ToolIndex:
     except BfclActionError as exc:
         index.problems.append(
             Annotation(
-                path=exc.file or ctx.inputs.config,
+                path=repo_path(ctx, exc.file or ctx.inputs.config),
                 start_line=exc.line or 1,
                 level="failure",
                 title="invalid .bfcl.yml",
@@ -275,19 +268,21 @@ def index_tools(ctx: ActionContext) -> ToolIndex:
         )
     except ToolValidationError as exc:
         for issue in getattr(exc, "issues", []):
-            index.problems.append(_issue_annotation(issue, "failure"))
+            index.problems.append(_issue_annotation(ctx, issue, "failure"))
         return index
     for fn in tools.functions:
         if fn.source is not None:
-            index.locations[fn.name] = fn.source
+            index.locations[fn.name] = fn.source.model_copy(
+                update={"file": repo_path(ctx, fn.source.file)}
+            )
     for issue in tools.warnings:
-        index.problems.append(_issue_annotation(issue, "warning"))
+        index.problems.append(_issue_annotation(ctx, issue, "warning"))
     return index
 
 
-def _issue_annotation(issue: Any, level: str) -> Annotation:
+def _issue_annotation(ctx: ActionContext, issue: Any, level: str) -> Annotation:
     return Annotation(
-        path=str(issue.file),
+        path=repo_path(ctx, str(issue.file)),
         start_line=int(issue.line or 1),
         level="failure" if level == "failure" else "warning",
         title=f"tool {issue.tool}" if issue.tool else "tool definition",

@@ -18,11 +18,20 @@ from typing import Any
 import jinja2
 
 from bfcl_action import escape
-from bfcl_action.compare import Comparison, FlippedCase, SideScore, SuiteComparison, Verdict
+from bfcl_action import github_limits as limits
+from bfcl_action.compare import (
+    Comparison,
+    FlippedCase,
+    SideScore,
+    SuiteComparison,
+    Verdict,
+    p_text,
+)
+from bfcl_action.impact import WordChange
 
-COMMENT_LIMIT = 65_536
+COMMENT_LIMIT = limits.COMMENT_BODY.size
 """GitHub's cap on an issue or PR comment body, in characters."""
-SUMMARY_LIMIT = 1_048_576
+SUMMARY_LIMIT = limits.JOB_SUMMARY.size
 """GitHub's cap on `$GITHUB_STEP_SUMMARY` per step, in bytes."""
 
 DEFAULT_TITLE = "BFCL function-calling check"
@@ -88,9 +97,44 @@ def _delta(points: float | None) -> Safe:
 
 
 def _pval(p: float | None) -> Safe:
-    if p is None:
-        return Safe("—")
-    return Safe("< 0.001" if p < 0.001 else f"{p:.3f}")
+    return Safe("—" if p is None else p_text(p))
+
+
+def _row_verdict(row: SuiteComparison) -> Safe:
+    """The table's verdict cell: a move larger than allowed but not significant says so."""
+    if row.within_noise and row.verdict is Verdict.UNCHANGED:
+        return Safe("〰️ within noise")
+    return Safe(f"{_ICONS[row.verdict]} {_TEXT[row.verdict]}")
+
+
+CONTEXT_WORDS = 6
+"""Unchanged words kept on each side of a change in a word diff; the rest become `…`."""
+
+
+def _word_diff(words: Sequence[WordChange], limit: int | None = None) -> Safe:
+    """A description diff as Markdown: removed words struck through, added words bold.
+
+    Long unchanged runs keep `CONTEXT_WORDS` words next to each change; every word is
+    escaped, so only the diff's own markup is Markdown.
+    """
+    parts: list[str] = []
+    for i, run in enumerate(words):
+        text = run.text
+        if run.op == "same":
+            tokens = text.split()
+            keep_left = i > 0
+            keep_right = i < len(words) - 1
+            budget = CONTEXT_WORDS * (keep_left + keep_right)
+            if len(tokens) > budget + 1:
+                left = tokens[:CONTEXT_WORDS] if keep_left else []
+                right = tokens[-CONTEXT_WORDS:] if keep_right else []
+                text = " ".join([*left, "…", *right])
+            parts.append(escape.md_inline(text, limit))
+        elif run.op == "removed":
+            parts.append(f"~~{escape.md_inline(text, limit)}~~")
+        else:
+            parts.append(f"**{escape.md_inline(text, limit)}**")
+    return Safe(" ".join(p for p in parts if p) or "(empty)")
 
 
 def _significance(row: SuiteComparison) -> Safe:
@@ -147,6 +191,8 @@ def _environment() -> jinja2.Environment:
         "score_ci": _score_ci,
         "delta": _delta,
         "pval": _pval,
+        "row_verdict": _row_verdict,
+        "word_diff": _word_diff,
         "significance": _significance,
         "num": _num,
         "url": _url,
@@ -224,6 +270,7 @@ def _fit(
     limit: int,
     *,
     where: str,
+    unit: str = "character",
     **options: Any,
 ) -> str:
     """Render within `limit`: all details if they fit, else as many flips (then rows) as do."""
@@ -239,7 +286,7 @@ def _fit(
             if row_limit is not None and row_limit < rows_total:
                 left.append(f"{rows_total - row_limit:,} of {rows_total:,} suites")
             note = (
-                f"Cut to fit the {limit:,}-character limit: {' and '.join(left) or 'details'} "
+                f"Cut to fit the {limit:,}-{unit} limit: {' and '.join(left) or 'details'} "
                 f"not shown. The full report is in {where}."
             )
         return _render(
@@ -283,17 +330,21 @@ def render_comment(
     full_report_url: str | None = None,
     charts: Sequence[tuple[str, str]] = (),
     max_chars: int = COMMENT_LIMIT,
+    max_bytes: int | None = None,
 ) -> str:
     """The PR comment: headline, per-suite table, collapsed details; at most `max_chars`.
 
-    `charts` are `(alt text, image URL)` pairs (GitHub shows SVG images by URL, not inline).
+    With `max_bytes` the budget is UTF-8 bytes instead (a check-run summary, which GitHub
+    measures in bytes). `charts` are `(alt text, image URL)` pairs (GitHub shows SVG images
+    by URL, not inline).
     """
     where = full_report_url or "this workflow run's job summary and JSON report"
     return _fit(
         comparison,
-        len,
-        max_chars,
+        len if max_bytes is None else limits.utf8_len,
+        max_chars if max_bytes is None else max_bytes,
         where=where,
+        unit="character" if max_bytes is None else "byte",
         title=title,
         text_limit=300,
         list_limit=20,
@@ -313,9 +364,10 @@ def render_summary(
     """The job summary: the comment's layout with every detail, within `max_bytes` (UTF-8)."""
     return _fit(
         comparison,
-        lambda text: len(text.encode("utf-8")),
+        limits.utf8_len,
         max_bytes,
         where=full_report_url or "the JSON report of this run",
+        unit="byte",
         title=title,
         text_limit=2000,
         list_limit=10_000,

@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bfcl_action.budget import DEFAULT_BUDGET, ParseBudget, expand_globs, read_text, repository_root
+from bfcl_action.budget import DEFAULT_BUDGET, ParseBudget, read_text, repository_root
 from bfcl_action.errors import InputError
+from bfcl_action.globs import expand_globs
 from bfcl_action.models import FunctionDoc, SourceLocation
 from bfcl_action.tools.formats import ToolFormat, find_tools
 from bfcl_action.tools.issues import Severity, ToolIssue, ToolValidationError
