@@ -120,6 +120,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--tool-timeout", type=float, default=10.0, help="seconds per tool call (default 10)"
     )
     env.add_argument(
+        "--exec-allow-host",
+        action="append",
+        default=[],
+        metavar="HOST[:PORT]",
+        help="executable checks may POST to this non-loopback host (repeatable; default: "
+        "loopback only)",
+    )
+    env.add_argument(
         "--tool-memory-mb", type=int, default=1024, help="address-space limit (default 1024)"
     )
     out = p.add_argument_group("output")
@@ -376,6 +384,7 @@ def execution_options(args: argparse.Namespace) -> ExecutionOptions:
     return ExecutionOptions(
         limits=SandboxLimits(call_timeout_s=args.tool_timeout, memory_mb=args.tool_memory_mb),
         python=args.env_python,
+        http_allow=tuple(h for entry in args.exec_allow_host for h in entry.split(",") if h),
         paths=tuple(str(Path(p).resolve()) for p in args.env_path),
     )
 

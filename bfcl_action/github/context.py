@@ -50,6 +50,7 @@ class Inputs(BaseModel):
     concurrency: str = ""
     env_python: str = ""
     tool_timeout: str = ""
+    exec_allow_hosts: str = ""
     thresholds: str = ""
     fail_on_regression: bool = True
     comment: CommentMode = CommentMode.STICKY

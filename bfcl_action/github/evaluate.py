@@ -153,6 +153,8 @@ def run_args(ctx: ActionContext, output: Path) -> list[str]:
         args += ["--env-python", ctx.inputs.env_python]
     if ctx.inputs.tool_timeout:
         args += ["--tool-timeout", ctx.inputs.tool_timeout]
+    for host in ctx.inputs.exec_allow_hosts.replace(",", " ").split():
+        args += ["--exec-allow-host", host]
     return args
 
 
