@@ -66,3 +66,21 @@ def _code_root() -> str:
     """This checkout; `BFCL_BOUNDED_CODE` points the child at another (to show a test fails
     on the code before a fix)."""
     return os.environ.get("BFCL_BOUNDED_CODE") or str(Path(__file__).parents[2])
+
+
+def python_bounded(code: str) -> str:
+    """Run `code` in a child Python under the same bound; its stdout (asserting no traceback)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=SECONDS * 12,
+        preexec_fn=_limit,
+        env={**os.environ, "PYTHONPATH": _code_root()},
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    assert proc.returncode == 0, f"exit {proc.returncode}: {proc.stderr[-1500:]}"
+    assert cpu < SECONDS, f"took {cpu:.1f} s of CPU"
+    return proc.stdout
