@@ -51,6 +51,8 @@ class Inputs(BaseModel):
     env_python: str = ""
     tool_timeout: str = ""
     exec_allow_hosts: str = ""
+    batch: bool = False
+    batch_wait: str = ""
     thresholds: str = ""
     fail_on_regression: bool = True
     comment: CommentMode = CommentMode.STICKY

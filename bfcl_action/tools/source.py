@@ -24,6 +24,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from bfcl_action.budget import DEFAULT_BUDGET, BudgetError, ParseBudget, read_text
 from bfcl_action.errors import InputError
 from bfcl_action.escape import log_line
+from bfcl_action.jsonl import numbered_lines
 
 JsonPath = tuple[str | int, ...]
 _MAX_INT_BITS = int(DEFAULT_BUDGET.max_int_digits * 3.33) + 1
@@ -234,10 +235,8 @@ def parse_jsonl(text: str, file: str, budget: ParseBudget = DEFAULT_BUDGET) -> D
     positions: dict[JsonPath, Position] = {(): (1, 1)}
     key_positions: dict[JsonPath, Position] = {}
     items: list[Any] = []
-    for lineno, line in enumerate(text.removeprefix("\ufeff").splitlines()):
-        if not line.strip():
-            continue
-        parser = _JsonParser(line, file, line_offset=lineno, budget=budget)
+    for number, line in numbered_lines(text):
+        parser = _JsonParser(str(line), file, line_offset=number - 1, budget=budget)
         index = len(items)
         items.append(parser.parse())
         positions.update({(index, *p): v for p, v in parser.positions.items()})
