@@ -117,6 +117,7 @@ def execution_options(settings: RunSettings) -> ExecutionOptions:
         ),
         python=settings.env_python,
         paths=tuple(str(Path(p).resolve()) for p in settings.env_paths),
+        http_allow=settings.exec_allow_hosts,
     )
 
 

@@ -11,6 +11,7 @@ import os
 import sys
 from pathlib import Path
 
+from bfcl_action import credentials
 from bfcl_action.evaluation import evaluate, print_summary, write_outputs
 from bfcl_action.models import Mode
 from bfcl_action.runner.pipeline import infra_error_rate
@@ -131,6 +132,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=int,
         help=f"address-space limit (default {DEFAULTS.tool_memory_mb})",
     )
+    env.add_argument(
+        "--exec-allow-host",
+        action="append",
+        default=[],
+        metavar="HOST[:PORT]",
+        help="executable checks may POST to this non-loopback host (repeatable; default: "
+        "loopback only)",
+    )
     batch = p.add_argument_group("Batch API (docs/batch.md)")
     batch.add_argument(
         "--batch",
@@ -219,6 +228,7 @@ def overrides_from_args(args: argparse.Namespace) -> RunOverrides:
         env_paths=tuple(args.env_path) or None,
         tool_timeout_s=args.tool_timeout,
         tool_memory_mb=args.tool_memory_mb,
+        exec_allow_hosts=tuple(h for e in args.exec_allow_host for h in e.split(",") if h) or None,
         batch=args.batch,
         batch_wait_s=args.batch_wait,
         batch_fallback=args.batch_fallback,
@@ -233,7 +243,8 @@ def main(args: argparse.Namespace) -> int:
         config = load_config(args.config)
     settings = resolve_run_settings(overrides_from_args(args), config, environ=os.environ)
     check_settings(settings, model_hint="give --model or `model.name` in --config")
-    api_key = api_key_from_env(settings, os.environ)
+    credentials.get(settings.api_key_env)  # held, out of the environment, redacted from now on
+    api_key = api_key_from_env(settings, credentials.environment())
     progress = make_progress(sys.stderr, enabled=not args.quiet)
     report, cases = evaluate(settings, config, api_key=api_key, progress=progress)
     write_outputs(report, args.output, args.results_dir, cases)

@@ -25,6 +25,7 @@ from typing import Any
 from github import Github
 from github.Repository import Repository
 
+from bfcl_action import redact
 from bfcl_action.compare import Comparison, Verdict, compare_runs
 from bfcl_action.digest import RunDigest, parse_digest
 from bfcl_action.errors import BfclActionError, InputError
@@ -144,7 +145,7 @@ def main(
     if activity is Activity.SKIP:
         return skip_without_key(ctx, github_factory)
     report_path = output_dir(ctx) / "report.json"
-    report = engine.run(ctx, report_path)
+    report = redact.redact_model(engine.run(ctx, report_path))
     if not report_path.is_file():
         save_report(report, report_path)
     if activity is Activity.SHARD:
@@ -400,7 +401,7 @@ def write_comment_artifact(
     """Comment body and metadata for a `workflow_run` job to post (upload this directory)."""
     folder = output_dir(ctx) / COMMENT_DIR
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "body.md").write_text(body, encoding="utf-8")
+    (folder / "body.md").write_text(redact.redact(body), encoding="utf-8")
     meta = {
         "version": 1,
         "repository": ctx.repository,
@@ -412,7 +413,7 @@ def write_comment_artifact(
         "summary": check_summary(ctx, report, comparison),
         "annotations": [a.model_dump() for a in annotations],
     }
-    (folder / "meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+    (folder / "meta.json").write_text(redact.redact(json.dumps(meta, indent=1)), encoding="utf-8")
     return folder
 
 
