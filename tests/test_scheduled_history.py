@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-import xml.etree.ElementTree as ET
 import subprocess
+import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
