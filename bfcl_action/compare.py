@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
-from bfcl_action.categories import CATEGORIES, Checker
+from bfcl_action.categories import CATEGORIES, is_multi_turn
 from bfcl_action.diagnostics import CallBalance, ToolDiagnostic, call_balance, diagnose_tools
 from bfcl_action.digest import FAIL, INFRA, PASS, RunDigest, outcome_of
 from bfcl_action.fingerprint import case_set_hash
@@ -281,11 +281,6 @@ def _question_excerpt(case: TestCase, limit: int = 400) -> str:
     return ""
 
 
-def _multi_turn(case: TestCase) -> bool:
-    category = CATEGORIES.get(case.category)
-    return category is not None and category.checker is Checker.MULTI_TURN
-
-
 def attach_case_context(report: RunReport, cases: Iterable[TestCase]) -> RunReport:
     """Copy each case's question excerpt, expected answer and offered function names onto
     its result, so the stored report can explain flips without the dataset at hand."""
@@ -302,7 +297,7 @@ def attach_case_context(report: RunReport, cases: Iterable[TestCase]) -> RunRepo
                     "question": _question_excerpt(case),
                     # multi-turn answers are per-turn call strings, not possible answers;
                     # their verdict's errors name the turn and what differed
-                    "expected": None if _multi_turn(case) else case.possible_answer,
+                    "expected": None if is_multi_turn(case.category) else case.possible_answer,
                     "functions": [f.name for f in case.functions],
                 }
             )

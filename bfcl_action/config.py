@@ -110,8 +110,8 @@ class SuitesConfig(_Strict):
     def _live_categories(cls, value: list[str]) -> list[str]:
         for item in value:
             cat = CATEGORIES.get(item)
-            if item != "all" and (cat is None or not item.startswith("live_")):
-                names = ["all", *(n for n in CATEGORIES if n.startswith("live_"))]
+            if item != "all" and (cat is None or not cat.live):
+                names = ["all", *(n for n, c in CATEGORIES.items() if c.live)]
                 raise ValueError(
                     f"{item!r} is not a Live category (live_simple, ...) or 'all'"
                     f"{did_you_mean(item, names)}"

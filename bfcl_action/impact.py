@@ -24,12 +24,13 @@ from bfcl_action.config import ModelSettings
 from bfcl_action.errors import InputError
 from bfcl_action.fingerprint import canonical_json, sha256_hex
 from bfcl_action.globs import matches_any
-from bfcl_action.models import FunctionDoc, Mode, TestCase
+from bfcl_action.models import FunctionDoc, TestCase
 from bfcl_action.tools.load import ToolSet, tools_from_sources
 from bfcl_action.tools.validate import ToolLimits
 
 if TYPE_CHECKING:  # the runner imports the comparison, which imports this module
-    from bfcl_action.runner.backends import Backend, BackendOptions
+    from bfcl_action.model.options import BackendOptions
+    from bfcl_action.model.request import ModelClient
 
 
 @dataclass
@@ -293,16 +294,16 @@ def describe_tool_changes(
     return out
 
 
-def key_backend(options: BackendOptions) -> Backend:
-    """The OpenAI backend for `options.mode`, used only to compute request keys (pure).
+def key_client(options: BackendOptions) -> ModelClient:
+    """The request path for `options`, used only to compute request keys (pure: no request
+    is sent, no cache opened).
 
     A `replay:` model is keyed as the model it replays would be: impact is about what would be
     asked, and both sides of a comparison use the same backend.
     """
-    from bfcl_action.runner.backends import BACKENDS
+    from bfcl_action.model.request import open_client
 
-    name = "openai-fc" if options.mode is Mode.FC else "openai-prompt"
-    return BACKENDS[name](replace(options, api_key=options.api_key or "unset"))
+    return open_client(replace(options, api_key=options.api_key or "unset"))
 
 
 def _conversation_key(case: TestCase, options: BackendOptions, sample: int) -> str:
@@ -324,17 +325,32 @@ def request_keys(
 ) -> dict[str, frozenset[str]]:
     """Per case id, the cache keys a run of `cases` with `options` asks for.
 
-    Keys come from the backend's own `build_request`, the function the runner uses, so they
-    are the response cache's keys by construction (content-addressed: the case id is not
-    part of them, and two cases asking the same thing share one answer).
+    Keys come from the request builder and the request path's key, the functions a run
+    uses (`model.forms.case_request`, `ModelClient.key`), so they are the response cache's
+    keys by construction (content-addressed: the case id is not part of them, and two cases
+    asking the same thing share one answer).
     """
-    backend = key_backend(options)
+    from bfcl_action.model.forms import case_request
+    from bfcl_action.model.render import FunctionRenderer
+    from bfcl_action.model.types import PermanentError
+    from bfcl_action.multiturn.conversation import is_multi_turn
+
+    client = key_client(options)
+    renderer = FunctionRenderer()
+    prompts: dict[str, str] = {}
     out: dict[str, frozenset[str]] = {}
     for case in cases:
         keys = set()
         for sample in range(repeat):
-            request = backend.build_request(case, sample)
-            keys.add(request.cache_key or _conversation_key(case, options, sample))
+            if is_multi_turn(case):
+                keys.add(_conversation_key(case, options, sample))
+                continue
+            try:
+                request, _ = case_request(case, options.mode, renderer, sample, prompts)
+            except PermanentError:  # never asked: keyed by content, like a conversation
+                keys.add(_conversation_key(case, options, sample))
+                continue
+            keys.add(client.key(request))
         out[case.id] = frozenset(keys)
     return out
 
@@ -441,7 +457,7 @@ def options_for(model: ModelSettings) -> BackendOptions:
 
     The endpoint and key are the same on both sides of a comparison, so they are left out.
     """
-    from bfcl_action.runner.backends import BackendOptions
+    from bfcl_action.model.options import BackendOptions
 
     return BackendOptions(
         model=model.name or "model",

@@ -28,10 +28,15 @@ from typing import Any, Protocol
 from rapidfuzz import fuzz, process
 
 from bfcl_action.cases import load_cases
-from bfcl_action.categories import CATEGORIES, Checker, parse_categories
+from bfcl_action.categories import (
+    CATEGORIES,
+    MULTI_TURN_OFFICIAL,
+    Checker,
+    is_multi_turn,
+    parse_categories,
+)
 from bfcl_action.config import BfclConfig
 from bfcl_action.dataset import dataset_categories, load_dataset
-from bfcl_action.dataset.multi_turn import MULTI_TURN_OFFICIAL
 from bfcl_action.errors import ConfigError, DatasetError
 from bfcl_action.fingerprint import sha256_hex
 from bfcl_action.globs import glob_files
@@ -482,7 +487,7 @@ def _external(config: BfclConfig, src: CaseSource) -> list[TestCase]:
             for c in src.categories(spec)
             if c in CATEGORIES and CATEGORIES[c].checker is not Checker.MULTI_TURN
         ]
-        multi = [w for w in wanted if w == "multi_turn" or _is_multi_turn_name(w)]
+        multi = [w for w in wanted if w == "multi_turn" or is_multi_turn(w)]
         rest = [w for w in wanted if w not in multi]
         chosen = parse_categories(",".join(rest), available) if rest else []
         if multi:  # named explicitly: `all` never pulls multi-turn in
@@ -490,8 +495,3 @@ def _external(config: BfclConfig, src: CaseSource) -> list[TestCase]:
             chosen += [c for c in names if c not in chosen]
         out.extend(src.load(spec, chosen))
     return out
-
-
-def _is_multi_turn_name(name: str) -> bool:
-    category = CATEGORIES.get(name)
-    return category is not None and category.checker is Checker.MULTI_TURN

@@ -53,3 +53,34 @@ def test_group_names_expand_to_their_available_categories() -> None:
 def test_category_missing_from_dataset_is_an_error() -> None:
     with pytest.raises(ConfigError, match="not in the selected dataset"):
         parse_categories("own_simple", SINGLE_TURN_OFFICIAL)
+
+
+def test_the_table_names_each_categorys_column_folder_and_kind() -> None:
+    from bfcl_action.categories import (
+        LIVE_CATEGORIES,
+        MULTI_TURN_OFFICIAL,
+        Column,
+        columns_of,
+        is_multi_turn,
+    )
+
+    assert columns_of(Column.NON_LIVE_SIMPLE_AST) == [
+        "simple_python",
+        "simple_java",
+        "simple_javascript",
+    ]
+    assert columns_of(Column.IRRELEVANCE) == ["irrelevance", "live_irrelevance"]
+    assert columns_of(Column.RELEVANCE) == ["live_relevance"]
+    assert LIVE_CATEGORIES == (
+        "live_simple",
+        "live_multiple",
+        "live_parallel",
+        "live_parallel_multiple",
+        "live_irrelevance",
+        "live_relevance",
+    )
+    assert CATEGORIES["irrelevance"].directory == "non_live"
+    assert CATEGORIES["live_irrelevance"].directory == "live"
+    assert CATEGORIES["own_multi_turn"].directory == "own"
+    assert all(is_multi_turn(n) for n in MULTI_TURN_OFFICIAL)
+    assert is_multi_turn("own_multi_turn") and not is_multi_turn("nonexistent")

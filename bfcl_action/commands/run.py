@@ -17,11 +17,12 @@ import platformdirs
 
 from bfcl_action.checker import needs_underscore_to_dot
 from bfcl_action.errors import ConfigError
+from bfcl_action.model.naming import NameMap, with_api_names
 from bfcl_action.models import CaseResult, Mode, RunReport, TestCase
 from bfcl_action.multiturn.check import ExecutionOptions
 from bfcl_action.multiturn.sandbox import SandboxLimits
+from bfcl_action.run_reports import save_report
 from bfcl_action.runner.backends import BackendOptions
-from bfcl_action.runner.naming import NameMap, with_api_names
 from bfcl_action.runner.pipeline import RunOptions, infra_error_rate, run_evaluation
 from bfcl_action.runner.progress import make_progress
 from bfcl_action.select import parse_shard, select_cases
@@ -348,6 +349,7 @@ def main(args: argparse.Namespace) -> int:
             report, json_path=args.metrics_json, openmetrics_path=args.metrics_openmetrics
         )
     print_summary(report)
+    print(f"wrote the run report to {args.output}" + _results_note(args.results_dir))
     rate = infra_error_rate(report)
     if rate > args.max_infra_error_rate:
         print(
@@ -357,6 +359,10 @@ def main(args: argparse.Namespace) -> int:
         )
         return 1
     return 0
+
+
+def _results_note(results_dir: Path | None) -> str:
+    return f" and BFCL result files to {results_dir}/" if results_dir is not None else ""
 
 
 def execution_options(args: argparse.Namespace) -> ExecutionOptions:
@@ -375,8 +381,7 @@ def execution_options(args: argparse.Namespace) -> ExecutionOptions:
 def write_outputs(
     report: RunReport, output: Path, results_dir: Path | None, cases: Sequence[TestCase] = ()
 ) -> None:
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(report.model_dump_json(indent=1), encoding="utf-8")
+    save_report(report, output)
     if results_dir is not None:
         from bfcl_action.results_io import write_result_files
 

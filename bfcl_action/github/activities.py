@@ -52,10 +52,11 @@ from bfcl_action.github.context import (
     CommentMode,
     PullRequestInfo,
 )
-from bfcl_action.github.evaluate import Engine, annotations_for, load_report
+from bfcl_action.github.evaluate import Engine, annotations_for
 from bfcl_action.github.statuses import CategoryStatus, post_statuses
 from bfcl_action.models import RunReport
 from bfcl_action.report.markdown import DEFAULT_TITLE, render_comment, render_summary
+from bfcl_action.run_reports import load_baseline, load_report, save_report
 
 T = TypeVar("T")
 GithubFactory = Callable[[ActionContext], Github]
@@ -123,7 +124,7 @@ def main(
     report_path = output_dir(ctx) / "report.json"
     report = engine.run(ctx, report_path)
     if not report_path.is_file():
-        report_path.write_text(report.model_dump_json(indent=1), encoding="utf-8")
+        save_report(report, report_path)
     if ctx.inputs.shard and not ctx.inputs.report:
         return finish_shard(ctx, report, report_path)
     # --- scheduled runs: metrics files, history and alert issue (github/scheduled.py)
@@ -310,8 +311,6 @@ def find_baseline(
     path = baseline_file(ctx)
     if mode in ("auto", "file") or mode.startswith("file:"):
         if path is not None and path.is_file():
-            from bfcl_action.commands.compare import load_baseline
-
             return load_baseline(path), f"the baseline file `{path.name}`", merge_base
         if mode != "auto":
             raise InputError("the baseline file does not exist", file=str(path), field="baseline")

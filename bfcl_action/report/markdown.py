@@ -18,6 +18,7 @@ from typing import Any
 import jinja2
 
 from bfcl_action import escape
+from bfcl_action import github_limits as limits
 from bfcl_action.compare import (
     Comparison,
     FlippedCase,
@@ -26,7 +27,6 @@ from bfcl_action.compare import (
     Verdict,
     p_text,
 )
-from bfcl_action.github import limits
 from bfcl_action.impact import WordChange
 
 COMMENT_LIMIT = limits.COMMENT_BODY.size
