@@ -95,6 +95,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     run.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     run.add_argument(
+        "--cache-max-age",
+        type=float,
+        default=7.0,
+        metavar="DAYS",
+        help="reuse cached answers at most this old; older ones are dropped (default 7; 0 reuses none)",
+    )
+    run.add_argument(
+        "--fresh",
+        action="store_true",
+        help="ask every request afresh (the cache is still written): what scheduled runs do",
+    )
+    run.add_argument(
         "--max-infra-error-rate",
         type=float,
         default=0.05,
@@ -334,6 +346,8 @@ def main(args: argparse.Namespace) -> int:
         repeat=args.repeat,
         max_retries=args.max_retries,
         cache_dir=None if args.no_cache or args.model.startswith("replay:") else args.cache,
+        cache_max_age_s=args.cache_max_age * 86400 if args.cache_max_age > 0 else 0.0,
+        cache_read=not args.fresh,
         shard=args.shard or "",
         model_name=args.model_name,
         extra_notes=_replay_note(args),

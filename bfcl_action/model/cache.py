@@ -31,12 +31,28 @@ CREATE TABLE IF NOT EXISTS responses (
 )
 """
 FILE_NAME = "responses.sqlite3"
+DEFAULT_MAX_AGE_S = 7 * 24 * 3600.0
+"""Answers older than this are neither reused nor kept (a week: the provider may have
+changed the model behind the name since)."""
 
 
 class ResponseCache:
-    """`get(key)` / `put(key, ...)`; counts hits and writes for the progress line and report."""
+    """`get(key)` / `put(key, ...)`; counts hits and writes for the progress line and report.
 
-    def __init__(self, directory: str | Path) -> None:
+    `max_age_s` bounds staleness: older rows are deleted on open and never returned (None:
+    no limit). `read=False` makes a write-only cache: every answer is asked afresh and
+    stored, for runs that measure the provider (scheduled runs) yet feed later PR runs.
+    """
+
+    def __init__(
+        self,
+        directory: str | Path,
+        *,
+        max_age_s: float | None = DEFAULT_MAX_AGE_S,
+        read: bool = True,
+    ) -> None:
+        self.max_age_s = max_age_s
+        self.read = read
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / FILE_NAME
@@ -47,6 +63,17 @@ class ResponseCache:
             self._db = self._open()
         self.hits = 0
         self.writes = 0
+        self.expired = self._prune()
+
+    def _oldest(self) -> float:
+        return 0.0 if self.max_age_s is None else time.time() - self.max_age_s
+
+    def _prune(self) -> int:
+        """Delete rows past the age limit; how many went."""
+        if self.max_age_s is None:
+            return 0
+        gone = self._db.execute("DELETE FROM responses WHERE created < ?", (self._oldest(),))
+        return max(0, gone.rowcount)
 
     def _open(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -62,7 +89,11 @@ class ResponseCache:
         return db
 
     def get(self, key: str) -> ChatResponse | None:
-        row = self._db.execute("SELECT answer FROM responses WHERE key = ?", (key,)).fetchone()
+        if not self.read:
+            return None
+        row = self._db.execute(
+            "SELECT answer FROM responses WHERE key = ? AND created >= ?", (key, self._oldest())
+        ).fetchone()
         if row is None:
             return None
         self.hits += 1

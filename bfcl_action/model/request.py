@@ -36,6 +36,7 @@ from bfcl_action.model.types import (
     Message,
     RequestStats,
     TransientError,
+    served_label,
 )
 
 KEY_VERSION = "2"
@@ -111,7 +112,7 @@ class ModelClient:
         hit = self.cache.get(key)
         if hit is not None:
             self.stats.cache_hits += 1
-            self._count(hit)
+            self._count(hit, cached=True)
             return dataclasses.replace(hit, cached=True)
         future: asyncio.Future[ChatResponse] = asyncio.get_running_loop().create_future()
         self._answered[key] = future
@@ -183,7 +184,9 @@ class ModelClient:
         reason = str(exc).split(":")[0]
         self.stats.retry_reasons[reason] = self.stats.retry_reasons.get(reason, 0) + 1
 
-    def _count(self, response: ChatResponse) -> None:
+    def _count(self, response: ChatResponse, *, cached: bool = False) -> None:
+        label = served_label(response.model, response.system_fingerprint)
+        (self.stats.served_cached if cached else self.stats.served_fresh)[label] += 1
         self.stats.shapes.update(response.shapes)
         if response.model:
             self.stats.models[response.model] += 1
@@ -249,3 +252,5 @@ def _add(total: RequestStats, part: RequestStats) -> None:
     total.shapes.update(part.shapes)
     total.models.update(part.models)
     total.fingerprints.update(part.fingerprints)
+    total.served_fresh.update(part.served_fresh)
+    total.served_cached.update(part.served_cached)

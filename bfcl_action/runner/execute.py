@@ -56,6 +56,8 @@ class ExecutionStats:
     shapes: Counter[str] = field(default_factory=Counter)
     models: Counter[str] = field(default_factory=Counter)
     fingerprints: Counter[str] = field(default_factory=Counter)
+    served_fresh: Counter[str] = field(default_factory=Counter)
+    served_cached: Counter[str] = field(default_factory=Counter)
 
 
 async def execute(
@@ -116,6 +118,8 @@ async def execute(
         stats.shapes = Counter(requests.shapes)
         stats.models = Counter(requests.models)
         stats.fingerprints = Counter(requests.fingerprints)
+        stats.served_fresh = Counter(requests.served_fresh)
+        stats.served_cached = Counter(requests.served_cached)
     if stopped:
         raise stopped[0]
     return outcomes, stats

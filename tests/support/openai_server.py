@@ -83,6 +83,8 @@ class OpenAIServer:
         self.headers: list[dict[str, str]] = []
         self.faults_served: list[str] = []
         self.count = 0
+        self.served_model: str | None = None
+        self.system_fingerprint: str | None = None
         self.connections = 0
         self._planned: list[tuple[str, list[str]]] = []
         self._rng = random.Random(seed)
@@ -97,6 +99,15 @@ class OpenAIServer:
         """The next requests whose last user message contains `match` fail with `kinds`."""
         with self._lock:
             self._planned.append((match, list(kinds)))
+
+    def _served(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """The serving `model` and `system_fingerprint` a test set (`served_model`,
+        `system_fingerprint`), as a provider names the snapshot behind an alias."""
+        if self.served_model is not None:
+            payload["model"] = self.served_model
+        if self.system_fingerprint is not None:
+            payload["system_fingerprint"] = self.system_fingerprint
+        return payload
 
     def answer_for(self, body: dict[str, Any]) -> Reply:
         if self.responder is not None:
@@ -261,7 +272,7 @@ class OpenAIServer:
         if self.latency:
             await asyncio.sleep(self.latency)
         if fault is None:
-            send(200, json.dumps(completion(body, self.answer_for(body))).encode())
+            send(200, json.dumps(self._served(completion(body, self.answer_for(body)))).encode())
         elif fault == "429":
             err = b'{"error": {"message": "rate limited", "type": "rate_limit"}}'
             send(429, err, {"Retry-After": self.retry_after})
