@@ -58,6 +58,8 @@ class ExecutionStats:
     fingerprints: Counter[str] = field(default_factory=Counter)
     served_fresh: Counter[str] = field(default_factory=Counter)
     served_cached: Counter[str] = field(default_factory=Counter)
+    notes: list[str] = field(default_factory=list)
+    """What stages before the requests did (e.g. the batch stage), for the run's notes."""
 
 
 async def execute(
