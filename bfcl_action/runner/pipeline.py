@@ -53,11 +53,16 @@ class RunOptions:
 
     def comparable_settings(self) -> dict[str, object]:
         """Settings that change scores, hashed into the fingerprint (shards of one run share it)."""
+        from bfcl_action.model.providers.openai import is_reasoning_model
+
         backend = self.backend
+        reasoning = is_reasoning_model(backend.model)  # sent no temperature or top_p
         settings: dict[str, object] = {
-            "temperature": "server default" if backend.temperature is None else backend.temperature
+            "temperature": "server default"
+            if backend.temperature is None or reasoning
+            else backend.temperature
         }
-        if backend.top_p is not None:
+        if backend.top_p is not None and not reasoning:
             settings["top_p"] = backend.top_p
         if backend.seed is not None:
             settings["seed"] = backend.seed
