@@ -85,3 +85,17 @@ def test_a_changed_serving_model_is_called_out_with_the_fix(
     assert "**The model behind `test-model` changed.**" in text
     assert "`add-model-2026-06 · fp_new`" in text and "response-cache: false" in text
     assert base.requests is not None and base.requests.drift() is None
+
+
+def test_a_fresh_cache_answers_only_what_this_run_wrote(tmp_path: Path) -> None:
+    from bfcl_action.model.cache import ResponseCache
+    from bfcl_action.model.types import ChatResponse
+
+    old = ResponseCache(tmp_path)
+    old.put("k-old", case_id="a", model="m", answer=ChatResponse(content="old"))
+    old.close()
+    fresh = ResponseCache(tmp_path, read=False)
+    assert fresh.get("k-old") is None and "k-old" not in fresh
+    fresh.put("k-new", case_id="b", model="m", answer=ChatResponse(content="new"))  # batch
+    assert "k-new" in fresh and fresh.get("k-new") is not None
+    fresh.close()

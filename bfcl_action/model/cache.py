@@ -40,8 +40,10 @@ class ResponseCache:
     """`get(key)` / `put(key, ...)`; counts hits and writes for the progress line and report.
 
     `max_age_s` bounds staleness: older rows are deleted on open and never returned (None:
-    no limit). `read=False` makes a write-only cache: every answer is asked afresh and
-    stored, for runs that measure the provider (scheduled runs) yet feed later PR runs.
+    no limit). `read=False` makes a fresh cache: only answers written since it was opened
+    are returned (this run's, e.g. the Batch API stage's), every other request is asked
+    afresh and stored, for runs that measure the provider (scheduled runs) yet feed later
+    PR runs.
     """
 
     def __init__(
@@ -53,6 +55,7 @@ class ResponseCache:
     ) -> None:
         self.max_age_s = max_age_s
         self.read = read
+        self.opened = time.time()
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / FILE_NAME
@@ -66,13 +69,15 @@ class ResponseCache:
         self.expired = self._prune()
 
     def _oldest(self) -> float:
-        return 0.0 if self.max_age_s is None else time.time() - self.max_age_s
+        oldest = 0.0 if self.max_age_s is None else time.time() - self.max_age_s
+        return oldest if self.read else max(oldest, self.opened)
 
     def _prune(self) -> int:
         """Delete rows past the age limit; how many went."""
         if self.max_age_s is None:
             return 0
-        gone = self._db.execute("DELETE FROM responses WHERE created < ?", (self._oldest(),))
+        oldest = time.time() - self.max_age_s
+        gone = self._db.execute("DELETE FROM responses WHERE created < ?", (oldest,))
         return max(0, gone.rowcount)
 
     def _open(self) -> sqlite3.Connection:
@@ -89,8 +94,6 @@ class ResponseCache:
         return db
 
     def get(self, key: str) -> ChatResponse | None:
-        if not self.read:
-            return None
         row = self._db.execute(
             "SELECT answer FROM responses WHERE key = ? AND created >= ?", (key, self._oldest())
         ).fetchone()
@@ -108,8 +111,11 @@ class ResponseCache:
         self.writes += 1
 
     def __contains__(self, key: object) -> bool:
-        """Whether an answer is stored under `key` (not counted as a hit)."""
-        row = self._db.execute("SELECT 1 FROM responses WHERE key = ?", (key,)).fetchone()
+        """Whether `get(key)` would answer (not counted as a hit): within the age limit, and
+        written since opening in a fresh cache."""
+        row = self._db.execute(
+            "SELECT 1 FROM responses WHERE key = ? AND created >= ?", (key, self._oldest())
+        ).fetchone()
         return row is not None
 
     def __len__(self) -> int:
