@@ -99,3 +99,33 @@ def test_a_fresh_cache_answers_only_what_this_run_wrote(tmp_path: Path) -> None:
     fresh.put("k-new", case_id="b", model="m", answer=ChatResponse(content="new"))  # batch
     assert "k-new" in fresh and fresh.get("k-new") is not None
     fresh.close()
+
+
+def _ctx(event: str, **inputs: str):  # type: ignore[no-untyped-def]
+    from bfcl_action.github.context import ActionContext
+
+    env = {"GITHUB_EVENT_NAME": event, "BFCL_RESPONSE_CACHE_DIR": "/tmp/restored"}
+    env.update({f"INPUT_{k.upper()}": v for k, v in inputs.items()})
+    return ActionContext.from_env(env)
+
+
+def test_the_action_reuses_the_restored_cache_on_pushes_and_prs() -> None:
+    from bfcl_action.github.evaluate import run_overrides
+
+    overrides = run_overrides(_ctx("push", response_cache_max_age="3"), None)
+    assert str(overrides.cache_dir) == "/tmp/restored"
+    assert (overrides.fresh, overrides.cache_max_age_days, overrides.no_cache) == (None, 3.0, False)
+
+
+def test_scheduled_runs_never_reuse_cached_answers() -> None:
+    from bfcl_action.github.evaluate import run_overrides
+
+    for event in ("schedule", "workflow_dispatch"):
+        overrides = run_overrides(_ctx(event), None)
+        assert overrides.fresh is True and str(overrides.cache_dir) == "/tmp/restored"
+
+
+def test_the_response_cache_input_turns_the_cache_off() -> None:
+    from bfcl_action.github.evaluate import run_overrides
+
+    assert run_overrides(_ctx("push", response_cache="false"), None).no_cache is True
