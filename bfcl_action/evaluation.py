@@ -133,6 +133,8 @@ def run_options(settings: RunSettings, datasets: Sequence[str], api_key: str | N
         repeat=settings.repeat,
         max_retries=settings.max_retries,
         cache_dir=settings.cache_dir,
+        cache_max_age_s=settings.cache_max_age_days * 86400,
+        cache_read=not settings.fresh,
         shard=settings.shard,
         model_name=settings.model_name,
         extra_notes=notes,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -185,6 +185,32 @@ class RunCost(BaseModel):
     full_cost_usd: float | None = None
 
 
+class RequestCounts(BaseModel):
+    """What a run paid for: model requests asked (retries aside) and answers reused from the
+    response cache, with the serving model and fingerprint of each side."""
+
+    asked: int = 0
+    reused: int = 0
+    shared: int = 0
+    """Requests identical to one already asked in the run, answered by that one."""
+    retries: int = 0
+    cache: Literal["on", "off", "fresh"] = "off"
+    """`fresh`: the cache was written but never read (scheduled runs measure the provider)."""
+    served_fresh: dict[str, int] = Field(default_factory=dict)
+    served_cached: dict[str, int] = Field(default_factory=dict)
+
+    def drift(self) -> tuple[list[str], list[str]] | None:
+        """(fresh, cached) serving labels when fresh answers name a model or fingerprint
+        that none of the cached answers beside them do: the provider changed the model
+        behind the name since those answers were cached."""
+        if not self.served_fresh or not self.served_cached:
+            return None
+        fresh, cached = set(self.served_fresh), set(self.served_cached)
+        if fresh <= cached:
+            return None
+        return sorted(fresh - cached), sorted(cached - fresh) or sorted(cached)
+
+
 class RunReport(BaseModel):
     """Everything one evaluation run produced; the unit that is stored, merged and compared.
 
@@ -210,3 +236,5 @@ class RunReport(BaseModel):
     """Tokens and dollars (`bfcl_action.cost`); dollars only where `pricing:` has the model."""
     shard: str = ""
     """`i/n` when this report holds one shard of a run (`run --shard`); empty otherwise."""
+    requests: RequestCounts | None = None
+    """What this run asked the model and reused from the cache (None: not recorded)."""

@@ -102,6 +102,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     run.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     run.add_argument(
+        "--cache-max-age",
+        type=float,
+        metavar="DAYS",
+        help="reuse cached answers at most this old, drop older ones "
+        f"(default {DEFAULTS.cache_max_age_days:g}; 0: none)",
+    )
+    run.add_argument(
+        "--fresh",
+        action="store_true",
+        help="ask every request afresh (the cache is still written): what scheduled runs do",
+    )
+    run.add_argument(
         "--max-infra-error-rate",
         type=float,
         metavar="RATE",
@@ -223,6 +235,8 @@ def overrides_from_args(args: argparse.Namespace) -> RunOverrides:
         repeat=args.repeat,
         cache_dir=args.cache,
         no_cache=args.no_cache,
+        cache_max_age_days=args.cache_max_age,
+        fresh=args.fresh or None,
         max_infra_error_rate=args.max_infra_error_rate,
         env_python=args.env_python,
         env_paths=tuple(args.env_path) or None,

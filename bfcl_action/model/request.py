@@ -36,6 +36,7 @@ from bfcl_action.model.types import (
     Message,
     RequestStats,
     TransientError,
+    served_label,
 )
 
 KEY_VERSION = "2"
@@ -124,11 +125,12 @@ class ModelClient:
             return shared
         hit = self.cache.get(key)
         if hit is not None:
-            self._count(hit)
             if key in self._fresh:
+                self._count(hit)
                 self.stats.batched += 1
                 return hit
             self.stats.cache_hits += 1
+            self._count(hit, cached=True)
             return dataclasses.replace(hit, cached=True)
         if key in self._refused:
             raise InfraFailure(self._refused[key], 0)
@@ -202,7 +204,9 @@ class ModelClient:
         reason = str(exc).split(":")[0]
         self.stats.retry_reasons[reason] = self.stats.retry_reasons.get(reason, 0) + 1
 
-    def _count(self, response: ChatResponse) -> None:
+    def _count(self, response: ChatResponse, *, cached: bool = False) -> None:
+        label = served_label(response.model, response.system_fingerprint)
+        (self.stats.served_cached if cached else self.stats.served_fresh)[label] += 1
         self.stats.shapes.update(response.shapes)
         if response.model:
             self.stats.models[response.model] += 1
@@ -268,3 +272,5 @@ def _add(total: RequestStats, part: RequestStats) -> None:
     total.shapes.update(part.shapes)
     total.models.update(part.models)
     total.fingerprints.update(part.fingerprints)
+    total.served_fresh.update(part.served_fresh)
+    total.served_cached.update(part.served_cached)

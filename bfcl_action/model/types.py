@@ -148,6 +148,11 @@ class ChatResponse:
         )
 
 
+def served_label(model: str | None, fingerprint: str | None) -> str:
+    """`model` and `system_fingerprint` as one label (`gpt-4o-2024-08-06 · fp_abc`)."""
+    return " · ".join(part for part in (model or "?", fingerprint) if part)
+
+
 @dataclass
 class RequestStats:
     """What the request path did, over every request of every case and conversation step."""
@@ -168,3 +173,8 @@ class RequestStats:
     """Answers per serving `model` the server named."""
     fingerprints: Counter[str] = field(default_factory=Counter)
     """Answers per `system_fingerprint` the server named."""
+    served_fresh: Counter[str] = field(default_factory=Counter)
+    """Answers asked in this run, per `served_label` (serving model and fingerprint)."""
+    served_cached: Counter[str] = field(default_factory=Counter)
+    """Answers reused from the cache, per `served_label`: when the two disagree, the
+    provider changed the model behind the name between the runs that asked them."""

@@ -90,6 +90,8 @@ class OpenAIServer:
         """(request, 200 reply) pairs in OpenAI's own shapes, checked on a clean exit."""
         self.validate_against_spec = True
         self.count = 0
+        self.served_model: str | None = None
+        self.system_fingerprint: str | None = None
         self.connections = 0
         self.in_flight = 0
         self.max_in_flight = 0
@@ -110,6 +112,15 @@ class OpenAIServer:
         """The next requests whose last user message contains `match` fail with `kinds`."""
         with self._lock:
             self._planned.append((match, list(kinds)))
+
+    def _served(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """The serving `model` and `system_fingerprint` a test set (`served_model`,
+        `system_fingerprint`), as a provider names the snapshot behind an alias."""
+        if self.served_model is not None:
+            payload["model"] = self.served_model
+        if self.system_fingerprint is not None:
+            payload["system_fingerprint"] = self.system_fingerprint
+        return payload
 
     def answer_for(self, body: dict[str, Any]) -> Reply:
         if self.responder is not None:
@@ -339,7 +350,7 @@ class OpenAIServer:
                 self.in_flight -= 1
         if fault is None:
             reply = self.answer_for(body)
-            payload = json.dumps(completion(body, reply)).encode()
+            payload = json.dumps(self._served(completion(body, reply))).encode()
             if self.record and not isinstance(reply.get("message"), dict):
                 with self._lock:
                     self.exchanges.append((body, payload))
