@@ -269,7 +269,7 @@ class OpenAIServer:
         problem = history_problem(body)
         if problem is not None:
             return 400, json.loads(_error(problem, "invalid_request_error"))
-        return 200, completion(body, self.answer_for(body))
+        return 200, self._served(completion(body, self.answer_for(body)))
 
     async def _respond_batches(
         self,
