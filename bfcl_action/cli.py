@@ -25,6 +25,7 @@ COMMANDS: list[str] = [
     "github",
     "validate",
     "history",
+    "generate",
 ]
 
 

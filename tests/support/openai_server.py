@@ -13,6 +13,10 @@ drive the real `openai` SDK against it. It scripts answers and injects faults:
   "503", "timeout" (answers after `hang_s`), "reset" (connection reset), "malformed" (non-JSON
   body), "empty" (no choices), "400".
 - `latency` delays every answer; `requests` records every request body for assertions.
+- structured outputs: a `response_format` of type `json_schema` is checked as OpenAI checks a
+  strict schema (every property required, `additionalProperties: false`; else 400);
+  `structured_outputs = False` answers 400 to any `json_schema` format, as servers without
+  the feature do. A reply may carry `refusal` (OpenAI's structured-output refusal).
 
 Run standalone (for benchmarks, so its CPU is not the client's):
 `python -m tests.support.openai_server --latency 0.2 --fault-rate 0.2` prints the port.
@@ -65,6 +69,7 @@ class OpenAIServer:
         self.hang_s = hang_s
         self.record = record
         self.script: dict[str, Reply] = {}
+        self.structured_outputs = True
         self.responder: Callable[[dict[str, Any]], Reply] | None = None
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
@@ -201,6 +206,23 @@ class OpenAIServer:
             with contextlib.suppress(Exception):
                 writer.close()
 
+    def _response_format_error(self, fmt: Any) -> str | None:
+        if fmt is None:
+            return None
+        kinds = {"text", "json_object", "json_schema"}
+        if not isinstance(fmt, dict) or fmt.get("type") not in kinds:
+            return "Invalid value for response_format.type"
+        if fmt["type"] != "json_schema":
+            return None
+        if not self.structured_outputs:
+            return "response_format json_schema is not supported by this server"
+        spec = fmt.get("json_schema")
+        if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
+            return "Missing required parameter: response_format.json_schema.name"
+        if spec.get("strict"):
+            return _strict_schema_error(spec.get("schema"), "schema")
+        return None
+
     async def _respond(
         self, path: str, headers: dict[str, str], raw: bytes, writer: asyncio.StreamWriter
     ) -> bool:
@@ -225,6 +247,11 @@ class OpenAIServer:
                 self.headers.append(headers)
         if not path.endswith("/chat/completions"):
             send(404, b'{"error": {"message": "not found"}}')
+            return True
+        format_error = self._response_format_error(body.get("response_format"))
+        if format_error is not None:
+            send(400, json.dumps({"error": {"message": format_error}}).encode())
+            await writer.drain()
             return True
         fault = self._fault_for(body)
         if self.latency:
@@ -263,8 +290,32 @@ _REASONS = {
 }
 
 
+def _strict_schema_error(schema: Any, where: str) -> str | None:
+    """OpenAI's strict-mode rules: objects list every property as required and forbid
+    additional ones; nested schemas follow the same rules."""
+    if not isinstance(schema, dict):
+        return f"Invalid schema at {where}: not an object"
+    if schema.get("type") == "object":
+        props = schema.get("properties")
+        if not isinstance(props, dict):
+            return f"Invalid schema at {where}: object without properties"
+        if schema.get("additionalProperties") is not False:
+            return f"Invalid schema at {where}: 'additionalProperties' must be false"
+        if sorted(schema.get("required") or []) != sorted(props):
+            return f"Invalid schema at {where}: every property must be required"
+        for name, sub in props.items():
+            error = _strict_schema_error(sub, f"{where}.{name}")
+            if error:
+                return error
+    if schema.get("type") == "array":
+        return _strict_schema_error(schema.get("items"), f"{where}[]")
+    return None
+
+
 def completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": reply.get("content")}
+    if reply.get("refusal"):
+        message["refusal"] = reply["refusal"]
     calls = reply.get("tool_calls")
     if calls:
         message["tool_calls"] = [
