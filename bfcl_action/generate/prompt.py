@@ -85,6 +85,8 @@ class ProposeTask:
     offered: tuple[str, ...]
     counts: tuple[tuple[Kind, int], ...]
     seed: int
+    allowed: tuple[Kind, ...] = ()
+    """Kinds a candidate may have (the categories asked for); `counts` only steers."""
 
     @property
     def total(self) -> int:
@@ -129,7 +131,7 @@ def plan_tasks(
         if not usable:
             continue
         counts = share_out(per_tool, usable)
-        tasks.append(ProposeTask(name, (name, *others), tuple(counts.items()), seed))
+        tasks.append(ProposeTask(name, (name, *others), tuple(counts.items()), seed, tuple(usable)))
     return tasks
 
 

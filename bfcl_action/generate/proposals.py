@@ -47,7 +47,7 @@ def read_proposals(
     entries = data.get("cases") if isinstance(data, dict) else None
     if not isinstance(entries, list):
         return [], [Drop(tool, DropReason.MALFORMED_JSON, "no `cases` list")]
-    wanted = {k for k, _ in task.counts}
+    wanted = set(task.allowed or [k for k, _ in task.counts])
     out: list[Candidate] = []
     drops: list[Drop] = []
     for index, entry in enumerate(entries):
@@ -74,7 +74,9 @@ def _candidate(task: ProposeTask, index: int, entry: Any, wanted: set[Kind]) -> 
     except ValueError:
         return Drop(tool, DropReason.WRONG_KIND, f"unknown kind {entry.get('kind')!r}", request)
     if kind not in wanted:
-        return Drop(tool, DropReason.WRONG_KIND, f"kind {kind.value} was not asked for", request)
+        return Drop(
+            tool, DropReason.WRONG_KIND, f"kind {kind.value} is not among --categories", request
+        )
     calls = entry.get("calls")
     if not isinstance(calls, list):
         return Drop(tool, DropReason.MALFORMED_JSON, "`calls` is not a list", request)

@@ -1,0 +1,260 @@
+"""`bfcl-action generate` end to end against the local OpenAI-compatible server.
+
+The scripted proposer (tests/fixtures/generate/script.json) answers with good candidates and
+every bad kind; the scripted verify model agrees with some and not others.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ruamel.yaml import YAML
+
+from bfcl_action.cases import load_cases
+from bfcl_action.checker import check_calls
+from bfcl_action.checker.answers import concrete_calls
+from bfcl_action.cli import main
+from bfcl_action.tools.load import load_tools
+from tests.support.generate_script import load_script, responder
+from tests.support.openai_server import OpenAIServer
+
+FIXTURE = Path(__file__).parent / "fixtures" / "generate"
+
+
+@pytest.fixture
+def server() -> Iterator[OpenAIServer]:
+    with OpenAIServer() as srv:
+        srv.responder = responder(load_script(FIXTURE / "script.json"))
+        yield srv
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURE, root)
+    (root / "bfcl.yml").rename(root / ".bfcl.yml")
+    (root / "script.json").unlink()
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    return root
+
+
+def generate(repo: Path, server: OpenAIServer, *extra: str) -> int:
+    return main(
+        [
+            "generate",
+            "--config",
+            str(repo / ".bfcl.yml"),
+            "--base-url",
+            server.base_url,
+            "--cache",
+            str(repo / ".cache"),
+            "--per-tool",
+            "10",
+            "--quiet",
+            *extra,
+        ]
+    )
+
+
+def report_lines(out: str) -> dict[str, str]:
+    return {line.split(":")[0]: line for line in out.splitlines() if ": proposed" in line}
+
+
+def test_each_bad_kind_is_dropped_with_its_reason(
+    repo: Path, server: OpenAIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert generate(repo, server) == 0
+    lines = report_lines(capsys.readouterr().out)
+    weather = lines["get_weather"]
+    assert "proposed 16, kept 3, for review 2, dropped 11" in weather
+    for reason in (
+        "unknown_function 1",
+        "unknown_argument 1",
+        "mistyped_argument 1",
+        "outside_enum 1",
+        "missing_required 1",
+        "hallucinated 1",
+        "duplicate 2",
+        "hostile_text 2",
+        "malformed_json 1",
+    ):
+        assert reason in weather, reason
+    assert "kept 2, for review 0, dropped 0" in lines["get_air_quality"]
+    assert "unpassable 1" in lines["plan_route"]
+    assert "kept 0" in lines["send_alert"] and "refusal" in lines["send_alert"]
+    assert "kept 0" in lines["get_uv_index"] and "malformed_json" in lines["get_uv_index"]
+
+
+def test_every_kept_case_validates_and_passes_the_checker(
+    repo: Path, server: OpenAIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert generate(repo, server) == 0
+    assert main(["validate", "--config", str(repo / ".bfcl.yml")]) == 0
+    tools = load_tools(["tools.json"], base_dir=repo).functions
+    cases = load_cases(["cases/generated.yml"], base_dir=repo, tools=tools)
+    assert sorted(c.question[0][0].content or "" for c in cases) == sorted(
+        [
+            "What's the weather in Tokyo in celsius?",
+            "Weather in Paris and in Rome, please.",
+            "Book me a flight to Tokyo next Friday.",
+            "How bad is the PM2.5 pollution in Delhi?",
+            "Ozone (O3) levels in Mexico City right now?",
+        ]
+    )
+    for case in cases:
+        assert check_calls(case, concrete_calls(case.possible_answer)).valid, case.id
+    data = YAML(typ="safe").load((repo / "cases" / "generated.yml").read_text())
+    for entry in data["cases"]:
+        assert entry["id"].startswith("gen_")
+        assert entry["provenance"] == {
+            "generator": "scripted-model",
+            "verify_model": "scripted-model",
+            "prompt_version": "1",
+            "seed": 0,
+            "checks": ["format", "grounding", "agreement"],
+        }
+
+
+def test_the_review_file_holds_the_disagreements_side_by_side(
+    repo: Path, server: OpenAIServer
+) -> None:
+    assert generate(repo, server) == 0
+    review = (repo / "cases" / "generated.review.md").read_text()
+    assert review.count("\n## ") == 2
+    oslo = review[review.index("Give me the 3 day forecast for Oslo.") :]
+    assert '"get_air_quality"' in oslo.split("## ")[0]
+    assert "wrong_func_name" in oslo.split("## ")[0]
+    assert "What's the pollen count in Berlin today?" in review
+    assert "irrelevance_error" in review
+
+
+def test_a_rerun_with_the_cache_makes_no_request_and_the_same_files(
+    repo: Path, server: OpenAIServer
+) -> None:
+    assert generate(repo, server) == 0
+    first = (repo / "cases" / "generated.yml").read_bytes()
+    first_review = (repo / "cases" / "generated.review.md").read_bytes()
+    asked = server.count
+    assert asked > 0
+    assert generate(repo, server) == 0
+    assert server.count == asked
+    assert (repo / "cases" / "generated.yml").read_bytes() == first
+    assert (repo / "cases" / "generated.review.md").read_bytes() == first_review
+
+
+def test_the_proposer_is_asked_with_a_strict_json_schema(repo: Path, server: OpenAIServer) -> None:
+    assert generate(repo, server) == 0
+    proposals = [b for b in server.requests if "tools" not in b]
+    assert len(proposals) == 5
+    for body in proposals:
+        assert body["response_format"]["type"] == "json_schema"
+        assert body["response_format"]["json_schema"]["strict"] is True
+        assert body["temperature"] == 0.7
+
+
+def test_without_structured_outputs_it_falls_back_to_plain_json_once(
+    repo: Path, server: OpenAIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server.structured_outputs = False
+    assert generate(repo, server) == 0
+    out = capsys.readouterr().out
+    assert "kept 3" in report_lines(out)["get_weather"]
+    asked = server.count
+    assert generate(repo, server) == 0
+    assert server.count == asked
+
+
+def test_hand_written_cases_are_never_overwritten(
+    repo: Path, server: OpenAIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = (repo / "cases" / "hand.yml").read_bytes()
+    assert generate(repo, server, "--output", "cases/hand.yml") == 2
+    assert "never overwritten" in capsys.readouterr().err
+    assert (repo / "cases" / "hand.yml").read_bytes() == before
+    assert server.count == 0
+
+
+def test_the_estimate_is_printed_before_any_request(
+    repo: Path, server: OpenAIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert generate(repo, server, "--dry-run", "--price", "0.15,0.6") == 0
+    out = capsys.readouterr().out
+    assert "5 propose requests (0 cached)" in out and "$" in out
+    assert server.count == 0
+
+
+def test_max_requests_below_the_propose_requests_stops_before_asking(
+    repo: Path, server: OpenAIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert generate(repo, server, "--max-requests", "3") == 2
+    assert "5 propose requests needed" in capsys.readouterr().err
+    assert server.count == 0
+
+
+def test_max_requests_leaves_later_candidates_unverified(
+    repo: Path, server: OpenAIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert generate(repo, server, "--max-requests", "7") == 0
+    out = capsys.readouterr().out
+    assert server.count == 7
+    assert "no_answer" in out
+
+
+def test_tools_and_categories_limit_what_is_asked(
+    repo: Path, server: OpenAIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = generate(repo, server, "--tools", "get_weather", "--categories", "simple,parallel")
+    assert code == 0
+    lines = report_lines(capsys.readouterr().out)
+    assert list(lines) == ["get_weather"]
+    assert "wrong_kind" in lines["get_weather"]  # multiple and irrelevance were not asked for
+    prompt = next(b for b in server.requests if "tools" not in b)["messages"][1]["content"]
+    assert "kind simple" in prompt and "kind irrelevance" not in prompt
+
+
+def test_per_tool_caps_the_kept_cases_and_spreads_kinds(
+    repo: Path, server: OpenAIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        main(
+            [
+                "generate",
+                "--config",
+                str(repo / ".bfcl.yml"),
+                "--base-url",
+                server.base_url,
+                "--cache",
+                str(repo / ".cache2"),
+                "--per-tool",
+                "2",
+                "--quiet",
+                "--tools",
+                "get_weather",
+            ]
+        )
+        == 0
+    )
+    data: dict[str, Any] = YAML(typ="safe").load((repo / "cases" / "generated.yml").read_text())
+    assert [c["category"] for c in data["cases"]] == ["simple", "parallel"]
+    verify_requests = [b for b in server.requests if "tools" in b]
+    assert len(verify_requests) == 3  # Tokyo agrees, Oslo disagrees, then Paris/Rome agrees
+
+
+def test_unknown_tool_names_are_an_error(
+    repo: Path, server: OpenAIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert generate(repo, server, "--tools", "get_wether") == 2
+    assert "unknown tool 'get_wether'" in capsys.readouterr().err
+
+
+def test_the_api_key_reaches_no_file(repo: Path, server: OpenAIServer) -> None:
+    assert generate(repo, server) == 0
+    for path in (repo / "cases").iterdir():
+        assert "sk-test-not-a-real-key" not in path.read_text()
+    assert json.dumps(server.requests).count("sk-test") == 0
