@@ -35,12 +35,35 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff and mypy --strict on the packages."""
+    """ruff, mypy --strict and the import-linter layering contracts on the packages."""
     session.install("-e", ".[lint,curate]")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", "bfcl_action", "curation")
     session.run("mypy")
+    _lint_imports(session)
     _lint_github_files(session)
+
+
+PENDING_CONTRACTS: list[str] = ["github-below-commands", "no-cycles"]
+"""import-linter contracts (ids in pyproject.toml) written down but broken on main today:
+lint reports them without failing. Remove an id here as soon as its contract holds."""
+
+
+def _lint_imports(session: nox.Session) -> None:
+    """Every contract not in PENDING_CONTRACTS must hold; the pending ones are only reported."""
+    import tomllib
+
+    config = tomllib.loads(Path("pyproject.toml").read_text(encoding="utf-8"))
+    ids = [c["id"] for c in config["tool"]["importlinter"]["contracts"]]
+    enforced = [i for i in ids if i not in PENDING_CONTRACTS]
+    session.run("lint-imports", "--no-logo", *(f"--contract={i}" for i in enforced))
+    pending = [i for i in ids if i in PENDING_CONTRACTS]
+    if pending:
+        session.log(f"pending layering contracts (reported, not enforced): {', '.join(pending)}")
+        session.run(
+            "lint-imports", "--no-logo", *(f"--contract={i}" for i in pending),
+            success_codes=[0, 1],
+        )
 
 
 # Both work offline: zizmor --offline skips its online audits, and check-jsonschema's

@@ -5,7 +5,7 @@ cases:
   - id: weather_tokyo                 # unique across all case files
     question: What's the weather in Tokyo right now?   # or `messages: [{role, content}]`
     tools: [get_current_weather]      # optional subset by name; default: all tools
-    expect:                           # BFCL possible-answer form or plain values
+    expect:                           # BFCL possible-answer form or plain values (authoring.py)
       - get_current_weather: {city: [Tokyo, "Tokyo, Japan"], unit: [celsius, ""]}
     category: own_simple              # optional; inferred otherwise
 ```
@@ -23,14 +23,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bfcl_action.checker import check_calls
-from bfcl_action.checker.answers import concrete_calls
+from bfcl_action.authoring import call_options, call_problems, call_shape, checker_objection
 from bfcl_action.errors import InputError
+from bfcl_action.globs import expand_globs
 from bfcl_action.models import ExpectedCall, FunctionDoc, Message, SourceLocation, TestCase
 from bfcl_action.tools.issues import CaseValidationError, ToolIssue, describe
-from bfcl_action.tools.load import display_name, expand_globs, unmatched_issue
+from bfcl_action.tools.load import display_name, unmatched_issue
 from bfcl_action.tools.source import Document, JsonPath, parse_text, path_label
-from bfcl_action.tools.validate import matches_type, schema_types
 
 OWN_DATASET = "own"
 ANY_CALL = "any"
@@ -63,17 +62,10 @@ GIVEN_CATEGORIES = {
 def infer_category(n_tools: int, expect: list[ExpectedCall] | None) -> str:
     """The own category of a case from the tools offered and the calls expected.
 
-    `None` expect means "any call" (relevance); `[]` no call (irrelevance); one call is simple
-    with one tool offered and multiple with more; several calls are parallel with one tool
-    offered and parallel_multiple with more.
+    `None` expect means "any call" (relevance); the shape rule is `authoring.call_shape`,
+    the one Live curation uses too.
     """
-    if expect is None:
-        return "own_relevance"
-    if not expect:
-        return "own_irrelevance"
-    if len(expect) == 1:
-        return "own_simple" if n_tools == 1 else "own_multiple"
-    return "own_parallel" if n_tools == 1 else "own_parallel_multiple"
+    return "own_" + call_shape(n_tools, None if expect is None else len(expect))
 
 
 class _CaseReader:
@@ -183,7 +175,7 @@ class _CaseReader:
             if executable is None:
                 return None
             case = executable
-        reason = checker_rejects(case)
+        reason = checker_objection(case)
         if reason:
             self.add((*path, "expect"), f"expect cannot pass the checker: {reason}")
             return None
@@ -336,45 +328,20 @@ class _CaseReader:
         if not isinstance(args, dict):
             self.add(path, "invalid arguments", expected="a mapping", found=describe(args))
             return None
-        schema = self.tools[name].parameters
-        props: dict[str, Any] = schema.get("properties") or {}
-        required = [r for r in schema.get("required") or [] if isinstance(r, str)]
-        out: dict[str, list[Any]] = {}
-        for param, value in args.items():
-            ppath = (*path, param)
-            pschema = props.get(param)
-            if not isinstance(pschema, dict):
-                self.add(
-                    ppath,
-                    f"parameter is not in {name}'s schema",
-                    expected="one of " + (", ".join(props) or "no parameters"),
-                    found=repr(param),
-                    key=True,
-                )
-                continue
-            options = to_options(value, pschema)
-            if not options:
-                self.add(ppath, "empty option list", expected="at least one acceptable value")
-                continue
-            for i, option in enumerate(options):
-                reason = option_problem(option, pschema)
-                if reason:
-                    self.add(ppath, f"option {i + 1} cannot pass: {reason}", found=describe(option))
-            if param in required and all(o == "" for o in options):
-                self.add(
-                    ppath,
-                    "required parameter may only be omitted ('')",
-                    expected="at least one value besides ''",
-                )
-            out[param] = options
-        for param in required:
-            if param not in args:
-                self.add(
-                    path,
-                    f"required parameter {param!r} of {name} is missing, so no answer can pass",
-                    expected=f"{param}: <value or options>",
-                )
-        return out
+        function = self.tools[name]
+        options = call_options(args, function)
+        unknown: set[str] = set()
+        for problem in call_problems(options, function):
+            if problem.code == "unknown_parameter" and problem.param is not None:
+                unknown.add(problem.param)
+            self.add(
+                (*path, problem.param) if problem.param is not None else path,
+                problem.message,
+                expected=problem.expected,
+                found=problem.found,
+                key=problem.key,
+            )
+        return {p: o for p, o in options.items() if p not in unknown}
 
     def read_category(
         self,
@@ -416,74 +383,6 @@ def _category_mismatch(name: str, n_tools: int, expect: list[ExpectedCall] | Non
     if name in {"own_simple", "own_multiple"} and calls != 1:
         return f"{name} checks exactly one call, but expect has {calls}"
     return None
-
-
-def to_options(value: Any, schema: dict[str, Any]) -> list[Any]:
-    """A user's expect value -> BFCL's option list for one parameter.
-
-    A list is a list of options, except for an array parameter, where a list is one value
-    unless all its items are lists (or ''). A mapping for an object parameter is one value
-    whose inner values become option lists the same way. Anything else is a single option.
-    """
-    types = schema_types(schema) or []
-    is_array = any(t in {"array", "tuple", "list"} for t in types)
-    is_object = any(t in {"dict", "object"} for t in types)
-    if isinstance(value, list):
-        if is_array and not (value and all(isinstance(v, list) or v == "" for v in value)):
-            return [value]
-        if is_object:
-            return [_object_option(v, schema) if isinstance(v, dict) else v for v in value]
-        return list(value)
-    if isinstance(value, dict) and is_object:
-        return [_object_option(value, schema)]
-    return [value]
-
-
-def _object_option(value: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
-    props = schema.get("properties") or {}
-    out: dict[str, Any] = {}
-    for key, inner in value.items():
-        sub = props.get(key)
-        out[key] = to_options(inner, sub if isinstance(sub, dict) else {})
-    return out
-
-
-def option_problem(option: Any, schema: dict[str, Any]) -> str | None:
-    """Why a model value equal to `option` could never be accepted, or None.
-
-    `""` (may be omitted) and `None` (null accepted) are always fine; an integer is accepted
-    for a float parameter (BFCL's rule). Enum values and array item types are checked too:
-    an answer the schema forbids is a broken case even when BFCL's checker would take it.
-    """
-    if option == "" or option is None:
-        return None
-    types = schema_types(schema)
-    if types and not any(matches_type(option, t) for t in types):
-        return f"expected type {' or '.join(types)}"
-    enum = schema.get("enum")
-    if isinstance(enum, list) and option not in enum:
-        return "not one of the enum values " + ", ".join(repr(e) for e in enum[:10])
-    items = schema.get("items")
-    if isinstance(option, list) and isinstance(items, dict):
-        for item in option:
-            reason = option_problem(item, items)
-            if reason:
-                return f"array item {item!r}: {reason}"
-    return None
-
-
-def checker_rejects(case: TestCase) -> str | None:
-    """The checker's objection to the answer built from first options, if any.
-
-    A case is only rejected when its most obvious answer (the first non-'' option of each
-    parameter) fails the very checker that will grade the model.
-    """
-    if not case.possible_answer:
-        return None
-    verdict = check_calls(case, concrete_calls(case.possible_answer))
-    if verdict.valid:
-        return None
-    return f"{verdict.error_type or ''} {'; '.join(verdict.error)}".strip()
 
 
 def read_cases(
@@ -573,8 +472,6 @@ __all__ = [
     "OWN_DATASET",
     "infer_category",
     "load_cases",
-    "option_problem",
     "parse_cases",
     "read_cases",
-    "to_options",
 ]

@@ -11,16 +11,16 @@ working tree) or from a directory laid out like the repository.
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel
 
 from bfcl_action.errors import InputError
 from bfcl_action.fingerprint import canonical_json
+from bfcl_action.globs import matches_any
 from bfcl_action.models import FunctionDoc, TestCase
 from bfcl_action.tools.load import ToolSet, tools_from_sources
 from bfcl_action.tools.validate import ToolLimits
@@ -156,21 +156,6 @@ def split_by_impact(cases: Sequence[TestCase], changes: ToolChanges) -> ImpactSp
     return ImpactSplit(run=run, reuse=reuse)
 
 
-def _matches(path: str, patterns: Sequence[str]) -> bool:
-    pure = PurePosixPath(path)
-    for pattern in patterns:
-        # PurePath.match matches from the right ("tools/*.json" would match
-        # "baseline/tools/a.json"); a glob without "**" matches whole paths only.
-        anchored = len(pure.parts) == len(PurePosixPath(pattern).parts)
-        if (anchored and pure.match(pattern)) or (
-            "**" in pattern and fnmatch.fnmatch(path, pattern)
-        ):
-            return True
-        if "**/" in pattern and fnmatch.fnmatch(path, pattern.replace("**/", "")):
-            return True
-    return False
-
-
 def tools_at_ref(
     repo_dir: Path,
     ref: str,
@@ -210,7 +195,7 @@ def tools_at_ref(
         if not path.startswith(prefix):
             continue
         rel_path = path[len(prefix) :]
-        if _matches(rel_path, patterns) and not _matches(rel_path, exclude):
+        if matches_any(rel_path, patterns) and not matches_any(rel_path, exclude):
             data = blob.data_stream.read().decode("utf-8", errors="replace")
             sources.append((f"{ref}:{rel_path}", data))
     sources.sort()

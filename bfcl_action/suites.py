@@ -31,6 +31,7 @@ from bfcl_action.config import BfclConfig
 from bfcl_action.dataset import dataset_categories, load_dataset
 from bfcl_action.dataset.multi_turn import MULTI_TURN_OFFICIAL
 from bfcl_action.errors import ConfigError, DatasetError
+from bfcl_action.globs import glob_files
 from bfcl_action.models import FunctionDoc, TestCase
 from bfcl_action.tools.load import ToolSet, load_tools
 from bfcl_action.tools.source import parse_jsonl
@@ -397,7 +398,7 @@ def load_multi_turn(config: BfclConfig, base_dir: Path) -> list[TestCase]:
 
     cases: list[TestCase] = []
     for pattern in config.multi_turn:
-        files = sorted(base_dir.glob(pattern))
+        files = glob_files(pattern, base_dir)
         if not files:
             where = config.where("multi_turn")
             raise ConfigError(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bfcl_action.authoring import call_shape
 from curation.models import Item
 
 LIVE_CATEGORIES = (
@@ -15,16 +16,10 @@ LIVE_CATEGORIES = (
 
 
 def categorize(item: Item) -> str:
-    """No call expected: irrelevance. One call: simple with one function offered, else
-    multiple. Several calls: parallel with one function offered, else parallel_multiple.
+    """`live_` + the shape own cases get too (`bfcl_action.authoring.call_shape`).
+
     `live_relevance` is only ever what the contributor asked for (any call passes); entries
     imported from BFCL keep their upstream category."""
     if item.requested_category in LIVE_CATEGORIES:
         return item.requested_category
-    calls = len(item.possible_answer)
-    offered = len(item.functions)
-    if calls == 0:
-        return "live_irrelevance"
-    if calls == 1:
-        return "live_simple" if offered == 1 else "live_multiple"
-    return "live_parallel" if offered == 1 else "live_parallel_multiple"
+    return "live_" + call_shape(len(item.functions), len(item.possible_answer))

@@ -22,7 +22,7 @@ class Contribution(BaseModel):
     """One submitted test entry, as written by its contributor.
 
     `ground_truth` maps each expected call's name to its arguments; an argument is a value or
-    a list of acceptable options (see `curation.normalize.expected_calls` for how a list is
+    a list of acceptable options (see `bfcl_action.authoring` for how a list is
     read when the parameter itself is an array). `[]` means no call is expected.
     """
 

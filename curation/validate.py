@@ -11,10 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bfcl_action.categories import CATEGORIES, Checker
-from bfcl_action.checker import check_calls
-from bfcl_action.checker.answers import concrete_calls
-from bfcl_action.checker.typecheck import python_type
+from bfcl_action.authoring import checker_objection, option_problem
 from bfcl_action.models import FunctionDoc, TestCase
 from curation.models import Item
 from curation.settings import CurationSettings
@@ -112,12 +109,6 @@ def check_names(item: Item) -> None:
                 raise Rejection("unknown_function", f"the answer calls {name!r}, not offered")
 
 
-def _fits(value: Any, kind: type) -> bool:
-    if kind is float:
-        return type(value) in (int, float)
-    return type(value) is kind
-
-
 def check_answer_types(item: Item) -> None:
     """Every option must have the type the schema names (int is accepted for float).
 
@@ -132,24 +123,17 @@ def check_answer_types(item: Item) -> None:
                 spec = props.get(param) if isinstance(props, dict) else None
                 if not isinstance(spec, dict):
                     raise Rejection("unknown_parameter", f"{name}.{param} is not in the schema")
-                found = python_type(str(spec.get("type", "")))
-                if found is None:
-                    continue
-                label, kind = found
                 for option in options:
-                    if option == "" or option is None or _fits(option, kind):
-                        continue
-                    raise Rejection(
-                        "answer_type_mismatch",
-                        f"{name}.{param}: schema type {label}, answer option {option!r} "
-                        f"is {type(option).__name__}",
-                    )
+                    reason = option_problem(option, spec)
+                    if reason:
+                        raise Rejection(
+                            "answer_type_mismatch",
+                            f"{name}.{param}: answer option {option!r}: {reason}",
+                        )
 
 
 def check_answer_passes(item: Item, category: str) -> None:
     """The answer must pass our checker (AST categories); otherwise no output ever could."""
-    if CATEGORIES[category].checker is not Checker.AST:
-        return
     case = TestCase(
         id=item.origin.ref,
         category=category,
@@ -157,10 +141,6 @@ def check_answer_passes(item: Item, category: str) -> None:
         functions=item.functions,
         possible_answer=item.possible_answer,
     )
-    errors: list[str] = []
-    for omit in (False, True):
-        verdict = check_calls(case, concrete_calls(item.possible_answer, omit_optional=omit))
-        if verdict.valid:
-            return
-        errors.append(f"{verdict.error_type}: {'; '.join(verdict.error)}")
-    raise Rejection("unpassable_answer", errors[0])
+    objection = checker_objection(case)
+    if objection:
+        raise Rejection("unpassable_answer", objection)

@@ -27,6 +27,7 @@ import pytest
 from bfcl_action import cli
 from bfcl_action.digest import make_digest
 from bfcl_action.github.comment import comment_marker
+from bfcl_action.github.context import DEFAULT_CHECK_NAME
 from bfcl_action.models import RunReport
 from tests.support.github_server import GitHubServer, running_github_server
 from tests.support.reports import make_report
@@ -79,9 +80,13 @@ def run_action(
     token: str = "write-token",
     sha: str = "",
     in_process: bool = False,
+    workspace: Path | None = None,
     **inputs: str,
 ) -> ActionRun:
-    """Run the entrypoint; `in_process=True` skips the interpreter start for side checks."""
+    """Run the entrypoint; `in_process=True` skips the interpreter start for side checks.
+
+    With `workspace`, the step runs there (`GITHUB_WORKSPACE`, the runner's default working
+    directory) and `working-directory` is `workdir` relative to it, as in a monorepo."""
     workdir.mkdir(parents=True, exist_ok=True)
     event_path = workdir / "event.json"
     event_path.write_text(json.dumps(event), encoding="utf-8")
@@ -107,6 +112,9 @@ def run_action(
         "INPUT_GITHUB_TOKEN": token,
         "INPUT_WORKING_DIRECTORY": str(workdir),
     }
+    if workspace is not None:
+        env["GITHUB_WORKSPACE"] = str(workspace)
+        env["INPUT_WORKING_DIRECTORY"] = workdir.relative_to(workspace).as_posix()
     for name, value in inputs.items():
         env["INPUT_" + name.upper()] = value
     if in_process:
@@ -126,7 +134,7 @@ def run_action(
         )
     proc = subprocess.run(
         [sys.executable, "-m", "bfcl_action.cli", "github"],
-        cwd=workdir,
+        cwd=workspace or workdir,
         env=env,
         capture_output=True,
         text=True,
@@ -177,7 +185,7 @@ def store_baseline(server: GitHubServer, outcomes: str = PASSING) -> None:
     sha = server.repo("octo/app").branches["main"]
     digest = make_digest(make_report({"simple_python": outcomes}))
     gh.get_repo("octo/app").create_check_run(
-        "bfcl",
+        DEFAULT_CHECK_NAME,
         sha,
         status="completed",
         conclusion="success",
@@ -198,6 +206,7 @@ def run_pr(
     *,
     in_process: bool = False,
     token: str = "write-token",
+    workspace: Path | None = None,
     **inputs: str,
 ) -> ActionRun:
     report = write_report(tmp_path / "head.json", make_report({"simple_python": outcomes}))
@@ -210,6 +219,7 @@ def run_pr(
         sha="e" * 40,  # the merge commit: results must not land on it
         token=token,
         in_process=in_process,
+        workspace=workspace,
         report=report,
         **inputs,
     )
@@ -222,7 +232,7 @@ def test_push_publishes_a_check_run_carrying_the_digest(
     assert run.code == 0, run.stderr
     main_sha = github_server.repo("octo/app").branches["main"]
     [check] = github_server.check_runs_on("octo/app", main_sha)
-    assert check["name"] == "bfcl"
+    assert check["name"] == DEFAULT_CHECK_NAME
     assert check["conclusion"] == "success"
     assert "<!-- bfcl-action:digest v1 " in check["output"]["summary"]
     assert run.outputs["verdict"] == "no_baseline"
@@ -246,7 +256,7 @@ def test_pr_regression_comments_checks_the_head_sha_and_fails_last(
     assert run.code == 1, run.stderr
     assert run.outputs["verdict"] == "regression"
     [comment] = github_server.comments_on("octo/app", number)
-    assert comment["body"].startswith(comment_marker("bfcl"))
+    assert comment["body"].startswith(comment_marker(DEFAULT_CHECK_NAME))
     assert "merge-base" in comment["body"]
     assert run.outputs["comment-id"] == str(comment["id"])
     [check] = github_server.check_runs_on("octo/app", head_sha)
@@ -260,8 +270,25 @@ def test_pr_regression_comments_checks_the_head_sha_and_fails_last(
     )
     assert "get_value" in note["title"]
     statuses = github_server.latest_statuses("octo/app", head_sha)
-    assert statuses["bfcl/simple_python"]["state"] == "failure"
+    assert statuses[f"{DEFAULT_CHECK_NAME}/simple_python"]["state"] == "failure"
     assert "regression" in run.summary
+
+
+def test_annotations_name_repository_root_paths_under_a_working_directory(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    store_baseline(github_server)
+    number = open_pr(github_server)
+    head_sha = github_server.repo("octo/app").branches["feature"]
+    app = tmp_path / "examples" / "weather-app"
+    write_tools(app)
+
+    run = run_pr(github_server, app, number, REGRESSED, workspace=tmp_path)
+
+    assert run.outputs["verdict"] == "regression", run.stderr
+    [check] = github_server.check_runs_on("octo/app", head_sha)
+    [note] = github_server.annotations_of("octo/app", check["id"])
+    assert (note["path"], note["start_line"]) == ("examples/weather-app/tools.json", 2)
 
 
 def test_next_push_to_the_pr_updates_the_same_comment(
@@ -288,7 +315,9 @@ def test_sticky_comment_ignores_markers_in_other_authors_comments(
 ) -> None:
     number = open_pr(github_server)
     github_server.add_token("alice-token", "alice", kind="user")
-    gh_issue_comment(github_server, number, "alice-token", comment_marker("bfcl") + "\nmine")
+    gh_issue_comment(
+        github_server, number, "alice-token", comment_marker(DEFAULT_CHECK_NAME) + "\nmine"
+    )
 
     run_pr(github_server, tmp_path, number, PASSING, in_process=True)
 
@@ -423,7 +452,7 @@ def test_workflow_run_posts_the_artifact_on_the_pr_found_through_the_api(
 
     assert run.code == 0, run.stdout + run.stderr
     [comment] = github_server.comments_on("octo/app", number)
-    assert comment["body"].startswith(comment_marker("bfcl"))
+    assert comment["body"].startswith(comment_marker(DEFAULT_CHECK_NAME))
     assert "@octo/admins" not in comment["body"]
     assert run.outputs["comment-id"] == str(comment["id"])
     [check] = github_server.check_runs_on("octo/app", head_sha)

@@ -73,7 +73,7 @@ def test_inputs_accept_the_hyphenated_javascript_spelling() -> None:
 def test_empty_inputs_keep_their_defaults() -> None:
     inputs = parse_inputs({"INPUT_CHECK_NAME": "", "INPUT_COMMENT": "", "INPUT_STATUSES": ""})
     assert (inputs.check_name, inputs.comment, inputs.statuses) == (
-        "bfcl",
+        "bfcl-action",
         CommentMode.STICKY,
         False,
     )

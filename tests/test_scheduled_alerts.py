@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from bfcl_action.github.alerts import ALERT_LABEL, alert_marker
+from bfcl_action.github.context import DEFAULT_CHECK_NAME
 from bfcl_action.history import read_history
 from tests.support.github_server import GitHubServer, running_github_server
 from tests.support.reports import make_report
@@ -57,7 +58,7 @@ def alerts(server: GitHubServer, state: str = "open") -> list[dict[str, Any]]:
         for issue in server.repo("octo/app").issues.values()
         if (state == "all" or issue["state"] == state)
         and ALERT_LABEL in {label["name"] for label in issue["labels"]}
-        and alert_marker("bfcl") in issue["body"]
+        and alert_marker(DEFAULT_CHECK_NAME) in issue["body"]
     ]
 
 
@@ -91,7 +92,9 @@ def test_a_degrading_series_opens_one_alert_updates_it_then_closes_it_on_recover
     recovered = scheduled_run(github_server, tmp_path, 4, HEALTHY)
     assert recovered.code == 0
     assert recovered.outputs["alert"] == "closed"
-    assert recovered.outputs["history-path"].endswith("bfcl-results/history/bfcl.jsonl")
+    assert recovered.outputs["history-path"].endswith(
+        f"bfcl-results/history/{DEFAULT_CHECK_NAME}.jsonl"
+    )
     assert alerts(github_server) == []
     closed = github_server.repo("octo/app").issues[issue["number"]]
     assert closed["state"] == "closed"
@@ -170,7 +173,7 @@ def test_each_check_name_has_its_own_alert(github_server: GitHubServer, tmp_path
 
 
 # ------------------------------------------------------------------------------ history
-def history_file(workdir: Path, name: str = "bfcl") -> Path:
+def history_file(workdir: Path, name: str = DEFAULT_CHECK_NAME) -> Path:
     return workdir / "bfcl-results" / "history" / f"{name}.jsonl"
 
 

@@ -33,6 +33,7 @@ from bfcl_action.github import outputs
 from bfcl_action.github.checks import (
     Annotation,
     Conclusion,
+    check_summary_room,
     find_digest_text,
     publish_check_run,
     summary_with_digest,
@@ -45,7 +46,12 @@ from bfcl_action.github.comment import (
     resolve_author,
     upsert_comment,
 )
-from bfcl_action.github.context import ActionContext, CommentMode, PullRequestInfo
+from bfcl_action.github.context import (
+    DEFAULT_CHECK_NAME,
+    ActionContext,
+    CommentMode,
+    PullRequestInfo,
+)
 from bfcl_action.github.evaluate import Engine, annotations_for, load_report
 from bfcl_action.github.statuses import CategoryStatus, post_statuses
 from bfcl_action.models import RunReport
@@ -87,7 +93,7 @@ def _attempt(outcome: Outcome, what: str, action: Callable[[], T]) -> T | None:
 
 def title_for(ctx: ActionContext) -> str:
     name = ctx.inputs.check_name
-    return DEFAULT_TITLE if name == "bfcl" else f"{DEFAULT_TITLE} ({name})"
+    return DEFAULT_TITLE if name == DEFAULT_CHECK_NAME else f"{DEFAULT_TITLE} ({name})"
 
 
 def output_dir(ctx: ActionContext) -> Path:
@@ -414,7 +420,7 @@ def check_summary(ctx: ActionContext, report: RunReport, comparison: Comparison)
         comparison,
         title=title_for(ctx),
         full_report_url=ctx.run_url or None,
-        max_chars=60_000 - len(digest),
+        max_bytes=check_summary_room(digest),
     )
     return summary_with_digest(body, digest)
 

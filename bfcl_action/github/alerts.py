@@ -24,11 +24,13 @@ from bfcl_action.compare import OVERALL, Comparison, SuiteComparison, Verdict
 from bfcl_action.digest import RunDigest, parse_digest
 from bfcl_action.errors import BfclActionError
 from bfcl_action.escape import md_code, md_inline
+from bfcl_action.github import limits
 
 ALERT_LABEL = "bfcl-alert"
 LABEL_COLOR = "d73a4a"
 LABEL_DESCRIPTION = "bfcl-action: a scheduled evaluation degraded"
-BODY_LIMIT = 65_536
+BODY_LIMIT = limits.ISSUE_BODY.size
+"""Characters (GitHub counts issue bodies in characters)."""
 SECTIONS_START = "<!-- bfcl-action:alert-sections -->"
 SECTION_MARK = "<!-- bfcl-action:alert-section -->"
 REFERENCE_START = "<!-- bfcl-action:alert-reference -->"

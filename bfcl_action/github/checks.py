@@ -6,7 +6,8 @@ back from the check run on its merge-base, so no artifact or branch is needed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from datetime import datetime
 from typing import Any, Literal, cast
 
 from github.CheckRun import CheckRun
@@ -14,9 +15,13 @@ from github.Repository import Repository
 from pydantic import BaseModel
 
 from bfcl_action.digest import MARKER as DIGEST_MARKER
+from bfcl_action.github import limits
 
-SUMMARY_LIMIT = 65_535
-ANNOTATION_BATCH = 50
+SUMMARY_LIMIT = limits.CHECK_OUTPUT.size
+"""UTF-8 bytes (not characters) GitHub accepts in a check run's `output.summary`."""
+ANNOTATION_BATCH = limits.ANNOTATIONS_PER_REQUEST
+SUMMARY_CUT_NOTE = "\n\n_… truncated to fit GitHub's check-run size limit; see the job summary._"
+MESSAGE_CUT_NOTE = "\n… (truncated)"
 
 Conclusion = Literal["success", "failure", "neutral", "skipped", "action_required", "cancelled"]
 
@@ -37,23 +42,29 @@ class Annotation(BaseModel):
             "start_line": self.start_line,
             "end_line": self.end_line or self.start_line,
             "annotation_level": self.level,
-            "message": self.message[:64_000],
+            "message": limits.ANNOTATION_MESSAGE.fit(self.message, MESSAGE_CUT_NOTE),
         }
         if self.title:
-            data["title"] = self.title[:255]
+            data["title"] = limits.ANNOTATION_TITLE.fit(self.title, "…")
         return data
 
 
 def summary_with_digest(markdown: str, digest: str, limit: int = SUMMARY_LIMIT) -> str:
-    """Summary markdown plus the digest block; the markdown is cut, never the digest."""
+    """Summary markdown plus the digest block within `limit` UTF-8 bytes; the markdown is cut
+    (on a character boundary, with a note), never the digest."""
     block = "\n\n" + digest if digest else ""
-    room = limit - len(block)
+    room = limit - limits.utf8_len(block)
     if room < 0:
-        raise ValueError(f"the digest alone is {len(block)} chars, over the {limit} limit")
-    if len(markdown) > room:
-        note = "\n\n_… truncated; see the job summary._"
-        markdown = markdown[: max(0, room - len(note))] + note
-    return markdown + block
+        raise ValueError(
+            f"the digest alone is {limits.utf8_len(block)} bytes, over the {limit}-byte limit"
+        )
+    return limits.fit_bytes(markdown, room, SUMMARY_CUT_NOTE) + block
+
+
+def check_summary_room(digest: str, reserve: int = 2_048) -> int:
+    """UTF-8 bytes left for the rendered summary next to `digest` (and the short markers a
+    caller may add, such as the scheduled marker, within `reserve`)."""
+    return SUMMARY_LIMIT - limits.utf8_len("\n\n" + digest) - reserve
 
 
 def batches(items: Sequence[Annotation], size: int = ANNOTATION_BATCH) -> list[list[Annotation]]:
@@ -73,7 +84,10 @@ def publish_check_run(
 ) -> CheckRun:
     """Create a completed check run; annotations beyond the first 50 go in follow-up updates."""
     groups = batches(annotations) or [[]]
-    output: dict[str, object] = {"title": title[:255], "summary": summary}
+    output: dict[str, object] = {
+        "title": limits.CHECK_TITLE.fit(title, "…"),
+        "summary": limits.CHECK_OUTPUT.fit(summary, SUMMARY_CUT_NOTE),
+    }
     first = {**output, "annotations": [a.to_api() for a in groups[0]]}
     kwargs: dict[str, Any] = {"details_url": details_url} if details_url else {}
     run = repo.create_check_run(
@@ -89,11 +103,33 @@ def publish_check_run(
     return run
 
 
+def newest_with_markers(runs: Iterable[CheckRun], *markers: str) -> CheckRun | None:
+    """The completed run whose summary holds every marker and that completed last.
+
+    GitHub Actions creates a check run for every job, named after the job; when the job and
+    this action's check share a name, the job's run (no digest, completed later) is the one
+    `filter=latest` returns. So callers list with `filter=all`, and the choice here is by
+    `completed_at`, never by list order (which GitHub does not promise).
+    """
+    best: tuple[datetime, int, CheckRun] | None = None
+    for run in runs:
+        if run.status != "completed" or run.completed_at is None:
+            continue
+        summary = run.output.summary if run.output else None
+        if not summary or not all(m in summary for m in markers):
+            continue
+        key = (run.completed_at, run.id, run)
+        if best is None or key[:2] > best[:2]:
+            best = key
+    return best[2] if best is not None else None
+
+
+def completed_runs(repo: Repository, sha: str, name: str) -> Iterable[CheckRun]:
+    """Every completed check run `name` on `sha`, all attempts (`filter=all`)."""
+    return repo.get_commit(sha).get_check_runs(check_name=name, status="completed", filter="all")
+
+
 def find_digest_text(repo: Repository, sha: str, name: str) -> str | None:
     """The summary of the newest completed check run `name` on `sha` that holds a digest."""
-    runs = repo.get_commit(sha).get_check_runs(check_name=name, status="completed")
-    for run in runs:
-        summary = run.output.summary if run.output else None
-        if summary and DIGEST_MARKER in summary:
-            return str(summary)
-    return None
+    run = newest_with_markers(completed_runs(repo, sha, name), DIGEST_MARKER)
+    return str(run.output.summary) if run is not None else None

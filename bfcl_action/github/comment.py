@@ -13,7 +13,10 @@ from github import Github, GithubException
 from github.IssueComment import IssueComment
 from github.Repository import Repository
 
-COMMENT_LIMIT = 65_536
+from bfcl_action.github import limits
+
+COMMENT_LIMIT = limits.COMMENT_BODY.size
+"""Characters (GitHub counts comment bodies in characters, not bytes)."""
 DEFAULT_BOT = "github-actions[bot]"
 TRUNCATED_NOTE = (
     "\n\n_… truncated to fit GitHub's comment size limit; the full report is in the job summary._\n"
@@ -29,10 +32,7 @@ def comment_marker(check_name: str) -> str:
 def with_marker(body: str, check_name: str, limit: int = COMMENT_LIMIT) -> str:
     """The comment body with its marker first, cut to GitHub's limit if needed."""
     marker = comment_marker(check_name)
-    text = f"{marker}\n{body}"
-    if len(text) <= limit:
-        return text
-    return text[: limit - len(TRUNCATED_NOTE)] + TRUNCATED_NOTE
+    return limits.fit_chars(f"{marker}\n{body}", limit, TRUNCATED_NOTE)
 
 
 def resolve_author(gh: Github, configured: str = "") -> str:

@@ -19,6 +19,11 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from bfcl_action.errors import ConfigError
 
+DEFAULT_CHECK_NAME = "bfcl-action"
+"""Not `bfcl`: GitHub Actions gives every job a check run named after the job, and the quick
+start names its job `bfcl`. Two runs of one name on a commit make the PR's checks list
+ambiguous and let `filter=latest` answer with the job's run (no digest) instead of ours."""
+
 
 class CommentMode(StrEnum):
     """`comment` input: one comment updated in place, only when something regressed, or none."""
@@ -48,7 +53,7 @@ class Inputs(BaseModel):
     thresholds: str = ""
     fail_on_regression: bool = True
     comment: CommentMode = CommentMode.STICKY
-    check_name: str = "bfcl"
+    check_name: str = DEFAULT_CHECK_NAME
     statuses: bool = False
     github_token: SecretStr = SecretStr("")
     baseline: str = "auto"

@@ -20,6 +20,7 @@ from bfcl_action.compare import Comparison, Thresholds
 from bfcl_action.errors import BfclActionError, ConfigError, InputError
 from bfcl_action.github.checks import Annotation
 from bfcl_action.github.context import ActionContext
+from bfcl_action.globs import glob_files
 from bfcl_action.impact import ToolChange
 from bfcl_action.models import CaseResult, RunReport, SourceLocation
 
@@ -42,6 +43,17 @@ def config_path(ctx: ActionContext) -> Path | None:
 
 def workdir(ctx: ActionContext) -> Path:
     return Path(ctx.inputs.working_directory or ".")
+
+
+def repo_path(ctx: ActionContext, file: str) -> str:
+    """`file` (relative to `working-directory`, as every tool and config message names it)
+    as a path from the repository root (`GITHUB_WORKSPACE`), which is what GitHub needs to
+    attach an annotation to the diff; unchanged when it lies outside the workspace."""
+    full = (workdir(ctx) / file).resolve()
+    try:
+        return full.relative_to(ctx.workspace.resolve()).as_posix()
+    except ValueError:
+        return file
 
 
 def load_config(ctx: ActionContext) -> Any | None:
@@ -92,7 +104,7 @@ def report_files(ctx: ActionContext) -> list[Path]:
     files: list[Path] = []
     for pattern in ctx.inputs.report.split():
         if any(ch in pattern for ch in "*?["):
-            matched = sorted(base.glob(pattern))
+            matched = glob_files(pattern, base)
             if not matched:
                 raise InputError("matched no files", file=pattern, field="report")
             files.extend(matched)
@@ -255,7 +267,7 @@ def index_tools(ctx: ActionContext) -> ToolIndex:
     except BfclActionError as exc:
         index.problems.append(
             Annotation(
-                path=exc.file or ctx.inputs.config,
+                path=repo_path(ctx, exc.file or ctx.inputs.config),
                 start_line=exc.line or 1,
                 level="failure",
                 title="invalid .bfcl.yml",
@@ -275,19 +287,21 @@ def index_tools(ctx: ActionContext) -> ToolIndex:
         )
     except ToolValidationError as exc:
         for issue in getattr(exc, "issues", []):
-            index.problems.append(_issue_annotation(issue, "failure"))
+            index.problems.append(_issue_annotation(ctx, issue, "failure"))
         return index
     for fn in tools.functions:
         if fn.source is not None:
-            index.locations[fn.name] = fn.source
+            index.locations[fn.name] = fn.source.model_copy(
+                update={"file": repo_path(ctx, fn.source.file)}
+            )
     for issue in tools.warnings:
-        index.problems.append(_issue_annotation(issue, "warning"))
+        index.problems.append(_issue_annotation(ctx, issue, "warning"))
     return index
 
 
-def _issue_annotation(issue: Any, level: str) -> Annotation:
+def _issue_annotation(ctx: ActionContext, issue: Any, level: str) -> Annotation:
     return Annotation(
-        path=str(issue.file),
+        path=repo_path(ctx, str(issue.file)),
         start_line=int(issue.line or 1),
         level="failure" if level == "failure" else "warning",
         title=f"tool {issue.tool}" if issue.tool else "tool definition",

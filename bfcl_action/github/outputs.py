@@ -13,8 +13,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
 
-SUMMARY_LIMIT = 1024 * 1024
-"""GitHub rejects a step's job summary over 1 MiB."""
+from bfcl_action.github import limits
+
+SUMMARY_LIMIT = limits.JOB_SUMMARY.size
+"""GitHub rejects a step's job summary over 1 MiB (bytes)."""
 
 
 def escape_data(text: str) -> str:
@@ -89,12 +91,8 @@ def write_outputs(path: Path | None, values: Mapping[str, str]) -> None:
 
 def fit_summary(markdown: str, limit: int = SUMMARY_LIMIT) -> str:
     """Cut a job summary to GitHub's size limit (bytes), saying so at the end."""
-    data = markdown.encode("utf-8")
-    if len(data) <= limit:
-        return markdown
     note = "\n\n_… truncated: the job summary is limited to 1 MiB; see the report artifact._\n"
-    keep = limit - len(note.encode("utf-8"))
-    return data[:keep].decode("utf-8", errors="ignore") + note
+    return limits.fit_bytes(markdown, limit, note)
 
 
 def append_summary(path: Path | None, markdown: str) -> None:

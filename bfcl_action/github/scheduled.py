@@ -40,7 +40,7 @@ from bfcl_action.github.activities import (
     save_baseline,
     title_for,
 )
-from bfcl_action.github.checks import publish_check_run
+from bfcl_action.github.checks import completed_runs, newest_with_markers, publish_check_run
 from bfcl_action.github.context import ActionContext
 from bfcl_action.github.evaluate import Engine, workdir
 from bfcl_action.history import (
@@ -105,11 +105,11 @@ def find_previous_scheduled(
     for index, commit in enumerate(repo.get_commits(sha=start_sha)):
         if index >= MAX_COMMITS:
             break
-        runs = commit.get_check_runs(check_name=check_name, status="completed", filter="all")
-        for run in runs:
-            summary = run.output.summary if run.output else None
-            if summary and SCHEDULED_MARKER in summary and DIGEST_MARKER in summary:
-                return commit.sha, str(summary)
+        run = newest_with_markers(
+            completed_runs(repo, commit.sha, check_name), SCHEDULED_MARKER, DIGEST_MARKER
+        )
+        if run is not None:
+            return commit.sha, str(run.output.summary)
     return None
 
 

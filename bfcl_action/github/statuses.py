@@ -8,7 +8,9 @@ from typing import Literal
 from github.Repository import Repository
 from pydantic import BaseModel
 
-DESCRIPTION_LIMIT = 140
+from bfcl_action.github import limits
+
+DESCRIPTION_LIMIT = limits.STATUS_DESCRIPTION.size
 
 
 class CategoryStatus(BaseModel):
@@ -34,7 +36,7 @@ def post_statuses(
         kwargs = {"target_url": target_url} if target_url else {}
         commit.create_status(
             state=status.state,
-            description=status.description[:DESCRIPTION_LIMIT],
+            description=limits.STATUS_DESCRIPTION.fit(status.description, "…"),
             context=status.context(prefix),
             **kwargs,
         )

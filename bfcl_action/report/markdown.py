@@ -19,10 +19,11 @@ import jinja2
 
 from bfcl_action import escape
 from bfcl_action.compare import Comparison, FlippedCase, SideScore, SuiteComparison, Verdict
+from bfcl_action.github import limits
 
-COMMENT_LIMIT = 65_536
+COMMENT_LIMIT = limits.COMMENT_BODY.size
 """GitHub's cap on an issue or PR comment body, in characters."""
-SUMMARY_LIMIT = 1_048_576
+SUMMARY_LIMIT = limits.JOB_SUMMARY.size
 """GitHub's cap on `$GITHUB_STEP_SUMMARY` per step, in bytes."""
 
 DEFAULT_TITLE = "BFCL function-calling check"
@@ -224,6 +225,7 @@ def _fit(
     limit: int,
     *,
     where: str,
+    unit: str = "character",
     **options: Any,
 ) -> str:
     """Render within `limit`: all details if they fit, else as many flips (then rows) as do."""
@@ -239,7 +241,7 @@ def _fit(
             if row_limit is not None and row_limit < rows_total:
                 left.append(f"{rows_total - row_limit:,} of {rows_total:,} suites")
             note = (
-                f"Cut to fit the {limit:,}-character limit: {' and '.join(left) or 'details'} "
+                f"Cut to fit the {limit:,}-{unit} limit: {' and '.join(left) or 'details'} "
                 f"not shown. The full report is in {where}."
             )
         return _render(
@@ -283,17 +285,21 @@ def render_comment(
     full_report_url: str | None = None,
     charts: Sequence[tuple[str, str]] = (),
     max_chars: int = COMMENT_LIMIT,
+    max_bytes: int | None = None,
 ) -> str:
     """The PR comment: headline, per-suite table, collapsed details; at most `max_chars`.
 
-    `charts` are `(alt text, image URL)` pairs (GitHub shows SVG images by URL, not inline).
+    With `max_bytes` the budget is UTF-8 bytes instead (a check-run summary, which GitHub
+    measures in bytes). `charts` are `(alt text, image URL)` pairs (GitHub shows SVG images
+    by URL, not inline).
     """
     where = full_report_url or "this workflow run's job summary and JSON report"
     return _fit(
         comparison,
-        len,
-        max_chars,
+        len if max_bytes is None else limits.utf8_len,
+        max_chars if max_bytes is None else max_bytes,
         where=where,
+        unit="character" if max_bytes is None else "byte",
         title=title,
         text_limit=300,
         list_limit=20,
@@ -313,9 +319,10 @@ def render_summary(
     """The job summary: the comment's layout with every detail, within `max_bytes` (UTF-8)."""
     return _fit(
         comparison,
-        lambda text: len(text.encode("utf-8")),
+        limits.utf8_len,
         max_bytes,
         where=full_report_url or "the JSON report of this run",
+        unit="byte",
         title=title,
         text_limit=2000,
         list_limit=10_000,

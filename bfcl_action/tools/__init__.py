@@ -5,10 +5,11 @@ MCP `tools/list`, Anthropic and BFCL tool files (JSON, JSON Lines or YAML), repo
 problem with file:line:column, and returns `FunctionDoc`s in BFCL's schema dialect.
 """
 
+from bfcl_action.globs import expand_globs
 from bfcl_action.tools.dialect import bfcl_to_json_schema, json_schema_to_bfcl
 from bfcl_action.tools.formats import ToolFormat, detect_tool, find_tools
 from bfcl_action.tools.issues import Severity, ToolIssue, ToolValidationError
-from bfcl_action.tools.load import ToolSet, expand_globs, load_tools, parse_tools, read_tools
+from bfcl_action.tools.load import ToolSet, load_tools, parse_tools, read_tools
 from bfcl_action.tools.source import Document, ParseError, load_document, parse_text
 from bfcl_action.tools.validate import ToolLimits, check_tool, mapped_name, matches_type
 

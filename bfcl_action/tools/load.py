@@ -6,13 +6,13 @@ shows everything that needs fixing.
 
 from __future__ import annotations
 
-import glob
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bfcl_action.errors import InputError
+from bfcl_action.globs import expand_globs
 from bfcl_action.models import FunctionDoc, SourceLocation
 from bfcl_action.tools.formats import ToolFormat, find_tools
 from bfcl_action.tools.issues import Severity, ToolIssue, ToolValidationError
@@ -72,32 +72,6 @@ def _value(data: Any, path: tuple[str | int, ...]) -> Any:
 def parse_tools(text: str, file: str, limits: ToolLimits | None = None) -> ToolSet:
     """Tools from file content (used for files read from git); raises on any error."""
     return tools_from_sources([(file, text)], limits or ToolLimits())
-
-
-def expand_globs(
-    patterns: Sequence[str], base_dir: Path, exclude: Sequence[str] = ()
-) -> tuple[list[Path], list[str]]:
-    """Files matched by `patterns` (relative to `base_dir`), sorted, minus `exclude`.
-
-    Returns the files and the patterns that matched nothing (usually a typo worth reporting).
-    """
-    excluded: set[Path] = set()
-    for pattern in exclude:
-        excluded.update(
-            Path(p).resolve() for p in glob.glob(str(base_dir / pattern), recursive=True)
-        )
-    files: list[Path] = []
-    unmatched: list[str] = []
-    for pattern in patterns:
-        matched = sorted(
-            Path(p) for p in glob.glob(str(base_dir / pattern), recursive=True) if Path(p).is_file()
-        )
-        if not matched:
-            unmatched.append(pattern)
-        for path in matched:
-            if path.resolve() not in excluded and path not in files:
-                files.append(path)
-    return files, unmatched
 
 
 def unmatched_issue(

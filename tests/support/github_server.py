@@ -11,7 +11,8 @@ GitHub's limits and error replies:
 - issues (create, list by label/state, edit, close), labels, issue comments (create, list with
   `Link`-header pagination, edit, delete); a comment body over 65,536 chars -> 422;
 - check runs (create, update, get, list by ref, annotations); more than 50 annotations in one
-  request or a summary over 65,535 chars -> 422; updates append annotations like GitHub does;
+  request, or a summary / text over 65,535 characters or 65,535 UTF-8 bytes -> 422 (GitHub's
+  "exceeds a maximum bytesize of 65535"); updates append annotations like GitHub does;
 - commit statuses and the combined status;
 - authentication: tokens with a login, a kind (`user` or `app`; an app token such as
   `GITHUB_TOKEN` gets 403 on `GET /user`) and write permissions per area (read-only tokens get
@@ -35,7 +36,7 @@ import threading
 import urllib.parse
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -43,6 +44,9 @@ import pytest
 
 COMMENT_MAX = 65_536
 SUMMARY_MAX = 65_535
+"""Check-run `output.summary` / `output.text`, in characters *and* in UTF-8 bytes."""
+ANNOTATION_MESSAGE_MAX_BYTES = 64 * 1024
+ANNOTATION_TITLE_MAX = 255
 ANNOTATIONS_PER_REQUEST = 50
 DEFAULT_PER_PAGE = 30
 MAX_PER_PAGE = 100
@@ -199,6 +203,7 @@ class GitHubServer:
         self._lock = threading.RLock()
         self._ids = itertools.count(1001)
         self._shas = itertools.count(1)
+        self._clock = datetime.now(UTC).replace(microsecond=0)
         self.repos: dict[str, Repo] = {}
         self.tokens: dict[str, Token] = {}
         self.users: dict[str, dict[str, Any]] = {}
@@ -261,6 +266,14 @@ class GitHubServer:
     # ----------------------------------------------------------------- setup helpers
     def next_id(self) -> int:
         return next(self._ids)
+
+    def _tick(self) -> str:
+        """Check-run times: a clock that moves one second per reading, so runs created in
+        the same second still have distinct, ordered `started_at` / `completed_at`."""
+        self._clock = max(
+            self._clock + timedelta(seconds=1), datetime.now(UTC).replace(microsecond=0)
+        )
+        return self._clock.strftime("%Y-%m-%dT%H:%M:%SZ")
 
     def new_sha(self) -> str:
         return f"{next(self._shas):040x}"
@@ -1183,15 +1196,8 @@ class GitHubServer:
             return []
         if not isinstance(output, dict) or not output.get("title") or "summary" not in output:
             raise _validation("CheckRun", "output", "title and summary are required")
-        summary = output.get("summary") or ""
-        if len(summary) > SUMMARY_MAX:
-            raise ApiError(
-                422,
-                f"Invalid request.\n\nOnly {SUMMARY_MAX} characters are allowed; "
-                f"{len(summary)} were supplied.",
-            )
-        if len(output.get("text") or "") > SUMMARY_MAX:
-            raise ApiError(422, f"Invalid request.\n\nOnly {SUMMARY_MAX} characters are allowed.")
+        for key in ("summary", "text"):
+            self._check_output_size(key, output.get(key) or "")
         annotations = list(output.get("annotations") or [])
         if len(annotations) > ANNOTATIONS_PER_REQUEST:
             raise ApiError(
@@ -1208,8 +1214,32 @@ class GitHubServer:
             ]
             if missing or ann["annotation_level"] not in ("notice", "warning", "failure"):
                 raise ApiError(422, f"Invalid request.\n\nInvalid annotation: missing {missing}")
+            if len(str(ann["message"]).encode("utf-8")) > ANNOTATION_MESSAGE_MAX_BYTES:
+                raise _validation(
+                    "CheckRun",
+                    "message",
+                    f"message exceeds a maximum bytesize of {ANNOTATION_MESSAGE_MAX_BYTES}",
+                )
+            if len(str(ann.get("title") or "")) > ANNOTATION_TITLE_MAX:
+                raise _validation(
+                    "CheckRun", "title", f"title is too long (maximum is {ANNOTATION_TITLE_MAX})"
+                )
             out.append({**ann, "blob_href": f"https://github.com/blob/{run_id}/{ann['path']}"})
         return out
+
+    @staticmethod
+    def _check_output_size(key: str, text: str) -> None:
+        """GitHub's two checks on `output.summary` / `output.text`: characters first
+        ("Only 65535 characters are allowed"), then UTF-8 bytes ("exceeds a maximum
+        bytesize"), which is what a multi-byte (CJK, emoji) text runs into."""
+        if len(text) > SUMMARY_MAX:
+            raise ApiError(
+                422,
+                f"Invalid request.\n\nOnly {SUMMARY_MAX} characters are allowed; "
+                f"{len(text)} were supplied.",
+            )
+        if len(text.encode("utf-8")) > SUMMARY_MAX:
+            raise _validation("CheckRun", key, f"{key} exceeds a maximum bytesize of {SUMMARY_MAX}")
 
     def _check_run_json(self, repo: Repo, run: dict[str, Any]) -> dict[str, Any]:
         data = {k: v for k, v in run.items() if not k.startswith("_")}
@@ -1233,7 +1263,7 @@ class GitHubServer:
                 run[key] = body[key]
         if body.get("conclusion"):
             run["status"] = "completed"
-            run["completed_at"] = run.get("completed_at") or _now()
+            run["completed_at"] = run.get("completed_at") or self._tick()
         if run["status"] == "completed" and not run.get("conclusion"):
             raise _validation("CheckRun", "conclusion", "conclusion is required when completed")
         if "output" in body and body["output"] is not None:
@@ -1263,7 +1293,7 @@ class GitHubServer:
             "details_url": None,
             "status": "queued",
             "conclusion": None,
-            "started_at": _now(),
+            "started_at": self._tick(),
             "completed_at": None,
             "name": body["name"],
             "app": {
@@ -1300,18 +1330,68 @@ class GitHubServer:
         return self._check_run_json(repo, run)
 
     def _list_check_runs(self, ctx: _Ctx) -> Any:
+        """`GET /commits/{ref}/check-runs` as GitHub answers it.
+
+        `filter=latest` (the default) keeps only the most recent run per check name, by
+        `completed_at` (incomplete runs count as newest), so a workflow job's own check run
+        of the same name hides an earlier one; `filter=all` returns every run. Runs come in
+        creation order, not completion order: callers must not take the first as the newest.
+        """
         repo = ctx.repo
         sha = self._resolve(repo, ctx.arg("ref"))
         name = ctx.query.get("check_name")
         status = ctx.query.get("status")
+        which = ctx.query.get("filter", "latest")
+        if which not in ("latest", "all"):
+            raise _validation("CheckRun", "filter", f"filter must be latest or all, not {which}")
+        on_sha = [r for r in repo.check_runs.values() if r["head_sha"] == sha]
+        if which == "latest":
+            newest: dict[str, dict[str, Any]] = {}
+            for run in on_sha:
+                rank = (run["completed_at"] or "9999", run["id"])
+                held = newest.get(run["name"])
+                if held is None or rank > (held["completed_at"] or "9999", held["id"]):
+                    newest[run["name"]] = run
+            on_sha = list(newest.values())
         runs = [
             self._check_run_json(repo, run)
-            for run in sorted(repo.check_runs.values(), key=lambda r: -r["id"])
-            if run["head_sha"] == sha
-            and (name is None or run["name"] == name)
-            and (status is None or run["status"] == status)
+            for run in sorted(on_sha, key=lambda r: r["id"])
+            if (name is None or run["name"] == name) and (status is None or run["status"] == status)
         ]
         return self._page(ctx, runs, key="check_runs")
+
+    def job_check_run(self, full_name: str, sha: str, job: str) -> dict[str, Any]:
+        """The check run GitHub Actions creates for a workflow job named `job`: created when
+        the job starts, completed (no output) when it ends, i.e. after every step's runs."""
+        with self._lock:
+            repo = self.repo(full_name)
+            rid = self.next_id()
+            run: dict[str, Any] = {
+                "id": rid,
+                "node_id": f"CR_{rid}",
+                "head_sha": self._resolve(repo, sha),
+                "external_id": "",
+                "url": f"{self.url}/repos/{repo.full_name}/check-runs/{rid}",
+                "html_url": f"https://github.com/{repo.full_name}/actions/runs/1/job/{rid}",
+                "details_url": f"https://github.com/{repo.full_name}/actions/runs/1/job/{rid}",
+                "status": "completed",
+                "conclusion": "success",
+                "started_at": self._tick(),
+                "completed_at": self._tick(),
+                "name": job,
+                "app": {
+                    "id": 15368,
+                    "slug": "github-actions",
+                    "name": "GitHub Actions",
+                    "owner": self.add_user("github"),
+                },
+                "pull_requests": [],
+                "_output": {"title": None, "summary": None, "text": None},
+                "_creator": "github-actions[bot]",
+            }
+            repo.check_runs[rid] = run
+            repo.annotations[rid] = []
+            return self._check_run_json(repo, run)
 
     def _list_annotations(self, ctx: _Ctx) -> Any:
         run = self._run(ctx)
