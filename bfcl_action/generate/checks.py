@@ -3,7 +3,8 @@
 The format check builds the candidate exactly as a person would write it in a case file and
 reads it with `bfcl_action.cases.read_cases`, the reader `validate` uses: what it rejects is
 never written, and what it accepts is the case `validate` will load (the answer passes our
-checker against the case's tools). Its issues are sorted into drop reasons here.
+checker against the case's tools). A rejection is named by `bfcl_action.authoring`'s problem
+codes where it has one (the same codes curation counts), else by the reader's issue.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from bfcl_action.authoring import call_options, call_problems
 from bfcl_action.cases import read_cases
 from bfcl_action.generate.models import Candidate, Drop, DropReason, Kind
 from bfcl_action.models import FunctionDoc
@@ -78,6 +80,38 @@ def own_case_entry(candidate: Candidate, case_id: str) -> dict[str, Any]:
     }
 
 
+_BY_CODE = {
+    "unknown_parameter": DropReason.UNKNOWN_ARGUMENT,
+    "missing_required": DropReason.MISSING_REQUIRED,
+    "required_omittable": DropReason.MISSING_REQUIRED,
+    "empty_options": DropReason.INVALID,
+}
+
+
+def _authoring_reason(
+    candidate: Candidate, tools: Sequence[FunctionDoc]
+) -> tuple[DropReason, str] | None:
+    """The first problem `authoring` finds in the candidate's calls, as a drop reason."""
+    by_name = {t.name: t for t in tools}
+    for call in candidate.expect:
+        for name, args in call.items():
+            function = by_name.get(name)
+            if function is None or name not in candidate.offered:
+                return DropReason.UNKNOWN_FUNCTION, f"{name!r} is not an offered function"
+            for problem in call_problems(call_options(args, function), function):
+                detail = (
+                    f"{name}.{problem.param}: {problem.message}"
+                    if problem.param
+                    else (problem.message)
+                )
+                if problem.code == "answer_type_mismatch":
+                    enum = "enum" in problem.message
+                    kind = DropReason.OUTSIDE_ENUM if enum else DropReason.MISTYPED_ARGUMENT
+                    return kind, detail
+                return _BY_CODE.get(problem.code, DropReason.INVALID), detail
+    return None
+
+
 def _reason(issue: ToolIssue) -> DropReason:
     message = issue.message
     if issue.field == "category" or "checks exactly one call" in message:
@@ -110,6 +144,9 @@ def format_check(candidate: Candidate, tools: Sequence[FunctionDoc]) -> Drop | N
     doc = Document(CANDIDATE_FILE, {"cases": [own_case_entry(candidate, "candidate")]})
     cases, issues = read_cases(doc, tools)
     if issues or len(cases) != 1:
+        named = _authoring_reason(candidate, tools)
+        if named is not None:
+            return Drop(candidate.tool, named[0], named[1], candidate.request)
         first = issues[0] if issues else ToolIssue(file=CANDIDATE_FILE, message="not read")
         return Drop(candidate.tool, _reason(first), _issue_text(first), candidate.request)
     candidate.case = cases[0]
