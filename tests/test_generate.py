@@ -258,3 +258,37 @@ def test_the_api_key_reaches_no_file(repo: Path, server: OpenAIServer) -> None:
     for path in (repo / "cases").iterdir():
         assert "sk-test-not-a-real-key" not in path.read_text()
     assert json.dumps(server.requests).count("sk-test") == 0
+
+
+def test_init_generate_drafts_cases_for_a_new_repository(
+    tmp_path: Path,
+    server: OpenAIServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    root = tmp_path / "new"
+    (root / "tools").mkdir(parents=True)
+    shutil.copy(FIXTURE / "tools.json", root / "tools" / "tools.json")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    assert main(["init", "--dir", str(root), "--model", "scripted-model", "--generate", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "get_weather: proposed" in out
+    assert main(["validate", "--config", str(root / ".bfcl.yml")]) == 0
+    assert "gen_get_weather_" in (root / "cases" / "generated.yml").read_text()
+
+
+def test_init_generate_without_a_key_prints_the_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "new"
+    (root / "tools").mkdir(parents=True)
+    shutil.copy(FIXTURE / "tools.json", root / "tools" / "tools.json")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    assert main(["init", "--dir", str(root), "--generate", "3"]) == 0
+    out = capsys.readouterr().out
+    assert f"bfcl-action generate --config {root / '.bfcl.yml'} --per-tool 3" in out
+    assert not (root / "cases").exists()
+    assert main(["validate", "--config", str(root / ".bfcl.yml")]) == 0

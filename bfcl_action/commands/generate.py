@@ -103,6 +103,11 @@ def register(sub: Any) -> None:
     p.set_defaults(func=main, mode=None, repeat=None, model_name=None)
 
 
+def default_cache() -> Path:
+    """`run`'s response cache, so drafts and runs share answers."""
+    return Path(platformdirs.user_cache_dir("bfcl-action")) / "responses"
+
+
 @dataclass
 class GenerateCommand:
     """What a front-end (`generate`, `init --generate`) asks for; the rest is resolved."""
@@ -121,7 +126,9 @@ class GenerateCommand:
     price: tuple[float, float] | None = None
     dry_run: bool = False
     quiet: bool = False
-    cache: Path | None = Path(platformdirs.user_cache_dir("bfcl-action")) / "responses"
+    cache: Path | None = field(default_factory=lambda: default_cache())
+    note_unlisted: bool = True
+    """Say so when the output is not among the config's `cases:` (init lists it itself)."""
     model_flags: dict[str, Any] = field(default_factory=dict)
     """`run`'s model flags (model, base_url, temperature, ...) given on the command line."""
 
@@ -374,7 +381,8 @@ def run_generate(command: GenerateCommand) -> int:
     review.parent.mkdir(parents=True, exist_ok=True)
     review.write_text(render_review(result.reviews, provenance, stamp), encoding="utf-8")
     print_report(result, output, review, base)
-    _note_unlisted(command, output)
+    if command.note_unlisted:
+        _note_unlisted(command, output)
     return 0
 
 
