@@ -275,7 +275,8 @@ def load_inputs(command: GenerateCommand, output: Path) -> tuple[list[FunctionDo
     """The config's tools and its cases other than the output file (which is replaced)."""
     from bfcl_action.cases import load_cases
     from bfcl_action.config import load_config
-    from bfcl_action.tools.load import display_name, expand_globs, load_tools
+    from bfcl_action.globs import expand_globs
+    from bfcl_action.tools.load import display_name, load_tools
 
     config = load_config(command.config)
     base = command.config.resolve().parent
@@ -430,7 +431,7 @@ def _rel(path: Path, base: Path) -> str:
 
 def _note_unlisted(command: GenerateCommand, output: Path) -> None:
     from bfcl_action.config import load_config
-    from bfcl_action.tools.load import expand_globs
+    from bfcl_action.globs import expand_globs
 
     config = load_config(command.config)
     files, _ = expand_globs(config.cases, command.config.resolve().parent)
