@@ -55,6 +55,7 @@ from bfcl_action.github.context import (
 from bfcl_action.github.evaluate import Engine, annotations_for, load_report
 from bfcl_action.github.statuses import CategoryStatus, post_statuses
 from bfcl_action.models import RunReport
+from bfcl_action.report.coverage import tools_without_cases
 from bfcl_action.report.markdown import DEFAULT_TITLE, render_comment, render_summary
 
 T = TypeVar("T")
@@ -251,12 +252,14 @@ def process_pull_request(
     comparison.notes.insert(0, f"baseline: {where}")
     outcome.comparison = comparison
     outcome.verdict = comparison.verdict.value
-    notes = annotations_for(comparison, engine.tools(ctx), report)
+    tools = engine.tools(ctx)
+    notes = annotations_for(comparison, tools, report)
     body = render_comment(
         comparison,
         title=title_for(ctx),
         full_report_url=ctx.run_url or None,
         max_chars=COMMENT_LIMIT - len(comment_marker(ctx.inputs.check_name)) - 1,
+        uncovered_tools=tools_without_cases(tools.locations, report),
     )
     if repo is not None:
         post_comment(ctx, outcome, gh, repo, pr.number, body, comparison)
