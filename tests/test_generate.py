@@ -292,3 +292,12 @@ def test_init_generate_without_a_key_prints_the_command(
     assert f"bfcl-action generate --config {root / '.bfcl.yml'} --per-tool 3" in out
     assert not (root / "cases").exists()
     assert main(["validate", "--config", str(root / ".bfcl.yml")]) == 0
+
+
+def test_the_command_module_loads_no_model_client() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, bfcl_action.commands.generate; print('openai' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"

@@ -16,17 +16,24 @@ import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import platformdirs
 
 from bfcl_action.errors import ConfigError, InputError
-from bfcl_action.generate.model import STRUCTURED, ModelLink, verify_options
-from bfcl_action.generate.models import KIND_ORDER, PROMPT_VERSION, GenerateResult, Kind, Provenance
-from bfcl_action.generate.pipeline import GenerateOptions, generate, plan
-from bfcl_action.generate.prompt import propose_messages, response_format
-from bfcl_action.generate.writer import ensure_writable, render_cases, render_review
+from bfcl_action.generate.models import (
+    KIND_ORDER,
+    PROMPT_VERSION,
+    STRUCTURED,
+    GenerateResult,
+    Kind,
+    Provenance,
+)
 from bfcl_action.models import FunctionDoc, Mode, TestCase
+
+if TYPE_CHECKING:  # the model layer (openai) loads only when generate runs
+    from bfcl_action.generate.model import ModelLink
+    from bfcl_action.generate.pipeline import GenerateOptions
 
 DEFAULT_OUTPUT = Path("cases") / "generated.yml"
 PROPOSE_TEMPERATURE = 0.7
@@ -239,6 +246,7 @@ def _settings(command: GenerateCommand) -> argparse.Namespace:
 
 
 def _link(command: GenerateCommand, ns: argparse.Namespace, api_key: str | None) -> ModelLink:
+    from bfcl_action.generate.model import ModelLink, verify_options
     from bfcl_action.runner.backends import BackendOptions
     from bfcl_action.runner.cache import ResponseCache
     from bfcl_action.runner.progress import make_progress
@@ -298,6 +306,9 @@ def estimate(
     link: ModelLink,
 ) -> tuple[int, int, str]:
     """Uncached propose requests, an upper bound on verify requests, and the printed line."""
+    from bfcl_action.generate.pipeline import GenerateOptions, plan
+    from bfcl_action.generate.prompt import propose_messages, response_format
+
     options = GenerateOptions(command.per_tool, command.kinds, command.seed)
     tasks = plan(tools, targets, options)
     fmt = response_format()
@@ -327,6 +338,8 @@ def estimate(
 def run_generate(command: GenerateCommand) -> int:
     """Resolve settings, print the estimate, draft, write the cases and review files."""
     from bfcl_action.commands.run import resolve_api_key
+    from bfcl_action.generate.pipeline import GenerateOptions
+    from bfcl_action.generate.writer import ensure_writable, render_cases, render_review
 
     if command.per_tool < 1:
         raise ConfigError(f"must be >= 1, found {command.per_tool}", field="per-tool")
@@ -400,6 +413,8 @@ async def _generate(
     link: ModelLink,
     options: GenerateOptions,
 ) -> GenerateResult:
+    from bfcl_action.generate.pipeline import generate
+
     try:
         return await generate(tools, targets, existing, link, options)
     finally:

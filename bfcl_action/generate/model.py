@@ -39,8 +39,6 @@ from bfcl_action.runner.progress import NoProgress, Progress
 from bfcl_action.runner.retry import InfraFailure, RetryPolicy, with_retries
 
 T = TypeVar("T")
-STRUCTURED = ("auto", "on", "off")
-"""`auto`: ask with `response_format`, and without it when the server answers 400."""
 
 
 class BudgetExhausted(Exception):

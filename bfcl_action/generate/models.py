@@ -8,6 +8,8 @@ from typing import Any
 
 from bfcl_action.models import ExpectedCall, TestCase
 
+STRUCTURED = ("auto", "on", "off")
+"""`--structured-output`: `auto` asks with `response_format` and without it after a 400."""
 PROMPT_VERSION = "1"
 """Bumped when the proposing prompt or its answer schema changes (recorded in provenance)."""
 

@@ -19,6 +19,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from bfcl_action.errors import InputError
+from bfcl_action.escape import md_code
 from bfcl_action.fingerprint import canonical_json, sha256_hex
 from bfcl_action.generate.checks import own_case_entry
 from bfcl_action.generate.models import Candidate, Provenance, Review
@@ -120,19 +121,30 @@ def _fence(text: str, lang: str = "") -> str:
     return f"{ticks}{lang}\n{text}\n{ticks}"
 
 
+def _cell(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return md_code(text, 400, in_table=True)
+
+
+def _calls(output: Any) -> Any:
+    """The verify model's FC answer as plain calls (arguments parsed), or its text."""
+    if not isinstance(output, list):
+        return output if output else "(no call)"
+    calls = []
+    for item in output:
+        if isinstance(item, dict):
+            for name, args in item.items():
+                try:
+                    parsed = json.loads(args) if isinstance(args, str) else args
+                except ValueError:
+                    parsed = args
+                calls.append({name: parsed})
+    return calls
+
+
 def _calls_text(output: Any) -> str:
-    if isinstance(output, list):
-        calls = []
-        for item in output:
-            if isinstance(item, dict):
-                for name, args in item.items():
-                    try:
-                        parsed = json.loads(args) if isinstance(args, str) else args
-                    except ValueError:
-                        parsed = args
-                    calls.append({name: parsed})
-        return json.dumps(calls, indent=1, ensure_ascii=False)
-    return json.dumps(output, ensure_ascii=False) if output is not None else "(no answer)"
+    calls = _calls(output)
+    return calls if isinstance(calls, str) else json.dumps(calls, indent=1, ensure_ascii=False)
 
 
 def render_review(reviews: Sequence[Review], provenance: Provenance, command: str) -> str:
@@ -162,7 +174,7 @@ def render_review(reviews: Sequence[Review], provenance: Provenance, command: st
             "",
             "| proposed expectation | verify model called |",
             "|---|---|",
-            "| see left block | see right block |",
+            f"| {_cell(c.expect)} | {_cell(_calls(review.verify_output))} |",
             "",
             "Proposed:",
             "",
