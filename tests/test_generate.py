@@ -301,3 +301,26 @@ def test_the_command_module_loads_no_model_client() -> None:
     code = "import sys, bfcl_action.commands.generate; print('openai' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_the_example_generated_cases_are_what_generate_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    example = Path(__file__).parents[1] / "examples" / "weather-app"
+    copy = tmp_path / "weather-app"
+    shutil.copytree(example, copy)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-local-scripted")
+    with OpenAIServer() as srv:
+        srv.responder = responder(load_script(example / "generate" / "script.json"))
+        code = main(
+            [
+                "generate", "--config", str(copy / "generate" / ".bfcl.yml"),
+                "--base-url", srv.base_url, "--cache", str(tmp_path / "cache"),
+                "--per-tool", "3", "--quiet", "--output", "generated.yml",
+                "--tools", "get_pollen_count,convert_temperature,get_sunrise_sunset",
+            ]
+        )  # fmt: skip
+    assert code == 0
+    for name in ("generated.yml", "generated.review.md"):
+        assert (copy / "generate" / name).read_bytes() == (example / "generate" / name).read_bytes()
+    assert main(["validate", "--config", str(example / "generate" / ".bfcl.yml")]) == 0
