@@ -7,6 +7,7 @@ every bad kind; the scripted verify model agrees with some and not others.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -126,12 +127,23 @@ def test_the_review_file_holds_the_disagreements_side_by_side(
 ) -> None:
     assert generate(repo, server) == 0
     review = (repo / "cases" / "generated.review.md").read_text()
-    assert review.count("\n## ") == 2
+    assert len(re.findall(r"^## \d+\. ", review, re.MULTILINE)) == 2
     oslo = review[review.index("Give me the 3 day forecast for Oslo.") :]
     assert '"get_air_quality"' in oslo.split("## ")[0]
     assert "wrong_func_name" in oslo.split("## ")[0]
     assert "What's the pollen count in Berlin today?" in review
     assert "irrelevance_error" in review
+
+
+def test_the_review_file_lists_every_dropped_draft_as_code(
+    repo: Path, server: OpenAIServer
+) -> None:
+    assert generate(repo, server) == 0
+    review = (repo / "cases" / "generated.review.md").read_text()
+    dropped = review[review.index("## Dropped drafts") :]
+    assert "| hallucinated | `What's the weather in Madrid?` |" in dropped
+    assert "`Weather in Lima? <img src=x onerror=alert(1)>`" in dropped
+    assert dropped.count("| `get_weather` |") == 11
 
 
 def test_a_rerun_with_the_cache_makes_no_request_and_the_same_files(

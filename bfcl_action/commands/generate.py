@@ -393,7 +393,9 @@ def run_generate(command: GenerateCommand) -> int:
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(render_cases(kept, provenance, stamp), encoding="utf-8")
     review.parent.mkdir(parents=True, exist_ok=True)
-    review.write_text(render_review(result.reviews, provenance, stamp), encoding="utf-8")
+    review.write_text(
+        render_review(result.reviews, provenance, stamp, result.drops), encoding="utf-8"
+    )
     print_report(result, output, review, base)
     if command.note_unlisted:
         _note_unlisted(command, output)

@@ -22,7 +22,7 @@ from bfcl_action.errors import InputError
 from bfcl_action.escape import md_code
 from bfcl_action.fingerprint import canonical_json, sha256_hex
 from bfcl_action.generate.checks import own_case_entry
-from bfcl_action.generate.models import Candidate, Provenance, Review
+from bfcl_action.generate.models import Candidate, Drop, Provenance, Review
 
 MARKER = "# Drafted by `bfcl-action generate`"
 _UNSAFE_ID = re.compile(r"[^A-Za-z0-9_.-]")
@@ -147,9 +147,15 @@ def _calls_text(output: Any) -> str:
     return calls if isinstance(calls, str) else json.dumps(calls, indent=1, ensure_ascii=False)
 
 
-def render_review(reviews: Sequence[Review], provenance: Provenance, command: str) -> str:
+def render_review(
+    reviews: Sequence[Review],
+    provenance: Provenance,
+    command: str,
+    drops: Sequence[Drop] = (),
+) -> str:
     """The review file: each disagreement with both answers side by side, and the case ready
-    to paste into a case file when the person sides with the proposer."""
+    to paste into a case file when the person sides with the proposer; then every dropped
+    draft with its reason, so a surprising drop can be checked (text shown as code)."""
     lines = [
         f"# Generated cases for review ({command})",
         "",
@@ -191,4 +197,17 @@ def render_review(reviews: Sequence[Review], provenance: Provenance, command: st
             _fence(stream.getvalue().rstrip(), "yaml"),
             "",
         ]
+    if drops:
+        lines += [
+            f"## Dropped drafts ({sum(d.count for d in drops)})",
+            "",
+            "| tool | reason | request | detail |",
+            "|---|---|---|---|",
+        ]
+        for d in drops:
+            request = md_code(d.request, 160, in_table=True) if d.request else ""
+            lines.append(
+                f"| {md_code(d.tool, in_table=True)} | {d.reason.value} | {request} "
+                f"| {md_code(d.detail, 200, in_table=True)} |"
+            )
     return "\n".join(lines).rstrip() + "\n"

@@ -353,6 +353,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--fault-rate", type=float, default=0.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--hang", type=float, default=2.0)
+    parser.add_argument(
+        "--generate-script", metavar="JSON", help="answer as tests/support/generate_script.py"
+    )
     args = parser.parse_args(argv)
     server = OpenAIServer(
         latency=args.latency,
@@ -361,6 +364,10 @@ def main(argv: list[str] | None = None) -> None:
         hang_s=args.hang,
         record=False,
     ).start()
+    if args.generate_script:
+        from tests.support.generate_script import load_script, responder
+
+        server.responder = responder(load_script(args.generate_script))
     sys.stdout.write(f"{server.port}\n")
     sys.stdout.flush()
     try:
