@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import nox
@@ -61,7 +62,9 @@ def _lint_imports(session: nox.Session) -> None:
     if pending:
         session.log(f"pending layering contracts (reported, not enforced): {', '.join(pending)}")
         session.run(
-            "lint-imports", "--no-logo", *(f"--contract={i}" for i in pending),
+            "lint-imports",
+            "--no-logo",
+            *(f"--contract={i}" for i in pending),
             success_codes=[0, 1],
         )
 
@@ -78,6 +81,14 @@ def _lint_github_files(session: nox.Session) -> None:
     session.install(*GITHUB_LINTERS)
     workflows = sorted(glob.glob(".github/workflows/*.yml") + glob.glob("docs/workflows/*.yml"))
     session.run("zizmor", "--offline", "--config", ".github/zizmor.yml", "action.yml", *workflows)
+    # What `bfcl-action init` writes for a new user, audited as written (not only the docs copy).
+    scratch = Path(session.create_tmp()) / "init-repo"
+    shutil.rmtree(scratch, ignore_errors=True)
+    scratch.mkdir(parents=True)
+    session.run("bfcl-action", "init", "--scheduled", "--dir", str(scratch), silent=True)
+    written = sorted(str(p) for p in (scratch / ".github" / "workflows").glob("*.yml"))
+    session.run("zizmor", "--offline", "--config", ".github/zizmor.yml", *written)
+    session.run("check-jsonschema", "--builtin-schema", "vendor.github-workflows", *written)
     session.run("check-jsonschema", "--builtin-schema", "vendor.github-workflows", *workflows)
     session.run("check-jsonschema", "--builtin-schema", "vendor.github-actions", "action.yml")
 
@@ -95,8 +106,14 @@ def conformance(session: nox.Session) -> None:
     session.run("python", "-m", "tests.conformance.run", *session.posargs)
     # score files and leaderboard columns against the official scorer (skipped elsewhere)
     session.run(
-        "pytest", "-q", "-p", "no:cacheprovider", "-m", "conformance",
-        "tests/conformance", "tests/test_conformance_agreement.py",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-m",
+        "conformance",
+        "tests/conformance",
+        "tests/test_conformance_agreement.py",
         "tests/test_decode_python_fast_corpus.py",
     )
     # Multi-turn: bfcl-eval's environments and checker against ours (25 entries per category;
@@ -129,23 +146,51 @@ def demo(session: nox.Session) -> None:
     for side in ("base", "head"):
         session.log(f"evaluating the {side} commit (replayed answers)")
         session.run(
-            "bfcl-action", "run", "--config", config,
-            "--model", f"replay:{example / 'replay' / side}",
-            "--output", str(out / f"{side}.json"), "--quiet",
+            "bfcl-action",
+            "run",
+            "--config",
+            config,
+            "--model",
+            f"replay:{example / 'replay' / side}",
+            "--output",
+            str(out / f"{side}.json"),
+            "--quiet",
         )
     session.run(
-        "bfcl-action", "impact", "--config", config,
-        "--base-tools", str(example / "baseline"),
-        "--changed-tools-out", str(out / "changed-tools.json"),
+        "bfcl-action",
+        "impact",
+        "--config",
+        config,
+        "--base-tools",
+        str(example / "baseline"),
+        "--changed-tools-out",
+        str(out / "changed-tools.json"),
     )
     session.run(
-        "bfcl-action", "compare", "--config", config,
-        "--base", str(out / "base.json"), "--head", str(out / "head.json"),
-        "--changed-tools", str(out / "changed-tools.json"),
-        "--markdown", str(out / "comment.md"), "--summary", str(out / "summary.md"),
-        "--json", str(out / "comparison.json"), "--junit", str(out / "junit.xml"),
-        "--history", str(out / "base.json"), "--svg-history", str(out / "history.svg"),
-        "--svg-tools", str(out / "tools.svg"),
+        "bfcl-action",
+        "compare",
+        "--config",
+        config,
+        "--base",
+        str(out / "base.json"),
+        "--head",
+        str(out / "head.json"),
+        "--changed-tools",
+        str(out / "changed-tools.json"),
+        "--markdown",
+        str(out / "comment.md"),
+        "--summary",
+        str(out / "summary.md"),
+        "--json",
+        str(out / "comparison.json"),
+        "--junit",
+        str(out / "junit.xml"),
+        "--history",
+        str(out / "base.json"),
+        "--svg-history",
+        str(out / "history.svg"),
+        "--svg-tools",
+        str(out / "tools.svg"),
         success_codes=[0, 1],  # 1 = a regression was found, which is what the demo shows
     )
     print("\n" + "=" * 30 + " the PR comment " + "=" * 30 + "\n")

@@ -14,7 +14,7 @@ from typing import Any
 
 from benchmarks._synthetic import Planted, generate
 from curation.build import build, gather
-from curation.canonical import function_text, question_text
+from curation.canonical import answer_key, function_text, similarity_text
 from curation.dedup import Fingerprint, near_duplicate_groups
 from curation.neardup import Signer
 from curation.settings import CurationSettings
@@ -41,7 +41,7 @@ def near_dup_quality(rows: list[dict[str, Any]], planted: Planted) -> dict[str, 
     are truly one test (linked by planted copies, exact or near)."""
     intake = gather_rows(rows)
     prints = [
-        Fingerprint(str(i), function_text(it.functions), question_text(it))
+        Fingerprint(str(i), function_text(it.functions), similarity_text(it), answer_key(it))
         for i, it in enumerate(intake)
     ]
     groups = near_duplicate_groups(prints, Signer(CurationSettings().near_duplicates.settings()))

@@ -75,7 +75,7 @@ def main() -> dict[str, Any]:
     kept = derive_irrelevance(
         tools.functions, irrelevance, count=len(irrelevance), seed=0, max_similarity=90
     )
-    functions = distractor_pool(tools.functions, everything, max_similarity=85)
+    functions = distractor_pool(everything)
     figures.update(
         {
             "pool_irrelevance_questions": len(irrelevance),
@@ -87,9 +87,7 @@ def main() -> dict[str, Any]:
                 runs=3,
             ),
             "pool_distractor_functions": len(functions),
-            "distractor_pool_s": _median(
-                lambda: distractor_pool(tools.functions, everything, max_similarity=85), runs=3
-            ),
+            "distractor_pool_s": _median(lambda: distractor_pool(everything), runs=3),
             "derive_distractors_s": _median(
                 lambda: derive_distractors(own, functions, ks=[0, 4, 16, 32], seed=0)
             ),

@@ -23,11 +23,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bfcl_action.model.cache import ResponseCache
+from bfcl_action.model.retry import RetryPolicy
 from bfcl_action.models import Mode, TestCase
 from bfcl_action.runner.backends import BackendOptions, create_backend
-from bfcl_action.runner.cache import ResponseCache
+from bfcl_action.runner.chat import ChatBackend
 from bfcl_action.runner.execute import CaseOutcome, ExecutionStats, execute
-from bfcl_action.runner.retry import RetryPolicy
 from bfcl_action.runner.verdicts import judge_outcomes
 
 CASES = 2500
@@ -130,8 +131,12 @@ def run_once(
         timeout=timeout,
         concurrency=CONCURRENCY,
     )
-    backend = create_backend(options)
     cache = ResponseCache(cache_dir)
+    backend = create_backend(
+        options,
+        cache=cache,
+        policy=RetryPolicy(max_retries=8, base_delay=0.2, max_delay=2.0),
+    )
 
     async def go() -> tuple[list[CaseOutcome], ExecutionStats]:
         try:
@@ -139,9 +144,6 @@ def run_once(
                 cases,
                 backend,
                 concurrency=CONCURRENCY,
-                cache=cache,
-                policy=RetryPolicy(max_retries=8, base_delay=0.2, max_delay=2.0),
-                seed=0,
             )
         finally:
             await backend.aclose()
@@ -151,6 +153,14 @@ def run_once(
     cpu = time.process_time() - cpu0
     cache.close()
     return outcomes, stats, cpu
+
+
+def request_body(backend: object, case: TestCase) -> dict[str, Any]:
+    """The JSON body the runner sends for `case` (first sample)."""
+    assert isinstance(backend, ChatBackend)
+    request, _ = backend.request(case, 0)
+    body: dict[str, Any] = backend.client.provider.body(request)  # type: ignore[attr-defined]
+    return body
 
 
 def bare_floor(cases: list[TestCase], base_url: str) -> float:
@@ -163,7 +173,7 @@ def bare_floor(cases: list[TestCase], base_url: str) -> float:
     backend = create_backend(
         BackendOptions(model="bench-model", mode=Mode.FC, base_url=base_url, api_key="k")
     )
-    bodies = [json.dumps(backend.build_request(c, 0).body).encode() for c in cases]
+    bodies = [json.dumps(request_body(backend, c)).encode() for c in cases]
     asyncio.run(backend.aclose())
     url = f"{base_url}/chat/completions"
 
@@ -195,7 +205,7 @@ def naive_sdk_cpu(cases: list[TestCase], base_url: str) -> float:
     backend = create_backend(
         BackendOptions(model="bench-model", mode=Mode.FC, base_url=base_url, api_key="k")
     )
-    bodies = [backend.build_request(c, 0).body for c in cases]
+    bodies = [request_body(backend, c) for c in cases]
     asyncio.run(backend.aclose())
 
     async def go() -> float:

@@ -26,6 +26,7 @@ COMMANDS: list[str] = [
     "validate",
     "history",
     "generate",
+    "categories",
 ]
 
 

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
-from bfcl_action.categories import CATEGORIES, Checker
+from bfcl_action.categories import CATEGORIES, is_multi_turn
 from bfcl_action.digest import FAIL, INFRA, PASS, RunDigest, outcome_of
 from bfcl_action.fingerprint import case_set_hash
 from bfcl_action.impact import ToolChange
@@ -192,10 +192,35 @@ class SuiteComparison(BaseModel):
     only_in_head: int = 0
     within_noise: bool = False
     """Moved by more than the allowed points, but not significantly: shown, not flagged."""
+    compared_base: SideScore | None = None
+    compared_head: SideScore | None = None
+    """The two scores `delta_points` is the difference of: over the paired cases when a
+    paired test ran, else over each side's cases. Headline and table show these, so the
+    numbers shown always subtract to the delta shown."""
 
     @property
     def moved(self) -> bool:
         return self.verdict in (Verdict.REGRESSION, Verdict.IMPROVEMENT)
+
+    @property
+    def on_subset(self) -> bool:
+        """The compared scores cover fewer cases than a side answered (case set changed,
+        infrastructure errors): say which cases are compared."""
+        if self.paired is None or self.base is None or self.head is None:
+            return False
+        return self.paired.n != self.base.total or self.paired.n != self.head.total
+
+    def score_line(self) -> str:
+        """One line for logs, statuses and titles, with the compared numbers only."""
+        head, base = self.compared_head or self.head, self.compared_base
+        if head is None or head.accuracy is None:
+            return "n/a"
+        if base is None or base.accuracy is None or self.delta_points is None:
+            return f"{head.accuracy:.1%}"
+        moved = f"{base.accuracy:.1%} -> {head.accuracy:.1%} ({self.delta_points:+.1f} pts)"
+        if self.on_subset and self.paired is not None:
+            return f"on the {self.paired.n} cases both runs answered: {moved}"
+        return moved
 
 
 class Comparison(BaseModel):
@@ -215,7 +240,9 @@ class Comparison(BaseModel):
     verdict: Verdict
     infra_errors: list[InfraFailure] = Field(default_factory=list)
     changed_tools: list[InvolvedTool] = Field(default_factory=list)
+    """Every changed tool definition, those involved in newly failing cases first."""
     uninvolved_tool_changes: int = 0
+    """How many of `changed_tools` no newly failing case offered, expected or called."""
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -249,11 +276,6 @@ def _question_excerpt(case: TestCase, limit: int = 400) -> str:
     return ""
 
 
-def _multi_turn(case: TestCase) -> bool:
-    category = CATEGORIES.get(case.category)
-    return category is not None and category.checker is Checker.MULTI_TURN
-
-
 def attach_case_context(report: RunReport, cases: Iterable[TestCase]) -> RunReport:
     """Copy each case's question excerpt, expected answer and offered function names onto
     its result, so the stored report can explain flips without the dataset at hand."""
@@ -270,7 +292,7 @@ def attach_case_context(report: RunReport, cases: Iterable[TestCase]) -> RunRepo
                     "question": _question_excerpt(case),
                     # multi-turn answers are per-turn call strings, not possible answers;
                     # their verdict's errors name the turn and what differed
-                    "expected": None if _multi_turn(case) else case.possible_answer,
+                    "expected": None if is_multi_turn(case.category) else case.possible_answer,
                     "functions": [f.name for f in case.functions],
                 }
             )
@@ -419,10 +441,11 @@ def _pct(value: float) -> str:
     return f"{value * 100:.1f}"
 
 
-def _p_text(p: float | None) -> str:
+def p_text(p: float | None) -> str:
+    """A p-value as every report shows it: three decimals, `< 0.001` below that."""
     if p is None:
         return "n/a"
-    return "< 0.001" if p < 0.001 else f"= {p:.3g}"
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def _judge(row: SuiteComparison, thresholds: Thresholds, *, comparable: bool) -> None:
@@ -441,7 +464,7 @@ def _judge(row: SuiteComparison, thresholds: Thresholds, *, comparable: bool) ->
             word = "dropped" if row.delta_points < 0 else "rose"
             row.reasons.append(
                 f"{word} {abs(row.delta_points):.1f} points (allowed {allowed:g}), significant "
-                f"(McNemar p {_p_text(p)}, alpha {alpha:g})"
+                f"(McNemar p {p_text(p)}, alpha {alpha:g})"
             )
         elif p is not None and abs(row.delta_points) > allowed:
             row.within_noise = True
@@ -497,6 +520,8 @@ def _paired_row(label: str, base: _Suite, head: _Suite) -> SuiteComparison:
     )
     if answered:
         row.delta_points = (head_correct - base_correct) / len(answered) * 100
+        row.compared_base = SideScore.of(base_correct, len(answered))
+        row.compared_head = SideScore.of(head_correct, len(answered))
     row.flipped = [_flip(i, label, base, head, True) for i in failing] + [
         _flip(i, label, base, head, False) for i in passing
     ]
@@ -526,6 +551,7 @@ def _row(label: str, base: _Suite | None, head: _Suite | None, comparable: bool)
     row = SuiteComparison(suite=label, category=head.category, base=base.score(), head=head.score())
     if comparable:
         row.delta_points = _unpaired_delta(row.base, row.head)
+        row.compared_base, row.compared_head = row.base, row.head
         why = (
             "case set changed and the baseline is a digest: per-case outcomes cannot be aligned"
             if base.ids and head.outcomes is not None
@@ -565,10 +591,13 @@ def _overall(rows: list[SuiteComparison], base_present: bool) -> SuiteComparison
         )
         if n:
             row.delta_points = (row.paired.head_correct - row.paired.base_correct) / n * 100
+            row.compared_base = SideScore.of(row.paired.base_correct, n)
+            row.compared_head = SideScore.of(row.paired.head_correct, n)
         if len(paired) < len(rows):
             row.notes.append("overall delta and test cover the suites compared case by case")
     elif any(r.delta_points is not None for r in rows):
         row.delta_points = _unpaired_delta(row.base, row.head)
+        row.compared_base, row.compared_head = row.base, row.head
     return row
 
 
@@ -583,12 +612,14 @@ def _involved_tools(
             result = head[row.suite].results.get(flip.id) if row.suite in head else None
             names = _called_names(result) if result else set(flip.functions)
             failing[flip.id] = names
-    involved = []
-    for change in changes:
-        cases = sorted(i for i, names in failing.items() if change.name in names)
-        if cases:
-            involved.append(InvolvedTool(change=change, cases=cases))
-    return involved, len(changes) - len(involved)
+    tools = [
+        InvolvedTool(
+            change=change, cases=sorted(i for i, names in failing.items() if change.name in names)
+        )
+        for change in changes
+    ]
+    tools.sort(key=lambda t: (not t.cases, t.change.name))
+    return tools, sum(not t.cases for t in tools)
 
 
 def _infra(side: Literal["base", "head"], suites: Mapping[str, _Suite]) -> list[InfraFailure]:

@@ -22,7 +22,7 @@ from pydantic import (
 )
 from rapidfuzz import process
 
-from bfcl_action.categories import CATEGORIES, Group
+from bfcl_action.categories import CATEGORIES, Group, did_you_mean
 from bfcl_action.errors import ConfigError
 from bfcl_action.models import Mode, SourceLocation
 from bfcl_action.tools.source import Document, ParseError, parse_yaml
@@ -81,7 +81,8 @@ class SuitesConfig(_Strict):
         for item in value:
             if item != "own" and item not in own:
                 raise ValueError(
-                    f"{item!r} is not an own category; expected 'own' or one of " + ", ".join(own)
+                    f"{item!r} is not an own category{did_you_mean(item, ['own', *own])} "
+                    "(expected 'own' or one of " + ", ".join(own) + ")"
                 )
         return value
 
@@ -98,7 +99,10 @@ class SuitesConfig(_Strict):
         for item in value:
             cat = CATEGORIES.get(item)
             if item not in groups and (cat is None or not cat.official):
-                raise ValueError(f"{item!r} is not an official BFCL category or group")
+                names = [*groups, *(n for n, c in CATEGORIES.items() if c.official)]
+                raise ValueError(
+                    f"{item!r} is not an official BFCL category or group{did_you_mean(item, names)}"
+                )
         return value
 
     @field_validator("live")
@@ -106,8 +110,12 @@ class SuitesConfig(_Strict):
     def _live_categories(cls, value: list[str]) -> list[str]:
         for item in value:
             cat = CATEGORIES.get(item)
-            if item != "all" and (cat is None or not item.startswith("live_")):
-                raise ValueError(f"{item!r} is not a Live category (live_simple, ...) or 'all'")
+            if item != "all" and (cat is None or not cat.live):
+                names = ["all", *(n for n, c in CATEGORIES.items() if c.live)]
+                raise ValueError(
+                    f"{item!r} is not a Live category (live_simple, ...) or 'all'"
+                    f"{did_you_mean(item, names)}"
+                )
         return value
 
     def own_categories(self) -> list[str]:

@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from bfcl_action.digest import RunDigest, SuiteDigest, digest_of, encode_digest
 from bfcl_action.errors import BfclActionError
+from bfcl_action.jsonl import scan_jsonl
 from bfcl_action.models import RunReport
 
 HISTORY_SCHEMA_VERSION = 1
@@ -129,13 +130,14 @@ def parse_history(text: str) -> tuple[list[HistoryRecord], list[str]]:
     """Records of a JSON Lines text, oldest first, and a note per line that was skipped."""
     records: list[HistoryRecord] = []
     skipped: list[str] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            records.append(HistoryRecord.model_validate_json(line))
-        except ValidationError as exc:
-            skipped.append(f"history line {number} skipped: {exc.errors()[0]['msg']}")
+    for number, value, error, _ in scan_jsonl(text):
+        if error is None:
+            try:
+                records.append(HistoryRecord.model_validate(value))
+                continue
+            except ValidationError as exc:
+                error = exc.errors()[0]["msg"]
+        skipped.append(f"history line {number} skipped: {error}")
     return records, skipped
 
 

@@ -1,9 +1,10 @@
-"""Which cases a change to the tool definitions can affect.
+"""Which cases a change can affect: exactly those whose model request changed.
 
-A PR that edits one tool's description need not re-run every case: only cases that *present*
-a changed tool (offer it to the model) can change verdict. `tool_changes` compares two tool
-sets, `impacted_cases` lists the cases that present a changed tool, and `split_by_impact` is
-what the runner uses to run those and reuse the baseline's verdicts for the rest.
+A PR that edits one tool's description need not re-ask every case: a case whose request
+(messages, offered tools, settings) is byte-for-byte what the base run asked gets the base
+run's answer from the response cache. `changed_requests` lists the others, computed with the
+backend's own request builder, so what `impact` predicts is what a cached run asks.
+`tool_changes` and `describe_tool_changes` say which tool definitions changed, for people.
 
 The base tool set is read from git (`tools_at_ref`, with GitPython, never touching the
 working tree) or from a directory laid out like the repository.
@@ -11,19 +12,25 @@ working tree) or from a directory laid out like the repository.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
+from bfcl_action.config import ModelSettings
 from bfcl_action.errors import InputError
-from bfcl_action.fingerprint import canonical_json
+from bfcl_action.fingerprint import canonical_json, sha256_hex
 from bfcl_action.globs import matches_any
 from bfcl_action.models import FunctionDoc, TestCase
 from bfcl_action.tools.load import ToolSet, tools_from_sources
 from bfcl_action.tools.validate import ToolLimits
+
+if TYPE_CHECKING:  # the runner imports the comparison, which imports this module
+    from bfcl_action.model.options import BackendOptions
+    from bfcl_action.model.request import ModelClient
 
 
 @dataclass
@@ -40,14 +47,6 @@ class ToolChanges:
 
     def __bool__(self) -> bool:
         return bool(self.names)
-
-
-@dataclass
-class ImpactSplit:
-    """Cases to run now, and cases whose baseline verdicts can be reused."""
-
-    run: list[TestCase]
-    reuse: list[TestCase]
 
 
 def tool_key(fn: FunctionDoc) -> str:
@@ -70,12 +69,37 @@ def tool_changes(base: Sequence[FunctionDoc], head: Sequence[FunctionDoc]) -> To
     )
 
 
+class WordChange(BaseModel):
+    """A run of words in a description diff: kept, added or removed."""
+
+    op: Literal["same", "added", "removed"]
+    text: str
+
+
+class FieldChange(BaseModel):
+    """One field of a tool definition that differs: where, how, before and after.
+
+    `path` names the field (`description`, `parameters.city`, `parameters.location.lat`,
+    `parameters.tags[]`); descriptions carry a word diff in `words`.
+    """
+
+    path: str
+    kind: Literal[
+        "description", "added", "removed", "retyped", "re-described", "required", "changed"
+    ]
+    before: str | None = None
+    after: str | None = None
+    words: list[WordChange] = Field(default_factory=list)
+
+
 class ToolChange(BaseModel):
     """One tool definition a change added, removed or changed, as the reports show it."""
 
     name: str
     kind: Literal["added", "removed", "changed"] = "changed"
     summary: str = ""
+    fields: list[FieldChange] = Field(default_factory=list)
+    """What changed, field by field (changed tools only)."""
     before: dict[str, Any] | None = None
     after: dict[str, Any] | None = None
 
@@ -84,32 +108,169 @@ def _tool_dict(fn: FunctionDoc) -> dict[str, Any]:
     return fn.model_dump(mode="json", exclude_none=True)
 
 
-def _what_changed(before: FunctionDoc, after: FunctionDoc) -> list[str]:
-    parts = []
-    if before.description != after.description:
-        parts.append("description changed")
-    old = before.parameters.get("properties") or {}
-    new = after.parameters.get("properties") or {}
-    parts += [f"parameter {n} added" for n in sorted(new.keys() - old.keys())]
-    parts += [f"parameter {n} removed" for n in sorted(old.keys() - new.keys())]
-    for name in sorted(old.keys() & new.keys()):
-        if old[name] != new[name]:
-            keys = sorted(
-                k
-                for k in old[name].keys() | new[name].keys()
-                if old[name].get(k) != new[name].get(k)
+def word_diff(before: str, after: str) -> list[WordChange]:
+    """`before` -> `after` as runs of kept, removed and added words (whitespace-split)."""
+    old, new = before.split(), after.split()
+    out: list[WordChange] = []
+    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            out.append(WordChange(op="same", text=" ".join(old[i1:i2])))
+            continue
+        if i2 > i1:
+            out.append(WordChange(op="removed", text=" ".join(old[i1:i2])))
+        if j2 > j1:
+            out.append(WordChange(op="added", text=" ".join(new[j1:j2])))
+    return out
+
+
+def _type_text(schema: dict[str, Any]) -> str:
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return " | ".join(str(k) for k in kind)
+    if kind == "array" and isinstance(schema.get("items"), dict):
+        return f"array of {_type_text(schema['items'])}"
+    return str(kind) if kind is not None else "any"
+
+
+def _short(value: Any) -> str:
+    return canonical_json(value)
+
+
+def _schema_changes(
+    path: str, old: dict[str, Any], new: dict[str, Any], required: tuple[bool, bool] | None
+) -> list[FieldChange]:
+    """Field changes of one parameter schema (and, recursively, of its properties/items)."""
+    out: list[FieldChange] = []
+    if _type_text(old) != _type_text(new):
+        out.append(
+            FieldChange(path=path, kind="retyped", before=_type_text(old), after=_type_text(new))
+        )
+    old_text, new_text = str(old.get("description") or ""), str(new.get("description") or "")
+    if old_text != new_text:
+        out.append(
+            FieldChange(
+                path=path,
+                kind="re-described",
+                before=old_text,
+                after=new_text,
+                words=word_diff(old_text, new_text),
             )
-            parts.append(f"parameter {name}: {', '.join(keys)} changed")
-    if set(before.parameters.get("required") or []) != set(after.parameters.get("required") or []):
-        parts.append("required parameters changed")
-    return parts or ["definition changed"]
+        )
+    if required is not None and required[0] != required[1]:
+        out.append(
+            FieldChange(
+                path=path,
+                kind="required",
+                before="required" if required[0] else "optional",
+                after="required" if required[1] else "optional",
+            )
+        )
+    nested = {"type", "description", "properties", "required", "items"}
+    for key in sorted((old.keys() | new.keys()) - nested):
+        if old.get(key) != new.get(key):
+            out.append(
+                FieldChange(
+                    path=f"{path} {key}",
+                    kind="changed",
+                    before=None if key not in old else _short(old[key]),
+                    after=None if key not in new else _short(new[key]),
+                )
+            )
+    out += _properties_changes(path, old, new)
+    old_items, new_items = old.get("items"), new.get("items")
+    if isinstance(old_items, dict) and isinstance(new_items, dict):
+        out += [
+            c
+            for c in _schema_changes(f"{path}[]", old_items, new_items, None)
+            if c.kind != "retyped"  # the array's own line already names the item type
+        ]
+    return out
+
+
+def _properties_changes(path: str, old: dict[str, Any], new: dict[str, Any]) -> list[FieldChange]:
+    old_props = old.get("properties") if isinstance(old.get("properties"), dict) else {}
+    new_props = new.get("properties") if isinstance(new.get("properties"), dict) else {}
+    assert isinstance(old_props, dict) and isinstance(new_props, dict)
+    old_required = set(old.get("required") or [])
+    new_required = set(new.get("required") or [])
+    out: list[FieldChange] = []
+    for name in sorted(old_props.keys() | new_props.keys()):
+        where = f"{path}.{name}"
+        if name not in old_props:
+            out.append(
+                FieldChange(
+                    path=where,
+                    kind="added",
+                    after=_type_text(new_props[name])
+                    + (", required" if name in new_required else ""),
+                )
+            )
+        elif name not in new_props:
+            out.append(FieldChange(path=where, kind="removed", before=_type_text(old_props[name])))
+        elif isinstance(old_props[name], dict) and isinstance(new_props[name], dict):
+            out += _schema_changes(
+                where,
+                old_props[name],
+                new_props[name],
+                (name in old_required, name in new_required),
+            )
+    return out
+
+
+def field_changes(before: FunctionDoc, after: FunctionDoc) -> list[FieldChange]:
+    """Every field that differs between two versions of a tool, description first."""
+    out: list[FieldChange] = []
+    if before.description != after.description:
+        out.append(
+            FieldChange(
+                path="description",
+                kind="description",
+                before=before.description,
+                after=after.description,
+                words=word_diff(before.description, after.description),
+            )
+        )
+    out += _properties_changes("parameters", before.parameters, after.parameters)
+    skip = {"properties", "required", "type"}
+    for key in sorted((before.parameters.keys() | after.parameters.keys()) - skip):
+        if before.parameters.get(key) != after.parameters.get(key):
+            out.append(
+                FieldChange(
+                    path=f"parameters {key}",
+                    kind="changed",
+                    before=_short(before.parameters.get(key)),
+                    after=_short(after.parameters.get(key)),
+                )
+            )
+    return out
+
+
+def _summary(fields: Sequence[FieldChange]) -> str:
+    words = {
+        "description": "description changed",
+        "added": "{} added",
+        "removed": "{} removed",
+        "retyped": "{} retyped",
+        "re-described": "{} re-described",
+        "required": "{} now {}",
+        "changed": "{} changed",
+    }
+    parts = []
+    for f in fields:
+        name = f.path.removeprefix("parameters.")
+        template = words[f.kind]
+        parts.append(
+            template.format(name, f.after) if f.kind == "required" else template.format(name)
+        )
+    return "; ".join(parts) or "definition changed"
 
 
 def describe_tool_changes(
     base: Sequence[FunctionDoc], head: Sequence[FunctionDoc]
 ) -> list[ToolChange]:
     """What changed between two tool sets, by tool name (the tools `tool_changes` lists),
-    for the comparison report to show next to the regressions they may explain."""
+    field by field, for the comparison report to show next to the results they may explain."""
     before = {f.name: f for f in base}
     after = {f.name: f for f in head}
     changes = tool_changes(base, head)
@@ -120,10 +281,12 @@ def describe_tool_changes(
         elif name in changes.removed:
             out.append(ToolChange(name=name, kind="removed", before=_tool_dict(before[name])))
         else:
+            fields = field_changes(before[name], after[name])
             out.append(
                 ToolChange(
                     name=name,
-                    summary="; ".join(_what_changed(before[name], after[name])),
+                    summary=_summary(fields),
+                    fields=fields,
                     before=_tool_dict(before[name]),
                     after=_tool_dict(after[name]),
                 )
@@ -131,29 +294,86 @@ def describe_tool_changes(
     return out
 
 
-def presents_changed_tool(case: TestCase, changes: ToolChanges) -> bool:
-    """A case is impacted when it offers a changed or added tool, or expects a removed one."""
-    names = changes.names
-    if any(f.name in names for f in case.functions):
-        return True
-    return any(name in names for call in case.possible_answer for name in call)
+def key_client(options: BackendOptions) -> ModelClient:
+    """The request path for `options`, used only to compute request keys (pure: no request
+    is sent, no cache opened).
 
-
-def impacted_cases(cases: Sequence[TestCase], changes: ToolChanges) -> list[TestCase]:
-    return [c for c in cases if presents_changed_tool(c, changes)]
-
-
-def split_by_impact(cases: Sequence[TestCase], changes: ToolChanges) -> ImpactSplit:
-    """Cases that present a changed tool (run them) and the rest (reuse baseline verdicts).
-
-    Official and Live cases never present your tools, so they land in `reuse`; the runner
-    decides whether it has a baseline verdict for each reused case (and runs it if not).
+    A `replay:` model is keyed as the model it replays would be: impact is about what would be
+    asked, and both sides of a comparison use the same backend.
     """
-    run: list[TestCase] = []
-    reuse: list[TestCase] = []
+    from bfcl_action.model.request import open_client
+
+    return open_client(replace(options, api_key=options.api_key or "unset"))
+
+
+def _conversation_key(case: TestCase, options: BackendOptions, sample: int) -> str:
+    """A multi-turn case has no single request; each step is cached on its own and every
+    step follows from the case, the settings and the answers before it. So its steps are all
+    reused exactly when its content (id and source location aside) and the settings are."""
+    content = case.model_dump(
+        mode="json", exclude={"id", "source", "suite", "dataset", "environment_paths"}
+    )
+    return sha256_hex(
+        canonical_json(
+            {"case": content, "options": {**asdict(options), "api_key": None}, "sample": sample}
+        )
+    )
+
+
+def request_keys(
+    cases: Sequence[TestCase], options: BackendOptions, *, repeat: int = 1
+) -> dict[str, frozenset[str]]:
+    """Per case id, the cache keys a run of `cases` with `options` asks for.
+
+    Keys come from the request builder and the request path's key, the functions a run
+    uses (`model.forms.case_request`, `ModelClient.key`), so they are the response cache's
+    keys by construction (content-addressed: the case id is not part of them, and two cases
+    asking the same thing share one answer).
+    """
+    from bfcl_action.model.forms import case_request
+    from bfcl_action.model.render import FunctionRenderer
+    from bfcl_action.model.types import PermanentError
+    from bfcl_action.multiturn.conversation import is_multi_turn
+
+    client = key_client(options)
+    renderer = FunctionRenderer()
+    prompts: dict[str, str] = {}
+    out: dict[str, frozenset[str]] = {}
     for case in cases:
-        (run if presents_changed_tool(case, changes) else reuse).append(case)
-    return ImpactSplit(run=run, reuse=reuse)
+        keys = set()
+        for sample in range(repeat):
+            if is_multi_turn(case):
+                keys.add(_conversation_key(case, options, sample))
+                continue
+            try:
+                request, _ = case_request(case, options.mode, renderer, sample, prompts)
+            except PermanentError:  # never asked: keyed by content, like a conversation
+                keys.add(_conversation_key(case, options, sample))
+                continue
+            keys.add(client.key(request))
+        out[case.id] = frozenset(keys)
+    return out
+
+
+def changed_requests(
+    head: Sequence[TestCase],
+    head_options: BackendOptions,
+    base: Sequence[TestCase],
+    base_options: BackendOptions,
+    *,
+    repeat: int = 1,
+) -> list[TestCase]:
+    """The head cases whose model request differs from every request the base run made.
+
+    Exactly the cases a head run asks the model for when the base run's answers are in the
+    response cache: a changed message, a changed tool the case offers (or its order), a
+    changed setting, a new case. Everything else is answered from the cache.
+    """
+    asked: set[str] = set()
+    for keys in request_keys(base, base_options, repeat=repeat).values():
+        asked |= keys
+    wanted = request_keys(head, head_options, repeat=repeat)
+    return [c for c in head if not wanted[c.id] <= asked]
 
 
 def tools_at_ref(
@@ -200,3 +420,50 @@ def tools_at_ref(
             sources.append((f"{ref}:{rel_path}", data))
     sources.sort()
     return tools_from_sources(sources, limits or ToolLimits())
+
+
+def tree_at_ref(repo_dir: Path, ref: str, directory: Path, dest: Path) -> Path:
+    """Write the files under `directory` as committed at `ref` into `dest`; returns the
+    directory's counterpart inside `dest` (what `build_cases` needs to build the base's cases
+    from the base's own config, tools, cases and pools, without touching the work tree)."""
+    import git
+
+    try:
+        repo = git.Repo(repo_dir, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        raise InputError(f"not a git repository: {repo_dir}") from None
+    try:
+        commit = repo.commit(ref)
+    except (git.BadName, ValueError):
+        raise InputError(f"unknown git ref {ref!r}", field="--base-ref") from None
+    root = Path(repo.working_tree_dir or repo_dir).resolve()
+    rel = directory.resolve().relative_to(root).as_posix()
+    prefix = "" if rel == "." else rel + "/"
+    items: list[Any] = list(commit.tree.traverse())
+    for blob in items:
+        path = str(getattr(blob, "path", ""))
+        if getattr(blob, "type", "") != "blob" or not path.startswith(prefix):
+            continue
+        target = dest / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(blob.data_stream.read())
+    out = dest / rel
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def options_for(model: ModelSettings) -> BackendOptions:
+    """The request-shaping settings of a config's `model:` section (what enters a cache key).
+
+    The endpoint and key are the same on both sides of a comparison, so they are left out.
+    """
+    from bfcl_action.model.options import BackendOptions
+
+    return BackendOptions(
+        model=model.name or "model",
+        mode=model.mode,
+        temperature=None if model.temperature == "omit" else model.temperature,
+        top_p=model.top_p,
+        seed=model.seed,
+        max_tokens=model.max_tokens,
+    )

@@ -17,8 +17,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from bfcl_action.categories import CATEGORIES, Checker, Group
+from bfcl_action.categories import CATEGORIES, Checker, Directory
 from bfcl_action.errors import InputError
+from bfcl_action.jsonl import read_jsonl
 from bfcl_action.models import CaseResult, TestCase
 
 VERSION_PREFIX = "BFCL_v4"
@@ -42,19 +43,9 @@ class ResultEntry(BaseModel):
 
 
 def bfcl_directory(category: str) -> str:
-    """BFCL's folder for a category: `live` for `live_*` rows, `non_live` for the others,
-    `multi_turn`; our own suites go under `own`."""
-    group = CATEGORIES[category].group if category in CATEGORIES else Group.OWN
-    if group is Group.HALLUCINATION:
-        return _HALLUCINATION_DIRS[category]
-    return group.value
-
-
-_HALLUCINATION_DIRS = {
-    "irrelevance": "non_live",
-    "live_irrelevance": "live",
-    "live_relevance": "live",
-}
+    """BFCL's folder for a category (the table's `directory`); unknown suites go under `own`."""
+    known = CATEGORIES.get(category)
+    return (known.directory if known else Directory.OWN).value
 
 
 def category_from_path(path: Path) -> str | None:
@@ -109,19 +100,7 @@ def read_result_file(path: Path, category: str | None = None) -> list[ResultEntr
     file_category = category or category_from_path(path)
     entries: list[ResultEntry] = []
     seen: dict[str, int] = {}
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            row = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise InputError(
-                f"not valid JSON: {exc.msg}", file=str(path), line=number, column=exc.colno
-            ) from None
-        if not isinstance(row, dict):
-            raise InputError(
-                f"expected a JSON object, found {type(row).__name__}", file=str(path), line=number
-            )
+    for number, row in read_jsonl(text, file=str(path)):
         entry_id = row.get("id")
         if not isinstance(entry_id, str) or not entry_id:
             raise InputError(
@@ -297,20 +276,10 @@ def write_score_files(
 def read_score_file(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Header and failing entries of a BFCL score file (ours or the official tool's)."""
     try:
-        raw_lines = path.read_text(encoding="utf-8").splitlines()
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise InputError(f"cannot read score file: {exc.strerror}", file=str(path)) from None
-    rows: list[dict[str, Any]] = []
-    for number, raw in enumerate(raw_lines, start=1):
-        if not raw.strip():
-            continue
-        try:
-            row = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON: {exc.msg}", file=str(path), line=number) from None
-        if not isinstance(row, dict):
-            raise InputError("expected a JSON object", file=str(path), line=number)
-        rows.append(row)
+    rows: list[dict[str, Any]] = [row for _, row in read_jsonl(text, file=str(path))]
     if not rows or "accuracy" not in rows[0]:
         raise InputError("first line must hold 'accuracy'", file=str(path), line=1)
     return rows[0], rows[1:]

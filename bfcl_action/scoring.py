@@ -35,20 +35,16 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bfcl_action import __version__
-from bfcl_action.categories import CATEGORIES, Group
+from bfcl_action.categories import CATEGORIES, Column, columns_of
 from bfcl_action.fingerprint import case_set_hash, config_fingerprint
 from bfcl_action.models import CaseResult, CategoryScore, Mode, RunReport
 
-_SIMPLE = ["simple_python", "simple_java", "simple_javascript"]
-_NON_LIVE_AST = ["multiple", "parallel", "parallel_multiple"]
-_LIVE_AST = ["live_simple", "live_multiple", "live_parallel", "live_parallel_multiple"]
-_IRRELEVANCE = ["irrelevance", "live_irrelevance"]
-_MULTI_TURN = [
-    "multi_turn_base",
-    "multi_turn_miss_func",
-    "multi_turn_miss_param",
-    "multi_turn_long_context",
-]
+_SIMPLE = columns_of(Column.NON_LIVE_SIMPLE_AST)
+_NON_LIVE_AST = columns_of(Column.NON_LIVE_AST)
+_LIVE_AST = columns_of(Column.LIVE_AST)
+_IRRELEVANCE = columns_of(Column.IRRELEVANCE)
+_RELEVANCE = columns_of(Column.RELEVANCE)
+_MULTI_TURN = columns_of(Column.MULTI_TURN)
 OVERALL_WEIGHTS: dict[str, float] = {
     "non_live_ast": 10,
     "live_ast": 10,
@@ -141,12 +137,12 @@ def _columns(by_category: Mapping[str, CategoryScore]) -> dict[str, float | None
     non_live = _unweighted([simple, *(part(c) for c in _NON_LIVE_AST)])
     live_ast = _weighted([part(c) for c in _LIVE_AST])
     irrelevance = _unweighted([part(c) for c in _IRRELEVANCE])
-    relevance = part("live_relevance")
+    relevance = _unweighted([part(c) for c in _RELEVANCE])
     multi_turn = _unweighted([part(c) for c in _MULTI_TURN])
     own_scores = [
         s
         for c, s in by_category.items()
-        if c in CATEGORIES and CATEGORIES[c].group is Group.OWN and s.total
+        if c in CATEGORIES and CATEGORIES[c].column is Column.OWN and s.total
     ]
     own_total = sum(s.total for s in own_scores)
     own = _Part(sum(s.correct for s in own_scores) / own_total, own_total) if own_total else None
@@ -260,3 +256,19 @@ def build_report(
         summary=summarize(scores),
         notes=list(notes),
     )
+
+
+def repeat_summary(results: Sequence[CaseResult]) -> tuple[dict[str, float | None], list[str]]:
+    """Mean accuracy over all samples, pass^k, and ids of cases whose samples disagree."""
+    scored = [r for r in results if r.infra_error is None and r.samples]
+    if not scored:
+        return {}, []
+    mean = sum(sum(r.samples or []) / len(r.samples or [1]) for r in scored) / len(scored)
+    pass_all = sum(all(r.samples or []) for r in scored) / len(scored)
+    unstable = sorted(r.id for r in scored if len(set(r.samples or [])) > 1)
+    summary: dict[str, float | None] = {
+        "repeat_mean_accuracy": round(mean, 4),
+        "repeat_pass_all": round(pass_all, 4),
+        "repeat_unstable_cases": float(len(unstable)),
+    }
+    return summary, unstable

@@ -11,6 +11,7 @@ import hashlib
 import re
 from collections.abc import Sequence
 
+from bfcl_action.categories import expand_categories
 from bfcl_action.errors import ConfigError
 from bfcl_action.models import TestCase
 
@@ -44,7 +45,7 @@ def select_cases(
     seed: int = 0,
     shard: str | None = None,
 ) -> list[TestCase]:
-    """Filter by category or suite label, by id regex (searched), sample, then shard.
+    """Filter by category, suite label or group, by id regex (searched), sample, then shard.
 
     The sample takes the `sample` cases with the smallest seeded hash of their id; the shard
     keeps the cases whose id hashes to it. Sampling happens before sharding, so the shards of
@@ -52,8 +53,7 @@ def select_cases(
     """
     chosen = list(cases)
     if categories:
-        wanted = set(categories)
-        chosen = [c for c in chosen if c.category in wanted or c.label() in wanted]
+        chosen = select_categories(chosen, categories)
     if id_pattern:
         try:
             regex = re.compile(id_pattern)
@@ -71,3 +71,27 @@ def select_cases(
         index, count = parse_shard(shard)
         chosen = [c for c in chosen if shard_of(c.id, count) == index]
     return chosen
+
+
+def select_categories(cases: Sequence[TestCase], names: Sequence[str]) -> list[TestCase]:
+    """The cases of the named categories, suite labels and groups (`own`, `live`, ...), in
+    input order.
+
+    Never drops a name silently: an unknown name is an error with a did-you-mean, and a name
+    that selects none of `cases` is an error listing the suites that are there.
+    """
+    picked: set[int] = set()
+    for name in (n.strip() for n in names):
+        if not name:
+            continue
+        wanted = set(expand_categories([name]))
+        hits = [id(c) for c in cases if c.category in wanted or c.label() in wanted]
+        if not hits and name != "all":
+            present = sorted({c.label() for c in cases})
+            raise ConfigError(
+                f"category {name!r} selects no case; the cases here are in: "
+                + (", ".join(present) or "(none)"),
+                field="categories",
+            )
+        picked.update(hits)
+    return [c for c in cases if id(c) in picked]

@@ -10,14 +10,16 @@ Derived suites are what make a repository's own tools testable beyond hand-writt
   (k from `derived.distractors.k`), pool functions near-duplicating one of your tools excluded.
   Reported per k (`own_distractors_k4`, ...): accuracy against the number of tools offered.
 
-Every sample is fixed by `config.seed`: the same config and pools give the same cases, ids and
-function order on every machine. Pools come from a `CaseSource`, injectable for tests.
+Every sample is fixed by `config.seed` and drawn per case (rendezvous ranking, `rank`): a
+derived case depends only on the seed, its own identity and the tools *it* offers, so editing
+one tool changes exactly the derived cases that offer it, and the same config and pools give
+the same cases, ids and function order on every machine. Pools come from a `CaseSource`,
+injectable for tests.
 """
 
 from __future__ import annotations
 
 import logging
-import random
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,11 +28,17 @@ from typing import Any, Protocol
 from rapidfuzz import fuzz, process
 
 from bfcl_action.cases import load_cases
-from bfcl_action.categories import CATEGORIES, Checker, parse_categories
+from bfcl_action.categories import (
+    CATEGORIES,
+    MULTI_TURN_OFFICIAL,
+    Checker,
+    is_multi_turn,
+    parse_categories,
+)
 from bfcl_action.config import BfclConfig
 from bfcl_action.dataset import dataset_categories, load_dataset
-from bfcl_action.dataset.multi_turn import MULTI_TURN_OFFICIAL
 from bfcl_action.errors import ConfigError, DatasetError
+from bfcl_action.fingerprint import sha256_hex
 from bfcl_action.globs import glob_files
 from bfcl_action.models import FunctionDoc, TestCase
 from bfcl_action.tools.load import ToolSet, load_tools
@@ -186,9 +194,14 @@ def function_closeness(a: FunctionDoc, b: FunctionDoc) -> float:
 # ---------------------------------------------------------------------- derived
 
 
-def _rng(key: str) -> random.Random:
-    """A generator seeded by a string (sha512 of it: stable across runs and machines)."""
-    return random.Random(key)  # noqa: S311 - sampling, not security
+def rank(*parts: object) -> str:
+    """A stable pseudo-random rank for one (seed, purpose, case, item) tuple.
+
+    Rendezvous selection: each candidate's rank depends on the candidate and the case it is
+    drawn for, never on the other candidates, so adding, removing or editing one candidate
+    moves no other one, and a draw is the same on every machine (sha256, not `hash()`).
+    """
+    return sha256_hex("\x1f".join(str(p) for p in parts))
 
 
 def derive_irrelevance(
@@ -200,25 +213,31 @@ def derive_irrelevance(
     max_similarity: float,
     exclude_ids: Sequence[str] = (),
 ) -> list[TestCase]:
-    """`count` pool questions (sampled by `seed`) asked with `tools`; none close to a tool.
+    """`count` pool questions asked with `tools`; none close to a tool.
 
-    A question is close when one of its content words has a rapidfuzz ratio of at least
-    `max_similarity` with a distinctive word of a tool's name or description.
+    Each question's place in the draw is `rank(seed, question id)`, a function of that
+    question alone; the `count` best-ranked questions that are not close to one of the
+    offered tools are asked. Editing a tool can only swap out the questions that become (or
+    stop being) close to it; every other question stays. A question is close when one of its
+    content words has a rapidfuzz ratio of at least `max_similarity` with a distinctive word
+    of a tool's name or description.
     """
     vocabularies = [tool_vocabulary(t) for t in tools]
     excluded = set(exclude_ids)
-    seen: set[str] = set()
-    candidates: list[TestCase] = []
+    unique: dict[str, TestCase] = {}
     for case in sorted(pool, key=lambda c: c.id):
-        if case.id in excluded or case.id in seen or len(case.question) != 1:
+        if case.id in excluded or len(case.question) != 1:
             continue
-        seen.add(case.id)
+        unique.setdefault(case.id, case)
+    ranked = sorted(unique.values(), key=lambda c: rank(seed, "own_irrelevance", c.id))
+    picked: list[TestCase] = []
+    for case in ranked:
+        if len(picked) >= count:
+            break
         words = question_words(case)
         if any(closeness(words, v) >= max_similarity for v in vocabularies):
             continue
-        candidates.append(case)
-    rng = _rng(f"own_irrelevance:{seed}")
-    picked = rng.sample(candidates, min(count, len(candidates)))
+        picked.append(case)
     out = []
     for case in sorted(picked, key=lambda c: c.id):
         out.append(
@@ -236,44 +255,55 @@ def derive_irrelevance(
     return out
 
 
-def distractor_pool(
-    tools: Sequence[FunctionDoc], pool: Sequence[TestCase], *, max_similarity: float
-) -> list[FunctionDoc]:
-    """Pool functions usable as distractors: unique by name, none near one of `tools`."""
-    own = {mapped_name(t.name) for t in tools}
+def distractor_pool(pool: Sequence[TestCase]) -> list[FunctionDoc]:
+    """Pool functions usable as distractors, unique by (mapped) name.
+
+    Deliberately independent of your tools: which of them a case may not be offered beside
+    (same name, near duplicate) is decided per case in `derive_distractors`, against the tools
+    *that case* offers, so editing one tool cannot move another case's distractors.
+    """
     by_name: dict[str, FunctionDoc] = {}
     for case in sorted(pool, key=lambda c: c.id):
         for fn in case.functions:
-            key = mapped_name(fn.name)
-            if key in own or key in by_name:
-                continue
-            by_name[key] = fn
-    return [
-        fn
-        for key, fn in sorted(by_name.items())
-        if all(function_closeness(fn, t) < max_similarity for t in tools)
-    ]
+            by_name.setdefault(mapped_name(fn.name), fn)
+    return [fn for _, fn in sorted(by_name.items())]
 
 
 def derive_distractors(
-    cases: Sequence[TestCase], functions: Sequence[FunctionDoc], *, ks: Sequence[int], seed: int
+    cases: Sequence[TestCase],
+    functions: Sequence[FunctionDoc],
+    *,
+    ks: Sequence[int],
+    seed: int,
+    max_similarity: float = 85.0,
 ) -> list[TestCase]:
     """Each own simple case re-asked with k distractors, for every k in `ks`.
 
-    Distractor sets are nested (the k=4 set is part of the k=16 set) and the case's own
-    tool is placed at a seeded position, so the curve measures k, not a different draw.
+    A case's distractors are the best-ranked pool functions by `rank(seed, case id, name)`
+    that are neither named like nor close to (`function_closeness` >= `max_similarity`) a
+    tool the case offers: a function of the case and the pool only, never of your other
+    tools. Sets are nested (the k=4 set is part of the k=16 set) and the case's own tool is
+    placed at a seeded position, so the curve measures k, not a different draw.
     """
     out: list[TestCase] = []
+    wanted = max(ks, default=0)
     for case in cases:
         if case.category != "own_simple":
             continue
         own = {mapped_name(f.name) for f in case.functions}
-        usable = [f for f in functions if mapped_name(f.name) not in own]
-        rng = _rng(f"own_distractors:{seed}:{case.id}")
-        order = rng.sample(usable, len(usable))
+        ranked = sorted(functions, key=lambda f: rank(seed, "own_distractors", case.id, f.name))
+        order: list[FunctionDoc] = []
+        for fn in ranked:
+            if len(order) >= wanted:
+                break
+            if mapped_name(fn.name) in own:
+                continue
+            if any(function_closeness(fn, t) >= max_similarity for t in case.functions):
+                continue
+            order.append(fn)
         for k in ks:
             extra = [f.model_copy(deep=True) for f in order[:k]]
-            at = _rng(f"own_distractors:{seed}:{case.id}:{k}").randrange(len(extra) + 1)
+            at = int(rank(seed, "own_distractors_at", case.id, k), 16) % (len(extra) + 1)
             offered = extra[:at] + [f.model_copy(deep=True) for f in case.functions] + extra[at:]
             label = f"own_distractors_k{k}"
             out.append(
@@ -435,9 +465,12 @@ def _derived(
         )
     dis = config.derived.distractors
     if dis.enabled and dis.k and "own_distractors" in own_categories:
-        pool = pool_cases(src, dis.pools, None)
-        functions = distractor_pool(tools.functions, pool, max_similarity=dis.max_similarity)
-        out.extend(derive_distractors(own, functions, ks=dis.k, seed=config.seed))
+        functions = distractor_pool(pool_cases(src, dis.pools, None))
+        out.extend(
+            derive_distractors(
+                own, functions, ks=dis.k, seed=config.seed, max_similarity=dis.max_similarity
+            )
+        )
     return out
 
 
@@ -454,7 +487,7 @@ def _external(config: BfclConfig, src: CaseSource) -> list[TestCase]:
             for c in src.categories(spec)
             if c in CATEGORIES and CATEGORIES[c].checker is not Checker.MULTI_TURN
         ]
-        multi = [w for w in wanted if w == "multi_turn" or _is_multi_turn_name(w)]
+        multi = [w for w in wanted if w == "multi_turn" or is_multi_turn(w)]
         rest = [w for w in wanted if w not in multi]
         chosen = parse_categories(",".join(rest), available) if rest else []
         if multi:  # named explicitly: `all` never pulls multi-turn in
@@ -462,8 +495,3 @@ def _external(config: BfclConfig, src: CaseSource) -> list[TestCase]:
             chosen += [c for c in names if c not in chosen]
         out.extend(src.load(spec, chosen))
     return out
-
-
-def _is_multi_turn_name(name: str) -> bool:
-    category = CATEGORIES.get(name)
-    return category is not None and category.checker is Checker.MULTI_TURN

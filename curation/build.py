@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import os
 from collections.abc import Sequence
@@ -12,13 +13,13 @@ from pydantic import BaseModel
 
 from bfcl_action.errors import InputError
 from bfcl_action.models import TestCase
-from curation.canonical import canonical_hash, function_text, question_text
+from curation.canonical import answer_key, canonical_hash, function_text, similarity_text
 from curation.dedup import Reference
-from curation.ids import dump_registry, load_registry, withdraw
+from curation.ids import Registry, bfcl_id, dump_registry, load_registry, migrate_ids, withdraw
 from curation.intake import Intake
-from curation.models import Drop, Item, Origin, StageCount
+from curation.models import Drop, Item, Origin, StageCount, origin_class
 from curation.pipeline import CurationResult, curate
-from curation.release import library_versions, release_files, write_release
+from curation.release import SALT_ENV, library_versions, release_files, write_release
 from curation.settings import CurationSettings, load_settings
 from curation.store import latest_version, read_release_items
 
@@ -73,36 +74,73 @@ def references_from_cases(cases: Sequence[TestCase]) -> list[Reference]:
             possible_answer=case.possible_answer,
             contributor="",
             license="",
+            category=case.category if case.category.startswith("live_") else "",
         )
         refs.append(
             Reference(
                 ref=case.id,
                 function_text=function_text(item.functions),
-                question_text=question_text(item),
+                question_text=similarity_text(item),
                 canonical_hash=canonical_hash(item),
                 source="bfcl-live" if case.category.startswith("live_") else "bfcl",
+                answer_key=answer_key(item) if item.category else "",
             )
         )
     return refs
 
 
-def changelog_entry(result: CurationResult, version: str, parent: str | None) -> str:
+def changelog_entry(
+    result: CurationResult,
+    version: str,
+    parent: str | None,
+    withdrawals: dict[str, str] | None = None,
+    notes: Sequence[str] = (),
+) -> str:
+    """What changed against the parent and why: additions per category and origin, every
+    withdrawn id with its reason (explicit and from re-curation), drops by reason."""
     counts: dict[str, int] = {}
+    origins: dict[str, int] = {}
     for item in result.added:
         counts[item.category] = counts.get(item.category, 0) + 1
+        origins[origin_class(item.origin)] = origins.get(origin_class(item.origin), 0) + 1
+    withdrawn = {**(withdrawals or {}), **result.withdrawn}
     lines = [f"## {version}", ""]
     lines.append(
-        f"Parent: {parent or 'none'}. Added {len(result.added)}; total {len(result.items)}."
+        f"Parent: {parent or 'none'}. Added {len(result.added)}; withdrawn {len(withdrawn)}; "
+        f"total {len(result.items)}."
     )
     lines.append("")
     for category, n in sorted(counts.items()):
         lines.append(f"- {category}: +{n}")
+    if origins:
+        by_origin = ", ".join(f"{o} {n}" for o, n in sorted(origins.items()))
+        lines.append(f"- added by origin: {by_origin}")
     dropped: dict[str, int] = {}
     for d in result.drops:
         dropped[d.reason] = dropped.get(d.reason, 0) + 1
     if dropped:
         lines.append("- dropped: " + ", ".join(f"{r} {n}" for r, n in sorted(dropped.items())))
+    for note in notes:
+        lines.append(f"- {note}")
+    if withdrawn:
+        lines += ["", "Withdrawn:", ""]
+        lines += [f"- `{i}`: {reason}" for i, reason in sorted(withdrawn.items())]
     return "\n".join(lines) + "\n\n"
+
+
+def withdrawn_items(live_dir: Path, registry: Registry) -> list[Item]:
+    """The released items behind every withdrawal that was not a correction, read from the
+    (immutable) release that first published each: their near variants stay out."""
+    wanted: dict[str, set[str]] = {}
+    for e in registry.entries:
+        if e.status == "tombstone" and not e.superseded_by:
+            wanted.setdefault(e.release, set()).update({e.id, *e.aliases})
+    found: list[Item] = []
+    for version, ids in sorted(wanted.items()):
+        folder = live_dir / "releases" / version
+        if folder.exists():
+            found.extend(i for i in read_release_items(folder) if i.id in ids)
+    return found
 
 
 def _write_atomic(path: Path, data: str) -> None:
@@ -125,13 +163,14 @@ def build(
     """Curate the batch against what `live_dir` holds and write the next release if there is
     anything to add or withdraw. Nothing is written when the batch changes nothing."""
     settings = settings or load_settings(live_dir / "curation.yml")
-    registry = load_registry(live_dir / "registry.jsonl")
+    registry = migrate_ids(load_registry(live_dir / "registry.jsonl"))
     parent = latest_version(live_dir)
     previous = read_release_items(live_dir / "releases" / parent) if parent else []
     if withdrawals:
         registry = withdraw(registry, withdrawals)
     result = curate(
         items,
+        withdrawn_items=withdrawn_items(live_dir, registry),
         previous=previous,
         references=references,
         registry=registry,
@@ -139,7 +178,7 @@ def build(
         version=version,
         intake_drops=intake_drops,
     )
-    changed = bool(result.added) or bool(withdrawals)
+    changed = bool(result.added) or bool(withdrawals) or bool(result.withdrawn)
     counts: dict[str, int] = {}
     for item in result.items:
         counts[item.category] = counts.get(item.category, 0) + 1
@@ -157,22 +196,28 @@ def build(
     )
     if not changed:
         return report
+    registry_text = dump_registry(result.registry)
     files = release_files(
         result.items,
         version=version,
         parent=parent,
         added=len(result.added),
-        withdrawn=sorted(withdrawals or {}),
+        withdrawn={bfcl_id(k): v for k, v in {**(withdrawals or {}), **result.withdrawn}.items()},
         funnel=result.funnel,
         settings=settings.model_dump(),
         libraries=library_versions(),
+        fresh_ids={i.id for i in result.added if origin_class(i.origin) != "imported-bfcl"},
+        aliases={e.id: e.aliases for e in result.registry.entries if e.aliases},
+        salt=os.environ.get(SALT_ENV) or None,
+        registry_sha256=hashlib.sha256(registry_text.encode()).hexdigest(),
     )
     write_release(live_dir, version, files)
-    _write_atomic(live_dir / "registry.jsonl", dump_registry(result.registry))
+    _write_atomic(live_dir / "registry.jsonl", registry_text)
     changelog = live_dir / "CHANGELOG.md"
     old = changelog.read_text(encoding="utf-8") if changelog.exists() else "# Live releases\n\n"
     head, _, rest = old.partition("\n\n")
-    _write_atomic(changelog, f"{head}\n\n{changelog_entry(result, version, parent)}{rest}")
+    entry = changelog_entry(result, version, parent, withdrawals, notes)
+    _write_atomic(changelog, f"{head}\n\n{entry}{rest}")
     if not (live_dir / "curation.yml").exists():
         _write_atomic(live_dir / "curation.yml", _settings_yaml(settings))
     _write_atomic(live_dir / "LATEST", version + "\n")

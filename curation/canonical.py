@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from bfcl_action.checker.normalize import normalize_text
 from bfcl_action.fingerprint import canonical_json, sha256_hex
 from bfcl_action.models import FunctionDoc
 from curation.models import Item
@@ -58,6 +59,32 @@ def question_text(item: Item) -> str:
     return fold(" ".join(m.content or "" for turn in item.question for m in turn))
 
 
+def similarity_text(item: Item) -> str:
+    """The question as near-duplicate detection compares it: the user's (and assistant's)
+    turns without system prompts, since a long shared system prompt would make every
+    question that follows it look alike."""
+    return fold(
+        " ".join(m.content or "" for turn in item.question for m in turn if m.role != "system")
+    )
+
+
+def _answer_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return normalize_text(value)
+    if isinstance(value, list):
+        return [_answer_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _answer_value(v) for k, v in sorted(value.items())}
+    return value
+
+
+def answer_key(item: Item) -> str:
+    """What the test expects, as the checker compares it (strings normalised, calls in any
+    order): items with different keys are different tests however alike their wording."""
+    calls = sorted(canonical_json(_answer_value(c)) for c in item.possible_answer)
+    return sha256_hex(canonical_json({"category": item.category, "calls": calls}))
+
+
 def canonical_hash(item: Item) -> str:
     payload = {
         "functions": canonical_functions(item.functions),
@@ -77,3 +104,10 @@ def interface_hash(functions: list[FunctionDoc]) -> str:
         )
         sig.append([f.name, params, sorted(f.parameters.get("required", []) or [])])
     return sha256_hex(canonical_json(sig))
+
+
+def prompt_hash(item: Item) -> str:
+    """Identity of what the model is shown (functions and question), without the answer: two
+    items with one prompt hash and different expectations contradict each other."""
+    payload = {"functions": canonical_functions(item.functions), "question": question_text(item)}
+    return sha256_hex(canonical_json(payload))

@@ -3,16 +3,8 @@
 from __future__ import annotations
 
 from bfcl_action.authoring import call_shape
+from bfcl_action.categories import LIVE_CATEGORIES
 from curation.models import Item
-
-LIVE_CATEGORIES = (
-    "live_simple",
-    "live_multiple",
-    "live_parallel",
-    "live_parallel_multiple",
-    "live_irrelevance",
-    "live_relevance",
-)
 
 
 def categorize(item: Item) -> str:

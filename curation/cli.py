@@ -11,6 +11,8 @@ from pathlib import Path
 from bfcl_action.errors import BfclActionError, ConfigError
 
 DEFAULT_LIVE_DIR = Path("data/live")
+CURATE_EXTRA_MODULES = frozenset({"datasketch"})
+"""Imports that come with `pip install 'bfcl-action[curate]'` only."""
 
 
 def _withdrawals(values: Sequence[str]) -> dict[str, str]:
@@ -169,6 +171,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = args.func(args)
     except BfclActionError as exc:
         print(f"bfcl-curate: error: {exc}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] not in CURATE_EXTRA_MODULES:
+            raise
+        print(
+            f"bfcl-curate: error: {exc.name} is missing; install the curation extra: "
+            "pip install 'bfcl-action[curate]'",
+            file=sys.stderr,
+        )
         return 2
     return code
 

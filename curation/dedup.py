@@ -28,6 +28,8 @@ class Reference:
     canonical_hash: str
     source: str
     """`bfcl`, `bfcl-live`, or a Live release version."""
+    answer_key: str = ""
+    """What the test expects (`curation.canonical.answer_key`); "" matches any."""
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,9 @@ class Fingerprint:
     canonical_hash: str
     function_text: str
     question_text: str
+    answer_key: str = ""
+    """Items with different answer keys are different tests and never merge ("" = unknown,
+    compared by text alone)."""
 
 
 def question_groups(
@@ -60,15 +65,20 @@ def question_groups(
 
 
 def near_duplicate_groups(prints: Sequence[Fingerprint], signer: Signer) -> list[list[int]]:
-    """Groups of item positions that are one test: shared tools and near-identical questions."""
+    """Groups of item positions that are one test: the same expected calls, shared tools and
+    near-identical questions. Works on any list of fingerprints (generated cases too)."""
     groups: list[list[int]] = []
     for cluster in cluster_texts([p.function_text for p in prints], signer):
-        if len(cluster) == 1:
-            groups.append(cluster)
-            continue
-        qs = [prints[i].question_text for i in cluster]
-        for g in question_groups(qs, signer.settings.question_threshold):
-            groups.append([cluster[i] for i in g])
+        by_answer: dict[str, list[int]] = {}
+        for i in cluster:
+            by_answer.setdefault(prints[i].answer_key, []).append(i)
+        for members in by_answer.values():
+            if len(members) == 1:
+                groups.append(members)
+                continue
+            qs = [prints[i].question_text for i in members]
+            for g in question_groups(qs, signer.settings.question_threshold):
+                groups.append([members[i] for i in g])
     return groups
 
 
@@ -93,6 +103,8 @@ class ContaminationIndex:
         for key in self.index.similar(fp.function_text):
             for ref in self.by_key[key]:
                 if ref.source in skip_sources:
+                    continue
+                if ref.answer_key and fp.answer_key and ref.answer_key != fp.answer_key:
                     continue
                 if fuzz.ratio(fp.question_text, ref.question_text) >= self.question_threshold:
                     return ref

@@ -17,8 +17,10 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from bfcl_action.errors import BfclActionError
+from bfcl_action.jsonl import numbered_lines
 from bfcl_action.models import FunctionDoc, TestCase
 from bfcl_action.tools.source import plain_scalar
+from curation.budget import BudgetExceeded, check_json_text
 from curation.models import Contribution, Drop, Item, Origin
 from curation.normalize import to_item
 from curation.tools_bridge import parse_functions
@@ -34,7 +36,25 @@ class Intake:
         self.drops: list[Drop] = []
 
     def add(self, raw: Any, origin: Origin) -> None:
-        """Parse one raw contribution object; a problem becomes a drop naming the origin."""
+        """Parse one raw contribution object; a problem becomes a drop naming the origin.
+
+        Whatever goes wrong with one contribution (even an unexpected exception deep in a
+        library) drops that contribution alone, so a hostile neighbour never costs a valid
+        one its place in the release.
+        """
+        try:
+            self._add(raw, origin)
+        except Exception as exc:  # isolation: one item, one drop
+            self.drops.append(
+                Drop(
+                    stage="intake",
+                    reason="internal_error",
+                    origin=origin,
+                    detail=f"{type(exc).__name__} while parsing: {str(exc)[:200]}",
+                )
+            )
+
+    def _add(self, raw: Any, origin: Origin) -> None:
         try:
             contribution = Contribution.model_validate(raw)
         except ValidationError as exc:
@@ -59,9 +79,10 @@ class Intake:
         self.items.append(to_item(contribution, functions, origin))
 
     def add_file(self, path: Path, *, workers: int = 1) -> None:
+        label = repo_relative(path)
         rows = [
-            (raw, Origin(kind="file", ref=f"{path}:{line}"))
-            for raw, line in read_contribution_file(path, self.drops)
+            (raw, Origin(kind="file", ref=f"{label}:{line}"))
+            for raw, line in read_contribution_file(path, self.drops, label)
         ]
         self.add_many(rows, workers=workers)
 
@@ -103,6 +124,20 @@ class Intake:
 PARALLEL_MIN_ROWS = 2_000
 
 
+def repo_relative(path: Path) -> str:
+    """The path as provenance records it: relative to the git checkout holding it (else to
+    the working directory, else its bare name), so no runner path leaks into a release and a
+    rebuild from another checkout path gives the same bytes."""
+    resolved = path.resolve()
+    for parent in resolved.parents:
+        if (parent / ".git").exists():
+            return resolved.relative_to(parent).as_posix()
+    try:
+        return resolved.relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return resolved.name
+
+
 def _parse_chunk(rows: list[tuple[Any, Origin]]) -> tuple[list[Item], list[Drop]]:
     part = Intake()
     for raw, origin in rows:
@@ -110,13 +145,16 @@ def _parse_chunk(rows: list[tuple[Any, Origin]]) -> tuple[list[Item], list[Drop]
     return part.items, part.drops
 
 
-def read_contribution_file(path: Path, drops: list[Drop]) -> Iterator[tuple[Any, int]]:
+def read_contribution_file(
+    path: Path, drops: list[Drop], label: str | None = None
+) -> Iterator[tuple[Any, int]]:
     """Raw contribution objects of a JSON, JSON Lines or YAML file with their line numbers.
 
     A file that cannot be read at all becomes one drop; a bad JSON Lines line becomes a drop
     for that line only, and the rest of the file is still read.
     """
-    origin = Origin(kind="file", ref=str(path))
+    label = label or repo_relative(path)
+    origin = Origin(kind="file", ref=label)
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -124,58 +162,29 @@ def read_contribution_file(path: Path, drops: list[Drop]) -> Iterator[tuple[Any,
         return
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
-        for n, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
+        for n, line in numbered_lines(text):
+            where = Origin(kind="file", ref=f"{label}:{n}")
             try:
+                check_json_text(str(line))
                 yield json.loads(line), n
+            except BudgetExceeded as exc:
+                drops.append(
+                    Drop(stage="intake", reason=exc.reason, origin=where, detail=exc.detail)
+                )
             except json.JSONDecodeError as exc:
                 drops.append(
-                    Drop(
-                        stage="intake",
-                        reason="invalid_json",
-                        origin=Origin(kind="file", ref=f"{path}:{n}"),
-                        detail=exc.msg,
-                    )
+                    Drop(stage="intake", reason="invalid_json", origin=where, detail=exc.msg)
+                )
+            except (ValueError, RecursionError) as exc:
+                drops.append(
+                    Drop(stage="intake", reason="invalid_json", origin=where, detail=str(exc)[:200])
                 )
         return
     if suffix == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            drops.append(
-                Drop(
-                    stage="intake",
-                    reason="invalid_json",
-                    origin=Origin(kind="file", ref=f"{path}:{exc.lineno}"),
-                    detail=exc.msg,
-                )
-            )
-            return
-        rows = data if isinstance(data, list) else [data]
-        for row in rows:
-            yield row, 1
+        yield from _json_array_rows(label, text, drops)
         return
     if suffix in {".yml", ".yaml"}:
-        try:
-            data = YAML(typ="rt").load(text)
-        except YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            at = mark.line + 1 if mark else 1
-            drops.append(
-                Drop(
-                    stage="intake",
-                    reason="invalid_yaml",
-                    origin=Origin(kind="file", ref=f"{path}:{at}"),
-                    detail=str(getattr(exc, "problem", exc)),
-                )
-            )
-            return
-        if not isinstance(data, list):
-            yield _plain(data), 1
-            return
-        for i, row in enumerate(data):
-            yield _plain(row), int(data.lc.item(i)[0]) + 1  # type: ignore[attr-defined]
+        yield from _yaml_rows(label, text, drops)
         return
     drops.append(
         Drop(
@@ -187,10 +196,110 @@ def read_contribution_file(path: Path, drops: list[Drop]) -> Iterator[tuple[Any,
     )
 
 
-def _plain(value: Any) -> Any:
-    """ruamel's round-trip containers as plain dicts and lists."""
+def _yaml_rows(label: str, text: str, drops: list[Drop]) -> Iterator[tuple[Any, int]]:
+    try:
+        data = YAML(typ="rt").load(text)
+    except YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = mark.line + 1 if mark else 1
+        drops.append(
+            Drop(
+                stage="intake",
+                reason="invalid_yaml",
+                origin=Origin(kind="file", ref=f"{label}:{at}"),
+                detail=str(getattr(exc, "problem", exc)),
+            )
+        )
+        return
+    except (ValueError, RecursionError) as exc:
+        drops.append(
+            Drop(
+                stage="intake",
+                reason="invalid_yaml",
+                origin=Origin(kind="file", ref=f"{label}:1"),
+                detail=f"{type(exc).__name__}: {str(exc)[:200]}",
+            )
+        )
+        return
+    rows = list(enumerate(data)) if isinstance(data, list) else [(-1, data)]
+    for i, row in rows:
+        line = int(data.lc.item(i)[0]) + 1 if i >= 0 else 1
+        try:
+            plain = _plain(row)
+        except BudgetExceeded as exc:
+            where = Origin(kind="file", ref=f"{label}:{line}")
+            drops.append(Drop(stage="intake", reason=exc.reason, origin=where, detail=exc.detail))
+            continue
+        except RecursionError:
+            where = Origin(kind="file", ref=f"{label}:{line}")
+            drops.append(
+                Drop(stage="intake", reason="too_deep", origin=where, detail="nested too deep")
+            )
+            continue
+        yield plain, line
+
+
+def _json_array_rows(label: str, text: str, drops: list[Drop]) -> Iterator[tuple[Any, int]]:
+    """Rows of a `.json` file (one object or an array of them), each with the line its
+    object starts on, so a report points at the item and not at line 1 of the file."""
+    origin = Origin(kind="file", ref=f"{label}:1")
+    try:
+        check_json_text(text, max_bytes=MAX_FILE_BYTES)
+        data = json.loads(text)
+    except BudgetExceeded as exc:
+        drops.append(Drop(stage="intake", reason=exc.reason, origin=origin, detail=exc.detail))
+        return
+    except json.JSONDecodeError as exc:
+        drops.append(
+            Drop(
+                stage="intake",
+                reason="invalid_json",
+                origin=Origin(kind="file", ref=f"{label}:{exc.lineno}"),
+                detail=exc.msg,
+            )
+        )
+        return
+    except (ValueError, RecursionError) as exc:
+        drops.append(Drop(stage="intake", reason="invalid_json", origin=origin, detail=str(exc)))
+        return
+    if not isinstance(data, list):
+        yield data, _first_line(text)
+        return
+    yield from zip(data, _array_item_lines(text), strict=False)
+
+
+def _first_line(text: str) -> int:
+    stripped = len(text) - len(text.lstrip())
+    return text.count("\n", 0, stripped) + 1
+
+
+def _array_item_lines(text: str) -> Iterator[int]:
+    """The line on which each top-level element of a JSON array starts (raw_decode walk)."""
+    decoder = json.JSONDecoder()
+    i = text.index("[") + 1
+    while True:
+        while i < len(text) and text[i] in " \t\r\n,":
+            i += 1
+        if i >= len(text) or text[i] == "]":
+            return
+        yield text.count("\n", 0, i) + 1
+        _, i = decoder.raw_decode(text, i)
+
+
+MAX_FILE_BYTES = 256 * 1024 * 1024
+MAX_YAML_NODES = 200_000
+"""Nodes a YAML contribution file may expand to; an alias bomb stops here, not at OOM."""
+
+
+def _plain(value: Any, budget: list[int] | None = None) -> Any:
+    """ruamel's round-trip containers as plain dicts and lists, within a node budget (aliases
+    share one node in ruamel but expand when copied, which is how a YAML bomb explodes)."""
+    budget = budget if budget is not None else [MAX_YAML_NODES]
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise BudgetExceeded("too_large", f"YAML expands to more than {MAX_YAML_NODES} nodes")
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): _plain(v, budget) for k, v in value.items()}
     if isinstance(value, list):
-        return [_plain(v) for v in value]
+        return [_plain(v, budget) for v in value]
     return plain_scalar(value)

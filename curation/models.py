@@ -36,6 +36,9 @@ class Contribution(BaseModel):
     source: str = ""
     category: Literal["live_relevance"] | None = None
     """Only `live_relevance` may be asked for: any call passes, the answer is not checked."""
+    publish_handle: bool = False
+    """The contributor consents to `contributor` being published as the credit; otherwise
+    the release credits a salted pseudonym."""
 
 
 class Origin(BaseModel):
@@ -44,7 +47,7 @@ class Origin(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     kind: str
-    """`file`, `issue`, `git`, or `bfcl`."""
+    """`file`, `issue`, `git`, `bfcl` (imported from BFCL) or `generated`."""
     ref: str
     """`path:line`, `#123`, or the upstream id."""
 
@@ -61,10 +64,24 @@ class Item(BaseModel):
     source: str = ""
     category: str = ""
     requested_category: str | None = None
+    publish_handle: bool = False
     edits: list[str] = Field(default_factory=list)
     canonical_hash: str = ""
     interface_hash: str = ""
     id: str = ""
+
+
+ORIGIN_CLASSES = ("contributed", "imported-bfcl", "generated")
+
+
+def origin_class(origin: Origin) -> str:
+    """How an entry came to exist: contributed by a person, imported from BFCL's published
+    sets, or generated. Imported entries are never presented as contributions."""
+    if origin.kind == "bfcl":
+        return "imported-bfcl"
+    if origin.kind == "generated":
+        return "generated"
+    return "contributed"
 
 
 class Drop(BaseModel):

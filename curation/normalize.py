@@ -30,4 +30,5 @@ def to_item(contribution: Contribution, functions: list[FunctionDoc], origin: Or
         license=contribution.license,
         source=contribution.source,
         requested_category=contribution.category,
+        publish_handle=contribution.publish_handle,
     )

@@ -11,7 +11,14 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from curation.canonical import canonical_hash, function_text, interface_hash, question_text
+from curation.canonical import (
+    answer_key,
+    canonical_hash,
+    function_text,
+    interface_hash,
+    prompt_hash,
+    similarity_text,
+)
 from curation.categorize import categorize
 from curation.dedup import (
     ContaminationIndex,
@@ -19,7 +26,7 @@ from curation.dedup import (
     Reference,
     near_duplicate_groups,
 )
-from curation.ids import Registry, assign_ids
+from curation.ids import Registry, assign_ids, bfcl_id, migrate_ids, withdraw
 from curation.models import Drop, Item, StageCount
 from curation.neardup import Signer
 from curation.scrub import scrub_item
@@ -27,10 +34,10 @@ from curation.settings import CurationSettings
 from curation.validate import (
     Rejection,
     check_answer_passes,
-    check_answer_types,
     check_license,
     check_names,
     check_sizes,
+    prune_answer_options,
 )
 
 
@@ -43,6 +50,10 @@ class CurationResult:
     funnel: list[StageCount]
     registry: Registry
     scrubbed: Counter[str] = field(default_factory=Counter)
+    withdrawn: dict[str, str] = field(default_factory=dict)
+    """Ids tombstoned by this build (explicit withdrawals and re-curation), with the reason."""
+    superseded: dict[str, str] = field(default_factory=dict)
+    """Old id -> the corrected entry's new id."""
 
 
 class _Funnel:
@@ -92,27 +103,75 @@ def validate_items(items: Sequence[Item], settings: CurationSettings) -> Stage:
             check_license(item, settings)
             check_names(item)
             item.category = categorize(item)
-            check_answer_types(item)
+            notes = prune_answer_options(item)
+            if notes:
+                item.edits = [*item.edits, *notes]
             check_answer_passes(item, item.category)
         except Rejection as r:
             drops.append(_drop("validate", r.reason, item, r.detail))
+            continue
+        except Exception as exc:  # isolation: one item, one drop
+            drops.append(_internal("validate", item, exc))
             continue
         kept.append(item)
     return kept, drops
 
 
-def scrub_items(items: Sequence[Item]) -> tuple[list[Item], list[Drop], Counter[str]]:
-    """Stage 2; also counts what was replaced, by kind."""
+def _internal(stage: str, item: Item, exc: BaseException) -> Drop:
+    """An unexpected failure on one item: that item is rejected, the build goes on."""
+    return _drop(stage, "internal_error", item, f"{type(exc).__name__}: {str(exc)[:200]}")
+
+
+def scrub_items(
+    items: Sequence[Item], settings: CurationSettings
+) -> tuple[list[Item], list[Drop], Counter[str]]:
+    """Stage 2; also counts what was replaced, by kind. A scrubbed item is validated again:
+    a placeholder must leave a test that can still be passed."""
     kept, drops = [], []
     scrubbed: Counter[str] = Counter()
     for item in items:
-        res = scrub_item(item)
+        try:
+            res = scrub_item(item)
+            if res.item is not None and res.item is not item:
+                check_names(res.item)
+                prune_answer_options(res.item)
+                check_answer_passes(res.item, res.item.category)
+        except Rejection as r:
+            drops.append(_drop("scrub", "scrub_invalidated", item, f"{r.reason}: {r.detail}"))
+            continue
+        except Exception as exc:  # isolation: one item, one drop
+            drops.append(_internal("scrub", item, exc))
+            continue
         if res.item is None:
-            drops.append(_drop("scrub", res.rejected or "scrub", item, "contains a private key"))
+            drops.append(_drop("scrub", res.rejected or "scrub", item, res.detail))
             continue
         scrubbed.update(res.replaced)
         kept.append(res.item)
     return kept, drops, scrubbed
+
+
+def _expects_call(item: Item) -> bool:
+    return item.category != "live_irrelevance"
+
+
+def hold_contradictions(items: Sequence[Item], previous: Sequence[Item]) -> Stage:
+    """Items shown the same question and tools where one expects a call and another expects
+    none cannot both be right: the new ones among them are held for a maintainer's review
+    (a released one is never silently rewritten; withdraw it explicitly)."""
+    expects: defaultdict[str, set[bool]] = defaultdict(set)
+    for item in [*previous, *items]:
+        expects[prompt_hash(item)].add(_expects_call(item))
+    kept, drops = [], []
+    for item in items:
+        if len(expects[prompt_hash(item)]) > 1:
+            detail = (
+                "the same question and tools appear expecting a call and expecting none; "
+                "held for review"
+            )
+            drops.append(_drop("consistency", "contradictory_pair", item, detail))
+        else:
+            kept.append(item)
+    return kept, drops
 
 
 def exact_dedup(items: Sequence[Item], previous: Sequence[Item], registry: Registry) -> Stage:
@@ -149,7 +208,19 @@ def _fingerprint(item: Item) -> Fingerprint:
     return Fingerprint(
         canonical_hash=item.canonical_hash,
         function_text=function_text(item.functions),
-        question_text=question_text(item),
+        question_text=similarity_text(item),
+        answer_key=answer_key(item),
+    )
+
+
+def _reference(item: Item, source: str) -> Reference:
+    return Reference(
+        ref=item.id,
+        function_text=function_text(item.functions),
+        question_text=similarity_text(item),
+        canonical_hash=item.canonical_hash,
+        source=source,
+        answer_key=answer_key(item),
     )
 
 
@@ -159,19 +230,14 @@ def drop_contaminated(
     references: Sequence[Reference],
     previous: Sequence[Item],
     signer: Signer,
+    withdrawn: Sequence[Item] = (),
 ) -> Stage:
-    """Stage 4: nothing that repeats an official entry or an earlier release. BFCL's own
-    Live entries, when imported, are not checked against themselves."""
-    release_refs = [
-        Reference(
-            ref=i.id,
-            function_text=function_text(i.functions),
-            question_text=question_text(i),
-            canonical_hash=i.canonical_hash,
-            source="release",
-        )
-        for i in previous
-    ]
+    """Stage 4: nothing that repeats an official entry, an earlier release, or a withdrawn
+    entry (a one-word variant of a withdrawn item stays out too). BFCL's own Live entries,
+    when imported, are not checked against themselves: they are labelled imported and never
+    enter the `fresh` configuration."""
+    release_refs = [_reference(i, "release") for i in previous]
+    release_refs += [_reference(i, "withdrawn") for i in withdrawn]
     index = ContaminationIndex([*references, *release_refs], signer)
     kept, drops = [], []
     for item in items:
@@ -180,7 +246,10 @@ def drop_contaminated(
         if hit is None:
             kept.append(item)
             continue
-        reason = "near_duplicate_of_release" if hit.source == "release" else "contamination"
+        reason = {
+            "release": "near_duplicate_of_release",
+            "withdrawn": "withdrawn_variant",
+        }.get(hit.source, "contamination")
         drops.append(_drop("contamination", reason, item, f"repeats {hit.source} {hit.ref}"))
     return kept, drops
 
@@ -223,6 +292,35 @@ def cap_contributors(items: Sequence[Item], cap: int) -> Stage:
     return kept, drops
 
 
+_QUALITY_STAGES = frozenset({"validate", "scrub", "consistency"})
+
+
+def _origin_key(item: Item) -> str:
+    return f"{item.origin.kind}:{item.origin.ref}"
+
+
+def recurate(
+    previous: Sequence[Item], added: Sequence[Item], drops: Sequence[Drop]
+) -> tuple[dict[str, str], dict[str, str]]:
+    """What a re-import of released entries says about them: an entry whose source now
+    curates to a different item is superseded by it (a corrected scrub, a pruned answer);
+    one whose source is now rejected for a quality reason is withdrawn with that reason.
+    Returns (withdrawn id -> reason, superseded id -> new id)."""
+    by_origin = {_origin_key(i): i for i in previous}
+    withdrawn: dict[str, str] = {}
+    superseded: dict[str, str] = {}
+    for item in added:
+        old = by_origin.get(_origin_key(item))
+        if old is not None and old.canonical_hash != item.canonical_hash:
+            withdrawn[old.id] = f"superseded by {item.id}: re-curated by the fixed pipeline"
+            superseded[old.id] = item.id
+    for drop in drops:
+        old = by_origin.get(f"{drop.origin.kind}:{drop.origin.ref}")
+        if old is not None and drop.stage in _QUALITY_STAGES and old.id not in withdrawn:
+            withdrawn[old.id] = f"{drop.reason}: {drop.detail}"
+    return withdrawn, superseded
+
+
 def curate(
     new: Sequence[Item],
     *,
@@ -232,25 +330,36 @@ def curate(
     settings: CurationSettings,
     version: str,
     intake_drops: Sequence[Drop] = (),
+    withdrawn_items: Sequence[Item] = (),
 ) -> CurationResult:
     funnel = _Funnel()
     signer = Signer(settings.near_duplicates.settings())
+    registry = migrate_ids(registry)
+    previous = [p.model_copy(update={"id": bfcl_id(p.id)}) for p in previous]
     funnel.stage("intake", len(new) + len(intake_drops), len(new), list(intake_drops))
 
     items, drops = validate_items(new, settings)
     funnel.stage("validate", len(new), len(items), drops)
 
     entered = len(items)
-    items, drops, scrubbed = scrub_items(items)
+    items, drops, scrubbed = scrub_items(items, settings)
     funnel.stage("scrub", entered, len(items), drops, scrubbed)
 
     entered = len(items)
+    items, drops = hold_contradictions(items, previous)
+    funnel.stage("consistency", entered, len(items), drops)
+
+    entered = len(items)
+    batch = list(items)
     items, drops = exact_dedup(items, previous, registry)
     funnel.stage("exact_dedup", entered, len(items), drops)
+    fresh_twin = {i.canonical_hash: i for i in sorted(batch, key=_origin_key, reverse=True)}
 
     prints = {i.canonical_hash: _fingerprint(i) for i in items}
     entered = len(items)
-    items, drops = drop_contaminated(items, prints, references, previous, signer)
+    items, drops = drop_contaminated(
+        items, prints, references, previous, signer, withdrawn=withdrawn_items
+    )
     funnel.stage("contamination", entered, len(items), drops)
 
     entered = len(items)
@@ -267,8 +376,11 @@ def curate(
     )
     for item, new_id in zip(items, ids, strict=True):
         item.id = new_id
+    withdrawn, superseded = recurate(previous, items, funnel.drops)
+    if withdrawn:
+        new_registry = withdraw(new_registry, withdrawn, superseded)
     active = {e.id for e in new_registry.entries if e.status == "active"}
-    carried = [i for i in previous if i.id in active]
+    carried = [_refreshed(i, fresh_twin) for i in previous if i.id in active]
     funnel.stage("release", len(carried) + len(items), len(carried) + len(items), [])
     return CurationResult(
         items=sorted([*carried, *items], key=lambda i: i.id),
@@ -277,4 +389,23 @@ def curate(
         funnel=funnel.stages,
         registry=new_registry,
         scrubbed=scrubbed,
+        withdrawn=withdrawn,
+        superseded=superseded,
+    )
+
+
+def _refreshed(item: Item, fresh: dict[str, Item]) -> Item:
+    """A carried entry with who, where from and under which license taken from its re-import
+    (none of them is part of the test's identity)."""
+    twin = fresh.get(item.canonical_hash)
+    if twin is None:
+        return item
+    return item.model_copy(
+        update={
+            "contributor": twin.contributor,
+            "license": twin.license,
+            "source": twin.source,
+            "origin": twin.origin,
+            "publish_handle": twin.publish_handle,
+        }
     )

@@ -4,7 +4,8 @@ Layout under `data/live/`:
 
     releases/<YYYY-Www>/BFCL_v4_<category>.json              entries (BFCL JSON Lines)
     releases/<YYYY-Www>/possible_answer/BFCL_v4_<category>.json   answers (AST categories)
-    releases/<YYYY-Www>/provenance.jsonl   hashed contributor, license, source, edits, origin
+    releases/<YYYY-Www>/fresh/...                 entries new in this release, not imported
+    releases/<YYYY-Www>/provenance.jsonl   origin class, credit, license, source, edits, origin
     releases/<YYYY-Www>/MANIFEST.json      version, parent, counts, funnel, thresholds,
                                            library versions, sha256 of every file
     releases/<YYYY-Www>/SHA256SUMS         `sha256sum -c` compatible
@@ -18,6 +19,7 @@ byte-identical release. Nothing in a release depends on the clock.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import shutil
@@ -30,9 +32,13 @@ from pydantic import BaseModel
 
 from bfcl_action.categories import CATEGORIES, Checker
 from bfcl_action.errors import InputError
-from curation.models import Item, StageCount
+from curation.models import Item, StageCount, origin_class
 
-MANIFEST_VERSION = 1
+MANIFEST_VERSION = 2
+MIN_DATASETS_VERSION = "4.7.0"
+"""Hugging Face `datasets` releases before this fail to load 5 of the 6 Live configs."""
+SALT_ENV = "BFCL_CURATE_SALT"
+"""A secret salt for contributor pseudonyms (a repository secret in the weekly workflow)."""
 
 
 class Manifest(BaseModel):
@@ -47,6 +53,14 @@ class Manifest(BaseModel):
     settings: dict[str, Any]
     libraries: dict[str, str]
     files: dict[str, str]
+    origins: dict[str, int] = {}
+    """Entries per origin class (contributed, imported-bfcl, generated)."""
+    licenses: dict[str, int] = {}
+    fresh: int = 0
+    """Entries first published in this release and not imported (the `fresh` config)."""
+    withdrawal_reasons: dict[str, str] = {}
+    registry_sha256: str = ""
+    """sha256 of `registry.jsonl` as written with this release; `verify` compares it."""
 
 
 def _jsonl(rows: list[dict[str, Any]]) -> bytes:
@@ -54,8 +68,23 @@ def _jsonl(rows: list[dict[str, Any]]) -> bytes:
 
 
 def contributor_hash(contributor: str) -> str:
-    """Contributors are credited by a stable hash, never by a raw handle or address."""
+    """The unsalted hash release 2026-W49 used; kept only to read that release's files."""
     return hashlib.sha256(contributor.strip().casefold().encode()).hexdigest()[:16]
+
+
+def credit(item: Item, salt: str | None) -> str:
+    """Who is credited for an entry: BFCL for imports; the handle when its owner consented to
+    publish it; else a pseudonym keyed by a secret salt (an unsalted hash of a known handle
+    is reversed by hashing the handle); without a salt, `anonymous`."""
+    if origin_class(item.origin) == "imported-bfcl":
+        return "gorilla-llm/bfcl (upstream)"
+    handle = item.contributor.strip()
+    if item.publish_handle and handle:
+        return handle
+    if not salt or not handle:
+        return "anonymous"
+    digest = hmac.new(salt.encode(), handle.casefold().encode(), hashlib.sha256).hexdigest()
+    return f"anon-{digest[:12]}"
 
 
 def library_versions() -> dict[str, str]:
@@ -68,14 +97,59 @@ def library_versions() -> dict[str, str]:
     return out
 
 
-def dataset_card(version: str, counts: dict[str, int]) -> bytes:
-    configs = "\n".join(
+def _table(rows: dict[str, int], head: str) -> str:
+    lines = [f"| {head} | entries |", "| --- | ---: |"]
+    lines += [f"| {k} | {n} |" for k, n in sorted(rows.items())]
+    return "\n".join(lines)
+
+
+def _spdx(licenses: dict[str, int]) -> str:
+    """The card's `license:` value: one SPDX-style id, or `other` for a mix."""
+    if len(licenses) == 1:
+        return next(iter(licenses)).lower()
+    return "other"
+
+
+def dataset_card(
+    version: str,
+    counts: dict[str, int],
+    *,
+    origins: dict[str, int] | None = None,
+    licenses: dict[str, int] | None = None,
+    fresh: dict[str, int] | None = None,
+    answered: list[str] | None = None,
+) -> bytes:
+    """The dataset card: configs for each category, the possible answers and the fresh
+    entries; counts per origin and license, stated plainly."""
+    origins = origins or {}
+    licenses = licenses or {}
+    fresh = fresh or {}
+    answered = sorted(answered if answered is not None else counts)
+    configs = [
         f"- config_name: {c}\n  data_files:\n  - split: test\n    path: BFCL_v4_{c}.json"
         for c in sorted(counts)
+    ]
+    if answered:
+        paths = "\n".join(f"    - possible_answer/BFCL_v4_{c}.json" for c in answered)
+        configs.append(
+            f"- config_name: answers\n  data_files:\n  - split: test\n    path:\n{paths}"
+        )
+    if fresh:
+        paths = "\n".join(f"    - fresh/BFCL_v4_{c}.json" for c in sorted(fresh))
+        configs.append(f"- config_name: fresh\n  data_files:\n  - split: test\n    path:\n{paths}")
+    total = sum(counts.values())
+    imported = origins.get("imported-bfcl", 0)
+    share = f"{imported / total:.1%}" if total else "0%"
+    fresh_text = (
+        f"The `fresh` config holds the {sum(fresh.values())} entries first published in this "
+        "release that are not imported; they were checked against the official BFCL sets and "
+        "every earlier release (contamination and near-duplicate stages)."
+        if fresh
+        else "No entry is new in this release and not imported, so there is no `fresh` config; "
+        "use the per-category configs as a reference set only."
     )
-    rows = "\n".join(f"| {c} | {n} |" for c, n in sorted(counts.items()))
     text = f"""---
-license: apache-2.0
+license: {_spdx(licenses)}
 pretty_name: bfcl-action Live {version}
 task_categories:
 - text-generation
@@ -83,22 +157,35 @@ tags:
 - function-calling
 - bfcl
 configs:
-{configs}
+{chr(10).join(configs)}
 ---
 
 # bfcl-action Live {version}
 
-User-contributed function-calling test entries in the format of the Berkeley Function
-Calling Leaderboard (BFCL v4 Live categories). Each file is JSON Lines with `id`,
-`question` (turns of chat messages) and `function` (function docs); possible answers for
-the AST categories are under `possible_answer/`. Contributors are credited by hash in
-`provenance.jsonl`; licenses are listed per entry there.
+Function-calling test entries in the format of the Berkeley Function Calling Leaderboard
+(BFCL v4 Live categories). Each file is JSON Lines with `id`, `question` (turns of chat
+messages) and `function` (function docs); possible answers for the AST categories are under
+`possible_answer/` (the `answers` config). Ids have BFCL's shape (`live_simple_00042`).
 
-| category | entries |
-| --- | --- |
-{rows}
+**Where the entries come from.** {imported} of {total} entries ({share}) are imported from
+BFCL's own published Live sets (bfcl-eval, Apache-2.0): they were public before this release
+and may be in model training data. The rest are contributed (or generated), as counted below.
+{fresh_text}
 
-Load one category with `datasets.load_dataset("<path to this folder>", "live_simple")`.
+{_table(origins, "origin")}
+
+{_table(counts, "category")}
+
+**Licenses.** Each entry's license is in `provenance.jsonl` (field `license`), with its
+origin, credit and every edit curation made. Summary:
+
+{_table(licenses, "license")}
+
+Contributors are credited by the handle they agreed to publish, otherwise by a salted
+pseudonym (`anon-...`) or `anonymous`.
+
+Load with `datasets>={MIN_DATASETS_VERSION}` (earlier versions fail on most configs):
+`datasets.load_dataset("<path to this folder>", "live_simple")`, `"answers"`, `"fresh"`.
 """
     return text.encode()
 
@@ -109,19 +196,26 @@ def release_files(
     version: str,
     parent: str | None,
     added: int,
-    withdrawn: list[str],
+    withdrawn: dict[str, str] | list[str],
     funnel: list[StageCount],
     settings: dict[str, Any],
     libraries: dict[str, str],
+    fresh_ids: set[str] | None = None,
+    aliases: dict[str, list[str]] | None = None,
+    salt: str | None = None,
+    registry_sha256: str = "",
 ) -> dict[str, bytes]:
     """Every file of the release folder, by relative path. `items` carry ids and categories."""
+    reasons = dict(withdrawn) if isinstance(withdrawn, dict) else {w: "" for w in withdrawn}
+    fresh_ids = fresh_ids or set()
+    aliases = aliases or {}
     ordered = sorted(items, key=lambda i: i.id)
     by_category: dict[str, list[Item]] = {}
     for item in ordered:
         by_category.setdefault(item.category, []).append(item)
-    files: dict[str, bytes] = {}
-    for category, members in sorted(by_category.items()):
-        files[f"BFCL_v4_{category}.json"] = _jsonl(
+
+    def entries(members: list[Item]) -> bytes:
+        return _jsonl(
             [
                 {
                     "id": i.id,
@@ -131,18 +225,36 @@ def release_files(
                 for i in members
             ]
         )
-        if CATEGORIES[category].checker is Checker.AST:
-            files[f"possible_answer/BFCL_v4_{category}.json"] = _jsonl(
-                [{"id": i.id, "ground_truth": i.possible_answer} for i in members]
-            )
+
+    def answers(members: list[Item]) -> bytes:
+        return _jsonl([{"id": i.id, "ground_truth": i.possible_answer} for i in members])
+
+    files: dict[str, bytes] = {}
+    answered: list[str] = []
+    fresh_counts: dict[str, int] = {}
+    for category, members in sorted(by_category.items()):
+        files[f"BFCL_v4_{category}.json"] = entries(members)
+        is_ast = CATEGORIES[category].checker is Checker.AST
+        if is_ast:
+            answered.append(category)
+            files[f"possible_answer/BFCL_v4_{category}.json"] = answers(members)
+        new = [i for i in members if i.id in fresh_ids]
+        if new:
+            fresh_counts[category] = len(new)
+            files[f"fresh/BFCL_v4_{category}.json"] = entries(new)
+            if is_ast:
+                files[f"fresh/possible_answer/BFCL_v4_{category}.json"] = answers(new)
     files["provenance.jsonl"] = _jsonl(
         [
             {
                 "id": i.id,
-                "contributor": contributor_hash(i.contributor),
+                **({"aliases": aliases[i.id]} if aliases.get(i.id) else {}),
+                "origin_class": origin_class(i.origin),
+                "credit": credit(i, salt),
                 "license": i.license,
                 "source": i.source,
                 "origin": f"{i.origin.kind}:{i.origin.ref}",
+                "fresh": i.id in fresh_ids,
                 "edits": i.edits,
                 "canonical_hash": i.canonical_hash,
                 "interface_hash": i.interface_hash,
@@ -151,7 +263,19 @@ def release_files(
         ]
     )
     counts = {c: len(m) for c, m in sorted(by_category.items())}
-    files["README.md"] = dataset_card(version, counts)
+    origins: dict[str, int] = {}
+    licenses: dict[str, int] = {}
+    for i in ordered:
+        origins[origin_class(i.origin)] = origins.get(origin_class(i.origin), 0) + 1
+        licenses[i.license] = licenses.get(i.license, 0) + 1
+    files["README.md"] = dataset_card(
+        version,
+        counts,
+        origins=origins,
+        licenses=dict(sorted(licenses.items())),
+        fresh=fresh_counts,
+        answered=answered,
+    )
     digests = {p: hashlib.sha256(b).hexdigest() for p, b in sorted(files.items())}
     manifest = Manifest(
         version=version,
@@ -159,11 +283,16 @@ def release_files(
         categories=counts,
         total=len(ordered),
         added=added,
-        withdrawn=sorted(withdrawn),
+        withdrawn=sorted(reasons),
         funnel=funnel,
         settings=settings,
         libraries=libraries,
         files=digests,
+        origins=dict(sorted(origins.items())),
+        licenses=dict(sorted(licenses.items())),
+        fresh=sum(fresh_counts.values()),
+        withdrawal_reasons=dict(sorted(reasons.items())),
+        registry_sha256=registry_sha256,
     )
     files["MANIFEST.json"] = (
         json.dumps(manifest.model_dump(), indent=2, sort_keys=True) + "\n"

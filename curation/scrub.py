@@ -1,132 +1,301 @@
 """Remove personal data and credentials from items before anything is released.
 
-Secrets and personal data are replaced by realistic, typed placeholders (a test that asked
-to email `jane@corp.io` still asks to email `user1@example.com`, and its answer agrees),
-numbered per item in order of first appearance so a value used in the question and in the
-answer maps to the same placeholder. Private keys are never rewritten: the item is rejected.
+Typed detectors find secrets (API keys, tokens, webhooks, JWTs), e-mail addresses and phone
+numbers; each distinct value (phones compared by their digits, so `(415) 555-2671`,
+`+1 415 555 2671` and `4155552671` are one value; e-mails compared case- and width-folded)
+gets one placeholder used everywhere in the item: question, function docs (property names and
+`required` included), the expected calls (function names included) and the `source` field.
+
+What they deliberately leave alone, because rewriting it corrupts a test: IP addresses,
+version numbers, ids and other dotted or dashed digit runs that are not phone-shaped; URLs,
+including `git@github.com:org/repo` and `user@host` inside a URL; and e-mails or phones that
+appear only in function docs (format examples, defaults), unless the same value also occurs
+in the question, the answer or the source, where consistency demands one placeholder.
+
+A placeholder never collides with text already in the item (its number is skipped). Private
+keys (PEM and PGP) are never rewritten: the item is rejected. So is an item whose scrubbed
+form still contains a replaced value (in a form no detector recognised), since its question
+and answer would then disagree.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from curation.models import Item
 
-PRIVATE_KEY = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----")
-
-# (literal markers, pattern): a pattern runs only on text containing one of its markers, a
-# plain substring test that keeps the common case (nothing sensitive) cheap.
-_SECRETS: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
-    (("AKIA", "ASIA"), re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),  # AWS access key id
-    (("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), re.compile(r"\bgh[pousr]_[A-Za-z0-9]{36,}\b")),
-    (("github_pat_",), re.compile(r"\bgithub_pat_[A-Za-z0-9_]{22,}\b")),
-    (("sk-",), re.compile(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}")),  # OpenAI / Anthropic style
-    (("xox",), re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),  # Slack
-    (("AIza",), re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),  # Google API key
-    (("k_live_",), re.compile(r"\b[rs]k_live_[0-9A-Za-z]{16,}\b")),  # Stripe live keys
-    (("eyJ",), re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),  # JWT
-    (("Bearer ",), re.compile(r"(?<=Bearer )[A-Za-z0-9._~+/-]{20,}=*")),  # bearer tokens
-]
-_EMAIL = re.compile(r"\b[A-Za-z0-9._%+-]+@(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}\b")
-_PHONE_HINT = re.compile(r"\d{3}[ .-]\d{3}")
-_PHONE = re.compile(
-    r"(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)[ .-]?|\d{2,4}[ .-])\d{3,4}[ .-]\d{3,4}(?!\w)"
+PRIVATE_KEY = re.compile(
+    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|-----BEGIN PGP PRIVATE KEY BLOCK-----"
 )
+
+_B = r"(?<![A-Za-z0-9])"
+"""Start of a token: `_` counts as a boundary, so `use_sk-...` is still found."""
+
+_SECRETS: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
+    (("AKIA", "ASIA"), re.compile(_B + r"(?:AKIA|ASIA)[0-9A-Z]{16}\b")),  # AWS access key id
+    (
+        ("ecret", "ECRET"),  # AWS secret access key, named as such nearby
+        re.compile(
+            r"(?i:aws_?secret(?:_?access)?_?key|secret_?access_?key)[\"'\s:=]{1,6}"
+            r"(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+        ),
+    ),
+    (("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), re.compile(_B + r"gh[pousr]_[A-Za-z0-9]{36,}\b")),
+    (("github_pat_",), re.compile(_B + r"github_pat_[A-Za-z0-9_]{22,}\b")),
+    (("glpat-",), re.compile(_B + r"glpat-[A-Za-z0-9_-]{20,}")),  # GitLab
+    (("npm_",), re.compile(_B + r"npm_[A-Za-z0-9]{36}\b")),  # npm
+    (("pypi-",), re.compile(_B + r"pypi-[A-Za-z0-9_-]{50,}")),  # PyPI
+    (("sk-",), re.compile(_B + r"sk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}")),  # OpenAI / Anthropic
+    (("xox",), re.compile(_B + r"xox[abposr]-[A-Za-z0-9-]{10,}")),  # Slack tokens
+    (
+        ("hooks.slack.com",),
+        re.compile(r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{20,}"),
+    ),
+    (("AIza",), re.compile(_B + r"AIza[0-9A-Za-z_-]{35}\b")),  # Google API key
+    (("k_live_",), re.compile(_B + r"[rs]k_live_[0-9A-Za-z]{16,}\b")),  # Stripe live keys
+    (
+        ("eyJ",),
+        re.compile(_B + r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    ),  # JWT
+    (("Bearer ",), re.compile(r"(?<=Bearer )[A-Za-z0-9._~+/-]{20,}=*")),
+]
+
+_EMAIL = re.compile(
+    r"(?<![\w.%+/:-])(?P<v>[\w.%+-]+[@＠](?:[\w-]+[.．])+[A-Za-zＡ-Ｚａ-ｚ]{2,})(?![\w:])"
+)
+"""An address (full-width `＠` and `．` included) not inside a URL or an scp-style git remote
+(`git@github.com:org/repo` is followed by `:`)."""
 _SAFE_EMAIL_DOMAINS = ("example.com", "example.org", "example.net")
+
+_PHONE = re.compile(
+    r"(?<![\w.+/:-])(?P<v>"
+    r"\+\d{1,3}(?:[ .-]?\(?\d{1,4}\)?)(?:[ .-]?\d{2,4}){2,4}"  # international, E.164
+    r"|\(\d{3}\)[ .-]?\d{3}[ .-]\d{4}"  # (415) 555-2671
+    r"|\d{3}(?P<sep>[ -])\d{3}(?P=sep)\d{4}"  # 415-555-2671, 415 555 2671
+    r"|\d{3}\.\d{3}\.\d{4}"  # 415.555.2671
+    r"|1-\d{3}-\d{3}-\d{4}"  # 1-415-555-2671
+    r")(?![\w.-]*\d)(?![\w@])"
+)
+"""Phone-shaped runs only: a dotted quad (IP), a version or a dashed id never matches, since
+each form needs a `+`, parentheses or the 3-3-4 grouping, and no digit may follow."""
+_DIGIT_RUN = re.compile(r"(?<![\w.])\+?\d{10,15}(?![\w.])")
+"""Unseparated numbers: a phone only when its digits equal a phone found in a separated form."""
+
+
+def _phone_key(text: str) -> str:
+    digits = re.sub(r"\D", "", text)
+    if len(digits) == 11 and digits.startswith("1"):
+        digits = digits[1:]
+    return digits[-10:] if len(digits) >= 10 else digits
+
+
+def _email_key(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold()
 
 
 def _may_contain(text: str) -> bool:
-    """False only when no pattern can match: the cheap test run on every serialised item."""
+    """False only when no detector can match: the cheap test run on every serialised item."""
     return (
         "@" in text
-        or _PHONE_HINT.search(text) is not None
+        or "＠" in text
+        or re.search(r"\d{3}", text) is not None
         or any(k in text for keys, _ in _SECRETS for k in keys)
     )
 
 
-class _Replacer:
+class _Scrubber:
     """Maps each distinct sensitive value of one item to one placeholder."""
 
-    def __init__(self) -> None:
-        self.mapping: dict[str, str] = {}
+    def __init__(self, existing: str) -> None:
+        self.existing = existing
+        self.mapping: dict[tuple[str, str], str] = {}
         self.counts: Counter[str] = Counter()
+        self.next: Counter[str] = Counter()
+        self.originals: list[tuple[str, str]] = []
+        self.phones: set[str] = set()
+        self.emails: set[str] = set()
 
-    def placeholder(self, kind: str, value: str) -> str:
-        if value in self.mapping:
-            return self.mapping[value]
-        self.counts[kind] += 1
-        n = self.counts[kind]
-        if kind == "email":
-            new = f"user{n}@example.com"
-        elif kind == "phone":
-            new = f"+1-555-01{n % 100:02d}"
-        else:
-            new = f"REDACTED_SECRET_{n}"
-        self.mapping[value] = new
-        return new
+    def _fresh(self, kind: str, render: Callable[[int], str]) -> str:
+        while True:
+            self.next[kind] += 1
+            candidate = render(self.next[kind])
+            if candidate not in self.existing:
+                return candidate
 
-    def text(self, value: str) -> str:
+    def placeholder(self, kind: str, key: str, original: str) -> str:
+        found = self.mapping.get((kind, key))
+        if found is None:
+            self.counts[kind] += 1
+            if kind == "email":
+                found = self._fresh(kind, lambda n: f"user{n}@example.com")
+            elif kind == "phone":
+                found = self._fresh(kind, lambda n: f"555010{n:04d}")
+            else:
+                found = self._fresh(kind, lambda n: f"REDACTED_SECRET_{n}")
+            self.mapping[(kind, key)] = found
+        self.originals.append((kind, original))
+        if kind == "phone":
+            return _shape_phone(original, found)
+        return found
+
+    def collect(self, text: str) -> None:
+        """Note the phones and e-mails of the question, answer and source."""
+        for m in _PHONE.finditer(text):
+            self.phones.add(_phone_key(m.group("v")))
+        for m in _EMAIL.finditer(text):
+            if not _safe_email(m.group("v")):
+                self.emails.add(_email_key(m.group("v")))
+
+    def text(self, value: str, *, personal: bool) -> str:
+        """Scrub one string; `personal` says whether phones and e-mails are scrubbed on
+        sight (question, answer, source) or only when already seen there (function docs)."""
         for keys, pattern in _SECRETS:
             if any(k in value for k in keys):
-                value = pattern.sub(lambda m: self.placeholder("secret", m.group(0)), value)
-        if "@" in value:
-            value = _EMAIL.sub(self._email, value)
-        if _PHONE_HINT.search(value):
-            value = _PHONE.sub(lambda m: self.placeholder("phone", m.group(0)), value)
+                value = pattern.sub(self._secret, value)
+        if "@" in value or "＠" in value:
+            value = _EMAIL.sub(lambda m: self._email(m, personal), value)
+        value = _PHONE.sub(lambda m: self._phone(m, personal), value)
+        if self.phones:
+            value = _DIGIT_RUN.sub(self._digit_run, value)
         return value
 
-    def _email(self, match: re.Match[str]) -> str:
-        found = match.group(0)
-        if found.lower().endswith(_SAFE_EMAIL_DOMAINS):
+    def _secret(self, m: re.Match[str]) -> str:
+        group = "v" if "v" in m.re.groupindex else 0
+        secret = m.group(group)
+        new = self.placeholder("secret", secret, secret)
+        whole = m.group(0)
+        start = m.start(group) - m.start(0)
+        return whole[:start] + new + whole[start + len(secret) :]
+
+    def _email(self, m: re.Match[str], personal: bool) -> str:
+        found = m.group("v")
+        key = _email_key(found)
+        if _safe_email(found) or (not personal and key not in self.emails):
             return found
-        return self.placeholder("email", found)
+        return self.placeholder("email", key, found)
 
-    def walk(self, value: Any) -> Any:
+    def _phone(self, m: re.Match[str], personal: bool) -> str:
+        found = m.group("v")
+        key = _phone_key(found)
+        if not personal and key not in self.phones:
+            return found
+        return self.placeholder("phone", key, found)
+
+    def _digit_run(self, m: re.Match[str]) -> str:
+        found = m.group(0)
+        key = _phone_key(found)
+        if key not in self.phones:
+            return found
+        return self.placeholder("phone", key, found)
+
+    def walk(self, value: Any, *, personal: bool) -> Any:
         if isinstance(value, str):
-            return self.text(value)
+            return self.text(value, personal=personal)
         if isinstance(value, list):
-            return [self.walk(v) for v in value]
+            return [self.walk(v, personal=personal) for v in value]
         if isinstance(value, dict):
-            return {k: self.walk(v) for k, v in value.items()}
+            return {
+                self.text(k, personal=personal): self.walk(v, personal=personal)
+                for k, v in value.items()
+            }
         return value
 
 
-def _contains_private_key(value: Any) -> bool:
-    if isinstance(value, str):
-        return PRIVATE_KEY.search(value) is not None
-    if isinstance(value, list):
-        return any(_contains_private_key(v) for v in value)
-    if isinstance(value, dict):
-        return any(_contains_private_key(v) for v in value.values())
-    return False
+def _safe_email(address: str) -> bool:
+    return _email_key(address).endswith(_SAFE_EMAIL_DOMAINS)
+
+
+def _shape_phone(original: str, digits: str) -> str:
+    """The placeholder's digits written in the original's shape, so a number written two
+    ways stays written two ways and the checker compares them as it did before."""
+    own = re.sub(r"\D", "", original)
+    keep = len(own) - len(digits)
+    out, seen = [], 0
+    for ch in original:
+        if ch.isdigit():
+            out.append(ch if seen < keep else digits[seen - keep])
+            seen += 1
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _strings(value: Any) -> list[str]:
+    out: list[str] = []
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            out.append(node)
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            out.extend(str(k) for k in node)
+            stack.extend(node.values())
+    return out
 
 
 class ScrubResult:
     """The scrubbed item (or None when rejected), what was replaced, and why rejected."""
 
-    def __init__(self, item: Item | None, replaced: Counter[str], rejected: str | None) -> None:
+    def __init__(
+        self, item: Item | None, replaced: Counter[str], rejected: str | None, detail: str = ""
+    ) -> None:
         self.item = item
         self.replaced = replaced
         self.rejected = rejected
+        self.detail = detail
+
+
+_FIELDS = {"question", "functions", "possible_answer", "source"}
 
 
 def scrub_item(item: Item) -> ScrubResult:
-    """Replace secrets, emails and phone numbers in every string of the item consistently."""
-    raw = item.model_dump(mode="json", include={"question", "functions", "possible_answer"})
-    # One C-speed pass over the serialised item decides the common case (nothing to scrub);
-    # none of the patterns can match across a JSON string boundary.
+    """Replace secrets, e-mails and phone numbers consistently across the whole item."""
+    raw = item.model_dump(mode="json", include=_FIELDS)
     flat = json.dumps(raw, ensure_ascii=False)
-    if PRIVATE_KEY.search(flat) and _contains_private_key(raw):
-        return ScrubResult(None, Counter(), "private_key")
+    if PRIVATE_KEY.search(flat):
+        return ScrubResult(None, Counter(), "private_key", "contains a private key block")
     if not _may_contain(flat):
         return ScrubResult(item, Counter(), None)
-    replacer = _Replacer()
-    cleaned = replacer.walk(raw)
-    if not replacer.counts:
+    scrubber = _Scrubber(flat)
+    personal = {k: v for k, v in raw.items() if k != "functions"}
+    for text in _strings(personal):
+        scrubber.collect(text)
+    cleaned = {key: scrubber.walk(value, personal=key != "functions") for key, value in raw.items()}
+    if not scrubber.counts:
         return ScrubResult(item, Counter(), None)
-    edits = [f"scrubbed {n} {kind}" for kind, n in sorted(replacer.counts.items())]
+    leftover = _leftover(scrubber, cleaned)
+    if leftover:
+        return ScrubResult(
+            None,
+            Counter(),
+            "scrub_inconsistent",
+            f"a replaced {leftover} still appears in another form; cannot keep the item consistent",
+        )
+    edits = [f"scrubbed {n} {kind}" for kind, n in sorted(scrubber.counts.items())]
     new = item.model_validate({**item.model_dump(), **cleaned, "edits": [*item.edits, *edits]})
-    return ScrubResult(new, replacer.counts, None)
+    return ScrubResult(new, scrubber.counts, None)
+
+
+def _leftover(scrubber: _Scrubber, cleaned: dict[str, Any]) -> str | None:
+    """The kind of a replaced value still present in the scrubbed item, if any."""
+    texts = _strings(cleaned)
+    digits = [re.sub(r"\D", "", t) for t in texts]
+    folded = [_email_key(t) for t in texts]
+    for kind, original in scrubber.originals:
+        if kind == "phone":
+            key = _phone_key(original)
+            if any(key in d for d in digits):
+                return "phone number"
+        elif kind == "email":
+            if any(_email_key(original) in f for f in folded):
+                return "e-mail address"
+        elif any(original in t for t in texts):
+            return "secret"
+    return None

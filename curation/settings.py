@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
@@ -36,11 +36,30 @@ class Limits(BaseModel):
 class NearDupConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    num_perm: int = 128
-    function_threshold: float = Field(0.8, ge=0.0, le=1.0)
+    num_perm: int = Field(128, ge=16, le=4096)
+    function_threshold: float = Field(0.8, gt=0.0, lt=1.0)
     question_threshold: float = Field(92.0, ge=0.0, le=100.0)
     shingle_words: int = Field(3, ge=1)
     seed: int = 1
+
+    @model_validator(mode="after")
+    def _lsh_can_be_built(self) -> NearDupConfig:
+        """datasketch needs at least two LSH bands; a threshold close to 1 leaves fewer
+        (0.99 with 128 permutations), which used to pass here and crash the build."""
+        from datasketch import MinHashLSH
+
+        try:
+            MinHashLSH(threshold=self.function_threshold, num_perm=self.num_perm)
+        except ValueError:
+            usable = max(
+                (t / 100 for t in range(1, 100) if _lsh_ok(t / 100, self.num_perm)), default=0.0
+            )
+            raise ValueError(
+                f"function_threshold {self.function_threshold} is too close to 1 for "
+                f"num_perm {self.num_perm} (fewer than 2 LSH bands); use at most {usable} "
+                "or raise num_perm"
+            ) from None
+        return self
 
     def settings(self) -> NearDupSettings:
         return NearDupSettings(**self.model_dump())
@@ -52,6 +71,16 @@ class CurationSettings(BaseModel):
     licenses: list[str] = Field(default_factory=lambda: list(ACCEPTED_LICENSES))
     limits: Limits = Field(default_factory=Limits)
     near_duplicates: NearDupConfig = Field(default_factory=NearDupConfig)
+
+
+def _lsh_ok(threshold: float, num_perm: int) -> bool:
+    from datasketch import MinHashLSH
+
+    try:
+        MinHashLSH(threshold=threshold, num_perm=num_perm)
+    except ValueError:
+        return False
+    return True
 
 
 def load_settings(path: Path) -> CurationSettings:

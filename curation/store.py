@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
 from bfcl_action.errors import InputError
+from bfcl_action.jsonl import read_jsonl
 from bfcl_action.models import FunctionDoc, Message
 from curation.models import Item, Origin
 from curation.release import Manifest
@@ -30,14 +30,7 @@ def read_manifest(release_dir: Path) -> Manifest:
 
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:
-    rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise InputError(f"invalid JSON: {exc.msg}", file=str(path), line=n) from None
-    return rows
+    return [row for _, row in read_jsonl(path.read_text(encoding="utf-8"), file=str(path))]
 
 
 def read_release_items(release_dir: Path) -> list[Item]:
@@ -62,7 +55,10 @@ def read_release_items(release_dir: Path) -> list[Item]:
                     question=[[Message.model_validate(m) for m in t] for t in row["question"]],
                     functions=[FunctionDoc.model_validate(f) for f in row["function"]],
                     possible_answer=answers.get(rid, []),
-                    contributor=str(prov.get("contributor", "")),
+                    # a credit is already the published form; 2026-W49's unsalted hashes are
+                    # not carried forward (they are reversible for a known handle)
+                    contributor=str(prov.get("credit", "")),
+                    publish_handle="credit" in prov,
                     license=str(prov.get("license", "")),
                     source=str(prov.get("source", "")),
                     edits=list(prov.get("edits", [])),
@@ -79,10 +75,8 @@ def verify_release(release_dir: Path) -> list[str]:
     manifest = read_manifest(release_dir)
     listed = set(manifest.files)
     present = {
-        p.relative_to(release_dir).as_posix()
-        for p in release_dir.rglob("*")
-        if p.is_file() and p.name not in {"MANIFEST.json", "SHA256SUMS"}
-    }
+        p.relative_to(release_dir).as_posix() for p in release_dir.rglob("*") if p.is_file()
+    } - {"MANIFEST.json", "SHA256SUMS"}
     for rel in sorted(listed - present):
         problems.append(f"{release_dir / rel}: listed in MANIFEST.json but missing")
     for rel in sorted(present - listed):

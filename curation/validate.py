@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from bfcl_action.authoring import checker_objection, option_problem
+from bfcl_action.checker.normalize import normalize_text
 from bfcl_action.models import FunctionDoc, TestCase
 from curation.models import Item
 from curation.settings import CurationSettings
@@ -109,27 +110,69 @@ def check_names(item: Item) -> None:
                 raise Rejection("unknown_function", f"the answer calls {name!r}, not offered")
 
 
-def check_answer_types(item: Item) -> None:
-    """Every option must have the type the schema names (int is accepted for float).
+def _enum_match(option: Any, enum: list[Any]) -> bool:
+    """An enum-following output can match this string option (the checker normalises)."""
+    return isinstance(option, str) and normalize_text(option) in {
+        normalize_text(e) for e in enum if isinstance(e, str)
+    }
 
-    BFCL's checker accepts an answer of another type ("variable" answers) by exact
-    membership, so a model that follows the schema can never pass such an entry.
+
+def _bad_option(option: Any, spec: dict[str, Any]) -> str | None:
+    """Why a schema-following output can never produce this option, or None if it can
+    (`bfcl_action.authoring.option_problem`, except that a string differing from an enum
+    value only in what the checker normalises away is fine)."""
+    problem = option_problem(option, spec)
+    enum = spec.get("enum")
+    if problem and isinstance(enum, list) and problem.startswith("not one of the enum"):
+        return None if _enum_match(option, enum) else f"option {option!r} is {problem}"
+    return f"option {option!r}: {problem}" if problem else None
+
+
+def prune_answer_options(item: Item) -> list[str]:
+    """Remove every option no schema-following output can produce; the notes say which.
+
+    BFCL's checker accepts a value of a wrong-typed option's type by exact membership, but a
+    model that follows the schema never produces it, and an out-of-enum value likewise. Such
+    an option is pruned (with a note) rather than the whole entry rejected, because another
+    option, often `""` (may be omitted), can still pass. Only when nothing is left for a
+    parameter is the entry rejected. A parameter absent from the schema is dropped when it
+    may be omitted: an output can never carry it.
     """
     docs = {f.name: f for f in item.functions}
+    notes: list[str] = []
+    answer: list[dict[str, dict[str, list[Any]]]] = []
     for expected in item.possible_answer:
+        call: dict[str, dict[str, list[Any]]] = {}
         for name, params in expected.items():
             props = docs[name].parameters.get("properties", {})
+            kept_params: dict[str, list[Any]] = {}
             for param, options in params.items():
                 spec = props.get(param) if isinstance(props, dict) else None
                 if not isinstance(spec, dict):
+                    if "" in options:
+                        notes.append(f"pruned {name}.{param}: not in the schema, may be omitted")
+                        continue
                     raise Rejection("unknown_parameter", f"{name}.{param} is not in the schema")
+                kept, why = [], []
                 for option in options:
-                    reason = option_problem(option, spec)
-                    if reason:
-                        raise Rejection(
-                            "answer_type_mismatch",
-                            f"{name}.{param}: answer option {option!r}: {reason}",
-                        )
+                    bad = _bad_option(option, spec)
+                    if bad is None:
+                        kept.append(option)
+                    else:
+                        why.append(bad)
+                if not kept:
+                    reason = (
+                        "answer_outside_enum"
+                        if all("enum" in w for w in why)
+                        else "answer_type_mismatch"
+                    )
+                    raise Rejection(reason, f"{name}.{param}: {'; '.join(why)}")
+                notes.extend(f"pruned {name}.{param}: {w}" for w in why)
+                kept_params[param] = kept
+            call[name] = kept_params
+        answer.append(call)
+    item.possible_answer = answer
+    return notes
 
 
 def check_answer_passes(item: Item, category: str) -> None:

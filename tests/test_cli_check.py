@@ -79,6 +79,27 @@ def test_irrelevance_case_needs_no_answer(tmp_path: Path) -> None:
     assert verdict["valid"] is True
 
 
+def test_relevance_lines_as_bfcl_ships_them_need_no_possible_answer(tmp_path: Path) -> None:
+    null = _line(id="r1", category="irrelevance", possible_answer=None, model_output="No tool.")
+    absent = {k: v for k, v in _line(id="r2", category="live_relevance").items()}
+    absent.pop("possible_answer")
+    absent["model_output"] = [{"math.add": {"a": 1, "b": 2}}]
+    verdicts = _check(tmp_path, [null, absent])
+    assert [(v["id"], v["valid"], v["error_type"]) for v in verdicts] == [
+        ("r1", True, None),
+        ("r2", True, None),
+    ]
+
+
+def test_an_ast_line_without_possible_answer_is_an_input_error_naming_the_field(
+    tmp_path: Path,
+) -> None:
+    line = _line(id="a1", possible_answer=None)
+    (verdict,) = _check(tmp_path, [line])
+    assert verdict["error_type"] == "input_error"
+    assert "possible_answer" in verdict["error"][0]
+
+
 def test_malformed_lines_get_input_errors_and_the_run_goes_on(tmp_path: Path) -> None:
     verdicts = _check(
         tmp_path,

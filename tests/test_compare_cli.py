@@ -130,3 +130,13 @@ def test_config_thresholds_apply_and_flags_override_them(
     args = ["compare", "--base", str(base), "--head", str(head), "--config", str(config)]
     assert main(args) == 0
     assert main([*args, "--max-drop-for", "simple_python=5"]) == 1
+
+
+def test_help_states_the_thresholds_real_defaults(capsys: pytest.CaptureFixture[str]) -> None:
+    from bfcl_action.compare import Thresholds
+
+    with pytest.raises(SystemExit):
+        main(["compare", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"allowed drop in points (default {Thresholds().max_drop_points:g})" in text
+    assert f"(default {Thresholds().alpha:g})" in text

@@ -11,7 +11,8 @@ import re
 from pathlib import Path
 
 from bfcl_action.compare import Comparison, Thresholds, compare_runs
-from bfcl_action.impact import ToolChange
+from bfcl_action.impact import describe_tool_changes
+from bfcl_action.models import FunctionDoc
 from bfcl_action.report import COMMENT_LIMIT, render_comment
 from tests.support.reports import make_report, make_result
 from tests.support.snapshots import assert_snapshot
@@ -47,11 +48,40 @@ def test_unchanged() -> None:
 def test_significant_regression_with_changed_tools() -> None:
     base = make_report({"simple_python": "1" * 30, "own_simple": "1" * 20 + "0" * 4})
     head = make_report({"simple_python": "1" * 30, "own_simple": "1" * 10 + "0" * 12 + "e1"})
-    change = ToolChange(
-        name="get_value", kind="changed", summary="description shortened",
-        before={"name": "get_value", "description": "Get the value x of a case."},
-        after={"name": "get_value", "description": "Value."},
-    )  # fmt: skip
+    before = FunctionDoc(
+        name="get_value",
+        description="Get the value x of a case, by its id.",
+        parameters={
+            "type": "object",
+            "properties": {
+                "id": {"type": "string", "description": "The case id."},
+                "unit": {"type": "string", "enum": ["a", "b"]},
+                "where": {
+                    "type": "object",
+                    "properties": {"lat": {"type": "number", "description": "Latitude."}},
+                },
+            },
+            "required": ["id"],
+        },
+    )
+    after = FunctionDoc(
+        name="get_value",
+        description="Value of a case.",
+        parameters={
+            "type": "object",
+            "properties": {
+                "id": {"type": "integer", "description": "The case number."},
+                "unit": {"type": "string", "enum": ["a", "b", "c"]},
+                "where": {
+                    "type": "object",
+                    "properties": {"lat": {"type": "number", "description": "Latitude, WGS84."}},
+                },
+                "verbose": {"type": "boolean"},
+            },
+            "required": ["id", "unit"],
+        },
+    )
+    (change,) = describe_tool_changes([before], [after])
     text = _snapshot("regression", compare_runs(base, head, changed_tools=[change]))
     assert text.startswith("### ❌")
 
@@ -105,7 +135,19 @@ def test_hostile_strings_are_inert() -> None:
     )
     head = make_report({"simple_python": "1" * 9, "x | y": "0"}, results=[bad])
     head.results[1] = head.results[1].model_copy(update={"infra_error": HOSTILE})
-    change = ToolChange(name="get_value", summary=HOSTILE, after={"description": HOSTILE})
+    (change,) = describe_tool_changes(
+        [FunctionDoc(name="get_value", description="Get a value.")],
+        [
+            FunctionDoc(
+                name="get_value",
+                description=HOSTILE,
+                parameters={
+                    "type": "object",
+                    "properties": {HOSTILE: {"type": HOSTILE, "description": HOSTILE}},
+                },
+            )
+        ],
+    )
     text = _snapshot("hostile", compare_runs(base, head, changed_tools=[change]))
     prose = _outside_code(text)
     assert not re.search(r"<(?!/?(details|summary|sub)>)[A-Za-z!/]", prose)
@@ -117,3 +159,46 @@ def test_hostile_strings_are_inert() -> None:
     rows = [line for line in text.splitlines() if line.startswith("|")]
     pipes = {len(re.findall(r"(?<!\\)\|", row)) for row in rows}
     assert pipes == {7}, pipes
+
+
+def test_a_changed_case_set_says_which_cases_are_compared() -> None:
+    base = make_report({"own_irrelevance": "1" * 50 + "0" * 4, "own_simple": "1" * 8})
+    head_ids = {"own_irrelevance": "1" * 48 + "0" * 6 + "1" * 3, "own_simple": "1" * 7 + "0"}
+    head = make_report(head_ids)
+    head.results = [r for r in head.results if r.id not in {"own_irrelevance_0"}]
+    text = _snapshot("case_set_changed", compare_runs(base, head))
+    assert "**Overall on the 61 cases both runs answered: " in text.splitlines()[1]
+
+
+def _numbers(line: str) -> list[str]:
+    return re.findall(r"\d+\.\d", line)
+
+
+def test_the_headline_shows_the_numbers_of_the_overall_row() -> None:
+    """Whatever the case sets and infra errors, the headline's base, head and delta are the
+    overall row's, and head minus base is the delta shown."""
+    rng = random.Random(14)
+    for _ in range(60):
+        suites = {}
+        for name in ("simple_python", "own_simple", "own_irrelevance"):
+            size = rng.randrange(3, 40)
+            suites[name] = (
+                "".join(rng.choice("1110e") for _ in range(size)),
+                "".join(rng.choice("1100e") for _ in range(size + rng.randrange(-2, 3))),
+            )
+        base = make_report({k: v[0] for k, v in suites.items()})
+        head = make_report({k: v[1] for k, v in suites.items()})
+        comparison = compare_runs(base, head)
+        lines = render_comment(comparison).splitlines()
+        overall = next(line for line in lines if line.startswith("| **overall**"))
+        cells = overall.split("|")
+        table_base, table_head = _numbers(cells[2])[0], _numbers(cells[3])[0]
+        delta = cells[4].strip()
+        headline = lines[1]
+        if comparison.overall.on_subset:
+            assert f"{table_base}% → {table_head}%" in headline
+        else:
+            assert f"**Overall {table_head}%**" in headline and f"base {table_base}%" in headline
+        assert f"({delta} points" in headline
+        shown = float(table_head) - float(table_base)
+        assert abs(shown - float(delta.replace("−", "-").replace("±", ""))) <= 0.11

@@ -131,13 +131,14 @@ def test_flipped_case_carries_its_reason() -> None:
     assert flip.expected == "get_value(x=1)" and flip.got == "get_value(x=2)"
 
 
-def test_changed_tools_are_shown_when_a_newly_failing_case_used_them() -> None:
+def test_changed_tools_used_by_newly_failing_cases_come_first_with_those_cases() -> None:
     base = make_report({"simple_python": "1"})
     head = make_report({"simple_python": "0"})
     changes = [ToolChange(name="get_value", summary="x is now a string"), ToolChange(name="other")]
     comparison = compare_runs(base, head, changed_tools=changes)
-    assert [t.change.name for t in comparison.changed_tools] == ["get_value"]
+    assert [t.change.name for t in comparison.changed_tools] == ["get_value", "other"]
     assert comparison.changed_tools[0].cases == ["simple_python_0"]
+    assert comparison.changed_tools[1].cases == []
     assert comparison.uninvolved_tool_changes == 1
 
 
@@ -214,6 +215,17 @@ def test_tool_changes_are_described_by_what_changed() -> None:
     changes = {c.name: c for c in describe_tool_changes(before, after)}
     assert changes["gone"].kind == "removed" and changes["new"].kind == "added"
     assert changes["get_forecast"].summary == (
-        "description changed; parameter days added; parameter city: description changed; "
-        "required parameters changed"
+        "description changed; city re-described; city now optional; days added"
     )
+    fields = [(f.path, f.kind) for f in changes["get_forecast"].fields]
+    assert fields == [
+        ("description", "description"),
+        ("parameters.city", "re-described"),
+        ("parameters.city", "required"),
+        ("parameters.days", "added"),
+    ]
+    words = changes["get_forecast"].fields[0].words
+    assert [(w.op, w.text) for w in words] == [
+        ("removed", "Forecast for a city."),
+        ("added", "Forecast."),
+    ]

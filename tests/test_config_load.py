@@ -52,9 +52,10 @@ thresholds:
 weights: {own_simple: -1}
 """
     assert errors(text) == [
-        "  .bfcl.yml:3:8: suites.own: 'simpel' is not an own category; expected 'own' or one "
-        "of own_simple, own_multiple, own_parallel, own_parallel_multiple, own_irrelevance, "
-        "own_relevance, own_distractors, own_multi_turn",
+        "  .bfcl.yml:3:8: suites.own: 'simpel' is not an own category; did you mean "
+        "'own_simple'? (expected 'own' or one of own_simple, own_multiple, own_parallel, "
+        "own_parallel_multiple, own_irrelevance, own_relevance, own_distractors, "
+        "own_multi_turn)",
         "  .bfcl.yml:4:1: modle: unknown key; did you mean 'model'? (expected one of: version, "
         "tools, tools_exclude, tool_limits, cases, multi_turn, environments, suites, derived, "
         "seed, model, thresholds, weights)",
@@ -87,7 +88,8 @@ def test_official_suites_accept_multi_turn_and_reject_unknown_names() -> None:
     assert config.suites.official == ["multi_turn_base", "multi_turn"]
     assert errors("suites:\n  official: [multi_turn_bogus]\n") == [
         "  .bfcl.yml:2:13: suites.official: 'multi_turn_bogus' is not an official BFCL "
-        "category or group"
+        "category or group; did you mean 'multi_turn_base' or 'multi_turn' or "
+        "'multi_turn_miss_func'?"
     ]
 
 

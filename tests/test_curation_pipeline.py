@@ -45,7 +45,7 @@ def test_valid_contributions_are_released_with_stable_ids_and_verify(tmp_path: P
     assert (live / "LATEST").read_text().strip() == VERSION
     assert verify_live_dir(live, check_history=False) == []
     ids = sorted(i.id for i in read_release_items(live / "releases" / VERSION))
-    assert ids == ["live_irrelevance-00000", "live_simple-00000", "live_simple-00001"]
+    assert ids == ["live_irrelevance_00000", "live_simple_00000", "live_simple_00001"]
 
 
 def test_every_dropped_item_has_a_reason_and_nothing_valid_is_lost(tmp_path: Path) -> None:
@@ -160,8 +160,9 @@ def test_hostile_contributions_are_rejected_or_neutralised(tmp_path: Path) -> No
     ]
     _, report = _build(tmp_path, rows)
     reasons = [d.reason for d in report.drops]
-    # the tool loaders reject the 5 MB description and the 40-deep schema, naming the field
-    assert reasons.count("invalid_functions") == 2
+    # the tool loaders reject the 5 MB description naming the field; the 40-deep schema is
+    # refused before any recursive parser sees it
+    assert reasons.count("invalid_functions") == 1 and reasons.count("too_deep") == 1
     details = " ".join(d.detail for d in report.drops)
     assert "description too long" in details
     assert reasons.count("private_key") == 1
@@ -232,7 +233,7 @@ def test_the_build_prints_why_each_item_was_dropped(
         ]
     )
     out = capsys.readouterr().out
-    assert f"dropped file:{src}:1: license: 'Proprietary' is not accepted" in out
+    assert f"dropped file:{src.name}:1: license: 'Proprietary' is not accepted" in out
 
 
 def test_invalid_schemas_are_rejected_with_the_loader_message(tmp_path: Path) -> None:
@@ -249,3 +250,25 @@ def test_invalid_schemas_are_rejected_with_the_loader_message(tmp_path: Path) ->
     assert [d.reason for d in report.drops] == ["invalid_functions", "invalid_functions"]
     assert "required parameter 'country' is not defined in properties" in report.drops[0].detail
     assert report.added == 1  # the valid one is kept
+
+
+def test_without_the_curate_extra_the_build_names_the_install_line(tmp_path: Path) -> None:
+    """`datasketch` comes with the `curate` extra only; its absence is one line, no traceback."""
+    import subprocess
+    import sys
+
+    src = _write(tmp_path, [contribution()])
+    script = (
+        "import sys; sys.modules['datasketch'] = None\n"
+        "from curation.cli import main\n"
+        f"sys.exit(main(['build', '--input', {str(src)!r}, '--live-dir', "
+        f"{str(tmp_path / 'live')!r}, '--version', {VERSION!r}, '--reference', 'none']))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        "bfcl-curate: error: datasketch is missing; install the curation extra: "
+        "pip install 'bfcl-action[curate]'"
+    ]

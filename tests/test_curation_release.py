@@ -11,9 +11,9 @@ from tests.curation_support import item
 
 def _items():  # type: ignore[no-untyped-def]
     a = item("Weather in Tokyo?", ref="f:1")
-    a.id, a.category, a.canonical_hash = "live_simple-00000", "live_simple", "h1"
+    a.id, a.category, a.canonical_hash = "live_simple_00000", "live_simple", "h1"
     b = item("Hello there", answer=[], ref="f:2")
-    b.id, b.category, b.canonical_hash = "live_irrelevance-00000", "live_irrelevance", "h2"
+    b.id, b.category, b.canonical_hash = "live_irrelevance_00000", "live_irrelevance", "h2"
     return [b, a]
 
 
@@ -50,7 +50,7 @@ def test_written_release_verifies_reads_back_and_is_immutable(tmp_path: Path) ->
     target = write_release(tmp_path, "2026-W48", files)
     assert verify_release(target) == []
     back = {i.id: i for i in read_release_items(target)}
-    assert back["live_simple-00000"].possible_answer == _items()[1].possible_answer
+    assert back["live_simple_00000"].possible_answer == _items()[1].possible_answer
     with pytest.raises(InputError, match="immutable"):
         write_release(tmp_path, "2026-W48", files)
 

@@ -99,5 +99,5 @@ def test_bad_line_in_a_release_names_file_and_line(live_dir: Path) -> None:
     target.write_text(target.read_text() + "{not json\n")
     manifest = release / "MANIFEST.json"
     manifest.write_text(manifest.read_text().replace('"BFCL_v4_live_irrelevance.json"', '"x"'))
-    with pytest.raises(DatasetError, match=r"BFCL_v4_live_irrelevance\.json:3: not valid JSON"):
+    with pytest.raises(DatasetError, match=r"BFCL_v4_live_irrelevance\.json:3:2: not valid JSON"):
         load_dataset("live@2026-W48", live_dir=live_dir)

@@ -286,3 +286,43 @@ def test_unwritable_cache_is_a_dataset_error(
     monkeypatch.setenv("BFCL_ACTION_CACHE", str(blocker / "cache"))
     with pytest.raises(DatasetError, match="BFCL_ACTION_CACHE"):
         load_dataset(SPEC, wheel=wheel)
+
+
+def test_environments_are_extracted_from_the_pinned_wheel_with_inert_packages(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+    import sys
+
+    from bfcl_action.dataset.official import ensure_environments
+
+    with_envs = build_wheel(tmp_path / "envs", environments=True)
+    release = release_for(with_envs)
+    monkeypatch.setitem(official.RELEASES, release.version, release)
+    calls = _serve(monkeypatch, with_envs)
+
+    root = ensure_environments(release)
+
+    assert ensure_environments(release) == root and len(calls) == 1  # cached after one fetch
+    probe = "from bfcl_eval.eval_checker.multi_turn_eval.func_source_code import math_api as m"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-I",
+            "-c",
+            f"import sys; sys.path.insert(0, {str(root)!r}); {probe}; print(m.MODULE)",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (proc.returncode, proc.stdout.strip()) == (0, "math_api"), proc.stderr
+
+
+def test_a_wheel_without_the_environments_is_a_clear_error(
+    wheel: Path, cache: Path, pinned: official.BfclRelease
+) -> None:
+    from bfcl_action.dataset.official import ensure_environments
+
+    with pytest.raises(DatasetError, match="lacks the multi-turn environments: gorilla_file"):
+        ensure_environments(pinned, wheel=wheel)

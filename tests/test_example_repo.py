@@ -8,7 +8,7 @@ import pytest
 
 from bfcl_action.checker import check_case
 from bfcl_action.config import load_config
-from bfcl_action.impact import impacted_cases, tool_changes
+from bfcl_action.impact import changed_requests, options_for, tool_changes
 from bfcl_action.models import Mode
 from bfcl_action.results_io import read_results
 from bfcl_action.suites import build_cases
@@ -67,7 +67,9 @@ def test_the_pr_changed_only_the_get_forecast_description(cases) -> None:
     head = load_tools(config.tools, base_dir=EXAMPLE)
     changes = tool_changes(base.functions, head.functions)
     assert (changes.changed, changes.added, changes.removed) == (["get_forecast"], [], [])
-    impacted = {c.id for c in impacted_cases(cases, changes)}
+    base_cases = build_cases(config, base_dir=EXAMPLE, tools=base)
+    options = options_for(config.model)
+    impacted = {c.id for c in changed_requests(cases, options, base_cases, options)}
     assert {"multi_current_paris", "pm_current_and_air_beijing"} <= impacted
     assert "current_tokyo" not in impacted
 

@@ -30,7 +30,7 @@ from bfcl_action.github.comment import comment_marker
 from bfcl_action.github.context import DEFAULT_CHECK_NAME
 from bfcl_action.models import RunReport
 from tests.support.github_server import GitHubServer, running_github_server
-from tests.support.reports import make_report
+from tests.support.reports import make_report, make_result
 
 ROOT = Path(__file__).resolve().parents[1]
 PASSING = "1" * 20
@@ -585,7 +585,7 @@ def test_the_example_repository_end_to_end_with_the_replay_model(
     assert json.loads(pr.outputs["categories"])["own_multiple"] == 50.0
     [comment] = github_server.comments_on("octo/app", number)
     assert "own_multiple" in comment["body"]
-    assert "Changed tool definitions involved" in comment["body"]
+    assert "involved in newly failing cases" in comment["body"]
     assert "get_forecast" in comment["body"]
     [check] = github_server.check_runs_on("octo/app", head_sha)
     notes = github_server.annotations_of("octo/app", check["id"])
@@ -650,3 +650,74 @@ def test_a_rate_limited_comment_is_waited_out_and_posted_once(
     assert len(github_server.comments_on("octo/app", number)) == 1
     assert [c.status for c in github_server.calls("POST", r"/issues/\d+/comments$")] == [403, 201]
     assert "::warning" not in run.stdout
+
+
+CJK_QUESTION = "请查询东京明天的天气预报，并用摄氏度告诉我最高气温和最低气温。"
+CJK_ANSWER = "东京明天晴，最高气温二十三摄氏度，最低气温十五摄氏度，适合出行。" * 3
+
+
+def cjk_report(failing: int, total: int) -> RunReport:
+    """`total` cases whose first `failing` fail with model text in Chinese."""
+    results = [
+        make_result(
+            f"simple_python_{i}",
+            "simple_python",
+            "0" if i < failing else "1",
+            question=f"{CJK_QUESTION}（第{i}题）",
+            got=f"{CJK_ANSWER}（第{i}题）",
+            error=f"参数 'x' 的值无效：应为 1，得到「{CJK_ANSWER}」",
+        )
+        for i in range(total)
+    ]
+    return make_report({}, results=results)
+
+
+def test_push_then_pr_finds_the_baseline_under_the_jobs_own_check_run_and_fits_cjk(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    """The issue's proof: the job is named like the check (`bfcl`), so GitHub's own run of
+    the job sits on the merge-base next to ours and completes after it; the PR regresses
+    300 cases whose texts are Chinese (3 bytes a character)."""
+    main_sha = github_server.repo("octo/app").branches["main"]
+    base = write_report(tmp_path / "push" / "base.json", cjk_report(0, 320))
+    pushed = run_action(
+        github_server,
+        tmp_path / "push",
+        "push",
+        github_server.push_event("octo/app", "main"),
+        sha=main_sha,
+        report=base,
+        check_name="bfcl",
+    )
+    assert pushed.code == 0, pushed.stderr
+    github_server.job_check_run("octo/app", main_sha, "bfcl")  # the job ends after the step
+    number = open_pr(github_server)
+    head_sha = github_server.repo("octo/app").branches["feature"]
+    head = write_report(tmp_path / "pr" / "head.json", cjk_report(300, 320))
+
+    run = run_action(
+        github_server,
+        tmp_path / "pr",
+        "pull_request",
+        github_server.pull_event("octo/app", number),
+        sha="e" * 40,
+        report=head,
+        check_name="bfcl",
+    )
+
+    assert run.code == 1, run.stdout + run.stderr
+    assert run.outputs["verdict"] == "regression"
+    assert "could not" not in run.summary, run.summary
+    [comment] = github_server.comments_on("octo/app", number)
+    [where] = [line for line in comment["body"].splitlines() if line.startswith("> baseline:")]
+    assert "merge-base commit" in where and main_sha[:12] in where
+    assert CJK_QUESTION[:10] in comment["body"]
+    [check] = github_server.check_runs_on("octo/app", head_sha)
+    assert run.outputs["check-run-id"] == str(check["id"])
+    assert check["conclusion"] == "failure"
+    summary = check["output"]["summary"]
+    assert CJK_ANSWER[:10] in summary
+    assert len(summary.encode("utf-8")) <= 65_535 < len(run.summary.encode("utf-8"))
+    assert "<!-- bfcl-action:digest v1 " in summary
+    rejected = [c for c in github_server.calls("POST", r"/check-runs$") if c.status != 201]
+    assert rejected == []

@@ -9,7 +9,7 @@ from github import Auth, Github, GithubException
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bfcl_action.github import limits
+from bfcl_action import github_limits as limits
 from bfcl_action.github.checks import Annotation, publish_check_run, summary_with_digest
 from bfcl_action.github.comment import comment_marker, with_marker
 from tests.support.github_server import GitHubServer, running_github_server

@@ -10,7 +10,7 @@ import pytest
 from bfcl_action.cli import main
 from bfcl_action.config import load_config
 from bfcl_action.errors import InputError
-from bfcl_action.impact import split_by_impact, tool_changes, tools_at_ref
+from bfcl_action.impact import changed_requests, options_for, tool_changes, tools_at_ref
 from bfcl_action.suites import build_cases
 from bfcl_action.tools import load_tools
 
@@ -57,19 +57,28 @@ def test_added_and_removed_tools_are_changes(repo: Path) -> None:
     assert (changes.added, changes.removed) == (["find_places"], ["search_locations"])
 
 
-def test_split_runs_only_cases_that_present_a_changed_tool(repo: Path) -> None:
+def test_only_cases_offering_a_changed_tool_have_a_changed_request(repo: Path) -> None:
     config = load_config(repo / ".bfcl.yml")
-    cases = build_cases(config, base_dir=repo, derived=False)
-    changes = tool_changes(
-        tools_at_ref(repo, "base", config.tools).functions,
-        load_tools(config.tools, base_dir=repo).functions,
+    head = build_cases(config, base_dir=repo, derived=False)
+    base = build_cases(
+        config, base_dir=repo, derived=False, tools=tools_at_ref(repo, "base", config.tools)
     )
-    split = split_by_impact(cases, changes)
-    run_ids = {c.id for c in split.run}
+    options = options_for(config.model)
+    run_ids = {c.id for c in changed_requests(head, options, base, options)}
     assert "forecast_lisbon_5d" in run_ids  # offers get_forecast alone
     assert "multi_current_paris" in run_ids  # offers every tool
-    assert "current_tokyo" in {c.id for c in split.reuse}
-    assert len(split.run) + len(split.reuse) == len(cases)
+    assert "current_tokyo" not in run_ids
+    offering = {c.id for c in head if "get_forecast" in [f.name for f in c.functions]}
+    assert run_ids == offering
+
+
+def test_a_changed_setting_changes_every_request(repo: Path) -> None:
+    config = load_config(repo / ".bfcl.yml")
+    cases = build_cases(config, base_dir=repo, derived=False)
+    options = options_for(config.model)
+    warmer = options_for(config.model.model_copy(update={"temperature": 0.7}))
+    assert changed_requests(cases, options, cases, options) == []
+    assert changed_requests(cases, warmer, cases, options) == cases
 
 
 def test_unknown_ref_is_a_user_error(repo: Path) -> None:
@@ -99,7 +108,7 @@ def test_impact_command_with_two_tool_directories(capsys) -> None:
     out = capsys.readouterr().out
     assert code == 0
     assert "  changed  get_forecast" in out
-    assert "Impacted cases: 37 of 63" in out
+    assert "Impacted cases (their model request changed): 37 of 63" in out
 
 
 def test_no_change_means_no_impacted_case(repo: Path, capsys, monkeypatch) -> None:

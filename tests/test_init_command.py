@@ -1,5 +1,6 @@
 """`init`: a starter config and workflow for the tools found, never overwriting by accident."""
 
+import re
 import shutil
 from pathlib import Path
 
@@ -44,12 +45,39 @@ def test_written_config_is_valid_and_loads_the_found_tools(repo: Path) -> None:
 
 
 def test_written_workflow_uses_the_action(repo: Path) -> None:
-    main(["init", "--dir", str(repo)])
+    main(["init", "--dir", str(repo), "--model", "gpt-4.1-mini"])
     workflow = YAML(typ="safe").load((repo / ".github" / "workflows" / "bfcl.yml").read_text())
     steps = workflow["jobs"]["bfcl"]["steps"]
     assert steps[1]["uses"] == f"{ACTION_REPOSITORY}@v1"
-    assert steps[1]["with"]["config"] == ".bfcl.yml"
+    assert steps[1]["with"]["model"] == "gpt-4.1-mini"  # the workflow input wins over the config
     assert "pull_request" in workflow["on"]
+
+
+def test_written_workflow_is_pinned_and_hardened(repo: Path) -> None:
+    main(["init", "--dir", str(repo)])
+    workflow = YAML(typ="safe").load((repo / ".github" / "workflows" / "bfcl.yml").read_text())
+    assert workflow["permissions"] == {"contents": "read"}
+    job = workflow["jobs"]["bfcl"]
+    assert job["permissions"]["checks"] == "write"
+    assert job["permissions"]["pull-requests"] == "write"
+    checkout = job["steps"][0]
+    assert re.fullmatch(r"actions/checkout@[0-9a-f]{40}", checkout["uses"])
+    assert checkout["with"] == {
+        "ref": "${{ github.event.pull_request.head.sha || github.sha }}",
+        "fetch-depth": 0,
+        "persist-credentials": False,
+    }
+
+
+def test_the_quick_start_in_the_docs_and_the_readme_is_what_init_writes(repo: Path) -> None:
+    main(["init", "--dir", str(repo)])
+    written = (repo / ".github" / "workflows" / "bfcl.yml").read_text()
+    root = Path(__file__).parents[1]
+    assert (root / "docs" / "workflows" / "quick-start.yml").read_text() == written
+    readme = (root / "README.md").read_text()
+    quick = readme[readme.index("## Quick start") :]
+    block = quick[quick.index("```yaml\n") + len("```yaml\n") :]
+    assert block[: block.index("```\n")] == written
 
 
 def test_refuses_to_overwrite_without_force(repo: Path, capsys) -> None:

@@ -103,3 +103,19 @@ def test_a_config_names_official_multi_turn_categories_but_all_never_selects_the
     }
     assert set(categories("[multi_turn]")) == set(MULTI_TURN_OFFICIAL)
     assert not set(categories("[all]")) & set(MULTI_TURN_OFFICIAL)
+
+
+def test_official_environments_come_from_the_pinned_wheel_without_installing_bfcl_eval() -> None:
+    """`load_dataset` gives official multi-turn cases an import root extracted from the
+    same verified wheel as the data; this interpreter runs them with no bfcl-eval install."""
+    from bfcl_action.dataset import load_dataset
+
+    cases = load_dataset("bfcl@2026.3.23", ["multi_turn_base"])[:3]
+    [root] = {p for c in cases for p in (c.model_extra or {})["environment_paths"]}
+    package = Path(root, "bfcl_eval/eval_checker/multi_turn_eval/func_source_code")
+    assert (package / "math_api.py").is_file()
+    assert Path(root, "bfcl_eval/__init__.py").read_text() == ""  # no framework import
+    for case in cases:
+        output = ground_truth_output(conversation_of(case), Mode.FC)
+        result = check_conversation(case, output, mode=Mode.FC, options=ExecutionOptions())
+        assert (result.valid, result.error) == (True, []), case.id

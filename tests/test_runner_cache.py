@@ -13,11 +13,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bfcl_action.model.cache import ResponseCache
+from bfcl_action.model.retry import RetryPolicy
 from bfcl_action.models import Mode, TestCase
 from bfcl_action.runner.backends import create_backend
-from bfcl_action.runner.cache import ResponseCache
 from bfcl_action.runner.execute import CaseOutcome, ExecutionStats, execute
-from bfcl_action.runner.retry import RetryPolicy
 from tests.runner_helpers import function, make_case, options, server
 from tests.support.openai_server import OpenAIServer
 
@@ -27,18 +27,16 @@ __all__ = ["server"]
 def run(
     srv: OpenAIServer, cases: list[TestCase], cache_dir: Path, repeat: int = 1, **kw: Any
 ) -> tuple[list[CaseOutcome], ExecutionStats]:
-    backend = create_backend(options(srv, **kw))
     cache = ResponseCache(cache_dir)
+    backend = create_backend(options(srv, **kw), cache=cache, policy=RetryPolicy(base_delay=0.01))
 
     async def go() -> tuple[list[CaseOutcome], ExecutionStats]:
         try:
             return await execute(
                 cases,
                 backend,
-                cache=cache,
                 repeat=repeat,
                 concurrency=4,
-                policy=RetryPolicy(base_delay=0.01),
             )
         finally:
             await backend.aclose()
@@ -123,11 +121,11 @@ def test_cancelled_run_keeps_received_answers_and_resume_asks_only_the_rest(
 ) -> None:
     server.latency = 0.05
     cases = [make_case(f"simple_python_{i}", f"question {i}") for i in range(24)]
-    backend = create_backend(options(server))
     cache = ResponseCache(tmp_path)
+    backend = create_backend(options(server), cache=cache)
 
     async def cancel_midway() -> None:
-        task = asyncio.create_task(execute(cases, backend, cache=cache, concurrency=2))
+        task = asyncio.create_task(execute(cases, backend, concurrency=2))
         while cache.writes < 6:
             await asyncio.sleep(0.01)
         task.cancel()
@@ -150,8 +148,8 @@ def test_cancelled_run_keeps_received_answers_and_resume_asks_only_the_rest(
 KILLED_RUN = textwrap.dedent(
     """
     import asyncio, sys
+    from bfcl_action.model.cache import ResponseCache
     from bfcl_action.runner.backends import create_backend
-    from bfcl_action.runner.cache import ResponseCache
     from bfcl_action.runner.execute import execute
     from tests.runner_helpers import make_case, options
 
@@ -159,8 +157,9 @@ KILLED_RUN = textwrap.dedent(
         base_url = sys.argv[1]
 
     cases = [make_case(f"simple_python_{i}", f"question {i}") for i in range(40)]
-    backend = create_backend(options(Srv()))  # type: ignore[arg-type]
-    asyncio.run(execute(cases, backend, cache=ResponseCache(sys.argv[2]), concurrency=2))
+    cache = ResponseCache(sys.argv[2])
+    backend = create_backend(options(Srv()), cache=cache)  # type: ignore[arg-type]
+    asyncio.run(execute(cases, backend, concurrency=2))
     """
 )
 

@@ -84,6 +84,15 @@ def test_run_scores_every_case_with_the_checker(
     assert r.fingerprint and r.case_set
 
 
+def test_run_says_where_it_wrote_the_report(
+    env: OpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run_cli(env, tmp_path, "--results-dir", str(tmp_path / "results")) == 0
+    out = capsys.readouterr().out
+    assert f"wrote the run report to {tmp_path / 'run.json'}" in out
+    assert f"BFCL result files to {tmp_path / 'results'}/" in out
+
+
 def test_api_key_is_never_written_or_printed(
     env: OpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bfcl_action.runner.naming import NameMap, is_api_name
+from bfcl_action.model.naming import NameMap, is_api_name
 
 
 def test_allowed_names_are_kept_as_they_are() -> None:

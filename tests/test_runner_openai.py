@@ -7,10 +7,10 @@ import time
 
 import pytest
 
+from bfcl_action.model.retry import RetryPolicy
 from bfcl_action.models import Language, Mode, TestCase
 from bfcl_action.runner.backends import create_backend
 from bfcl_action.runner.execute import CaseOutcome, ExecutionStats, execute
-from bfcl_action.runner.retry import RetryPolicy
 from tests.runner_helpers import function, make_case, options, script, server
 from tests.support.openai_server import OpenAIServer
 
@@ -22,11 +22,11 @@ FAST = RetryPolicy(max_retries=3, base_delay=0.01)
 def run(
     srv: OpenAIServer, cases: list[TestCase], mode: Mode = Mode.FC, policy: RetryPolicy = FAST
 ) -> tuple[list[CaseOutcome], ExecutionStats]:
-    backend = create_backend(options(srv, mode))
+    backend = create_backend(options(srv, mode), policy=policy)
 
     async def go() -> tuple[list[CaseOutcome], ExecutionStats]:
         try:
-            return await execute(cases, backend, policy=policy, concurrency=4)
+            return await execute(cases, backend, concurrency=4)
         finally:
             await backend.aclose()
 
@@ -184,27 +184,27 @@ def test_tools_are_rendered_once_per_distinct_function_set(server: OpenAIServer)
     backend = create_backend(options(server))
     shared = [function("add", "a")]
     for i in range(5):
-        backend.build_request(make_case(f"simple_python_{i}", "hi", shared), 0)
-    backend.build_request(make_case("simple_python_9", "hi", [function("sub", "a")]), 0)
+        backend.request(make_case(f"simple_python_{i}", "hi", shared), 0)  # type: ignore[attr-defined]
+    backend.request(make_case("simple_python_9", "hi", [function("sub", "a")]), 0)  # type: ignore[attr-defined]
     assert backend.renderer.renders == 2  # type: ignore[attr-defined]
     asyncio.run(backend.aclose())
 
 
 def test_an_unexpected_backend_error_fails_only_that_case(server: OpenAIServer) -> None:
-    backend = create_backend(options(server))
-    real_send = backend.send
+    backend = create_backend(options(server), policy=FAST)
+    real_answer = backend.answer
 
-    async def flaky_send(request):  # type: ignore[no-untyped-def]
-        if request.case_id == "simple_python_0":
+    async def flaky_answer(case, sample):  # type: ignore[no-untyped-def]
+        if case.id == "simple_python_0":
             raise KeyError("boom")
-        return await real_send(request)
+        return await real_answer(case, sample)
 
-    backend.send = flaky_send  # type: ignore[method-assign]
+    backend.answer = flaky_answer  # type: ignore[method-assign]
     cases = [make_case("simple_python_0", "a"), make_case("simple_python_1", "b")]
 
     async def go() -> tuple[list[CaseOutcome], ExecutionStats]:
         try:
-            return await execute(cases, backend, policy=FAST)
+            return await execute(cases, backend)
         finally:
             await backend.aclose()
 

@@ -9,9 +9,9 @@ from email.utils import format_datetime
 
 import pytest
 
-from bfcl_action.runner.backends import PermanentError, TransientError
-from bfcl_action.runner.openai_common import parse_retry_after
-from bfcl_action.runner.retry import InfraFailure, RetryPolicy, with_retries
+from bfcl_action.model.providers.openai import parse_retry_after
+from bfcl_action.model.retry import InfraFailure, RetryPolicy, with_retries
+from bfcl_action.model.types import PermanentError, TransientError
 
 
 def test_delay_is_jittered_within_the_exponential_ceiling() -> None:

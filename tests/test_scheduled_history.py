@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bfcl_action.compare import Verdict, compare_runs
+from bfcl_action.github.context import DEFAULT_CHECK_NAME
 from bfcl_action.history import (
     BranchStore,
     HistoryRecord,
@@ -141,15 +142,15 @@ def test_branch_mode_commits_the_history_to_the_data_branch(
     scheduled_run(github_server, checkout, 1, HEALTHY, history="branch")
     run = scheduled_run(github_server, checkout, 2, DROPPED, history="branch")
     bare = tmp_path / "remote.git"
-    lines = git(bare, "show", "bfcl-data:history/bfcl.jsonl").splitlines()
+    lines = git(bare, "show", f"bfcl-data:history/{DEFAULT_CHECK_NAME}.jsonl").splitlines()
     assert len(lines) == 2
-    assert git(bare, "show", "bfcl-data:history/bfcl.svg").startswith("<svg")
+    assert git(bare, "show", f"bfcl-data:history/{DEFAULT_CHECK_NAME}.svg").startswith("<svg")
     assert len(git(bare, "log", "--format=%H", "bfcl-data").split()) == 2
     # the user's checkout is untouched: same HEAD, no new branch, nothing staged
     assert git(checkout, "rev-parse", "HEAD") == head
     assert git(checkout, "branch", "--format=%(refname:short)").split() == ["main"]
     assert git(checkout, "diff", "--cached", "--name-only") == ""
-    assert "/raw/" in run.summary and "history/bfcl.svg" in run.summary
+    assert "/raw/" in run.summary and f"history/{DEFAULT_CHECK_NAME}.svg" in run.summary
 
 
 def test_branch_mode_reads_what_another_checkout_pushed(
@@ -158,7 +159,7 @@ def test_branch_mode_reads_what_another_checkout_pushed(
     scheduled_run(github_server, remote("first"), 1, HEALTHY, history="branch")
     second = remote("second")
     scheduled_run(github_server, second, 2, HEALTHY, history="branch")
-    records, _ = read_history(second / "bfcl-results" / "history" / "bfcl.jsonl")
+    records, _ = read_history(second / "bfcl-results" / "history" / f"{DEFAULT_CHECK_NAME}.jsonl")
     assert len(records) == 2
 
 
@@ -182,7 +183,9 @@ def test_branch_mode_without_a_git_checkout_keeps_the_local_file(
 ) -> None:
     run = scheduled_run(github_server, tmp_path / "plain", 1, HEALTHY, history="branch")
     assert "could not read the history" in run.summary
-    records, _ = read_history(tmp_path / "plain" / "bfcl-results" / "history" / "bfcl.jsonl")
+    records, _ = read_history(
+        tmp_path / "plain" / "bfcl-results" / "history" / f"{DEFAULT_CHECK_NAME}.jsonl"
+    )
     assert len(records) == 1
 
 

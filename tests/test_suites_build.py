@@ -103,11 +103,17 @@ def test_irrelevance_sample_is_fixed_by_the_seed(tools) -> None:
     assert {tuple(draw(s)) for s in range(8)} != {tuple(draw(1))}
 
 
-def test_distractor_pool_excludes_near_duplicates_of_your_tools(tools) -> None:
-    names = [f.name for f in distractor_pool(tools, POOL, max_similarity=85)]
+def test_distractors_exclude_near_duplicates_of_the_tools_the_case_offers(simple_case) -> None:
+    functions = distractor_pool(POOL)
+    (case,) = derive_distractors([simple_case], functions, ks=[64], seed=0, max_similarity=85)
+    names = [f.name for f in case.functions]
     assert "get_weather_forecast" not in names
     assert "weather.get_forecast" not in names
     assert "finance_tool_3" in names
+
+
+def test_the_distractor_pool_does_not_depend_on_your_tools() -> None:
+    assert "get_weather_forecast" in [f.name for f in distractor_pool(POOL)]
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +131,7 @@ def simple_case(tools) -> TestCase:
 
 
 def test_distractor_cases_keep_the_answer_and_add_k_functions(tools, simple_case) -> None:
-    functions = distractor_pool(tools, POOL, max_similarity=85)
+    functions = distractor_pool(POOL)
     cases = derive_distractors([simple_case], functions, ks=[0, 4, 16], seed=0)
     assert [(c.id, c.suite, len(c.functions)) for c in cases] == [
         ("own_distractors_k0__fc", "own_distractors_k0", 1),
@@ -139,13 +145,13 @@ def test_distractor_cases_keep_the_answer_and_add_k_functions(tools, simple_case
 
 
 def test_distractor_sets_are_nested_so_the_curve_measures_k(tools, simple_case) -> None:
-    functions = distractor_pool(tools, POOL, max_similarity=85)
+    functions = distractor_pool(POOL)
     k4, k16 = derive_distractors([simple_case], functions, ks=[4, 16], seed=5)
     assert {f.name for f in k4.functions} <= {f.name for f in k16.functions}
 
 
 def test_distractors_are_deterministic_by_seed(tools, simple_case) -> None:
-    functions = distractor_pool(tools, POOL, max_similarity=85)
+    functions = distractor_pool(POOL)
 
     def names(seed: int) -> list[str]:
         (case,) = derive_distractors([simple_case], functions, ks=[8], seed=seed)

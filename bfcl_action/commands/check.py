@@ -38,7 +38,8 @@ class CheckLine(BaseModel):
     id: str
     category: str
     functions: list[FunctionDoc] = []
-    possible_answer: list[ExpectedCall] = []
+    possible_answer: list[ExpectedCall] | None = None
+    """`null` or absent is fine for irrelevance / relevance lines, as BFCL ships them."""
     model_output: Any
     model_name: str | None = None
     underscore_to_dot: bool | None = None
@@ -94,12 +95,18 @@ def check_line(raw: str, number: int) -> dict[str, Any]:
                 f"multi-turn category {line.category!r} cannot be checked per line",
                 field="category",
             )
+        if line.possible_answer is None and category.checker is Checker.AST:
+            raise InputError(
+                f"category {line.category!r} is checked against an answer: "
+                "expected a list of expected calls, found none",
+                field="possible_answer",
+            )
         case = TestCase(
             id=line.id,
             category=line.category,
             question=[],
             functions=line.functions,
-            possible_answer=line.possible_answer,
+            possible_answer=line.possible_answer or [],
             language=category.language,
         )
         mode = line.mode or (Mode.PROMPT if isinstance(line.model_output, str) else Mode.FC)

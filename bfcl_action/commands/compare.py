@@ -8,7 +8,6 @@ Exit codes: 0 no regression (also: first run, incomparable runs, informational m
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from pydantic import TypeAdapter, ValidationError
 from bfcl_action import escape
 from bfcl_action.compare import Comparison, Thresholds, compare_runs
 from bfcl_action.config import load_config
-from bfcl_action.digest import RunDigest, make_digest, parse_digest
+from bfcl_action.digest import RunDigest, make_digest
 from bfcl_action.errors import ConfigError, InputError
 from bfcl_action.impact import ToolChange
 from bfcl_action.models import RunReport
@@ -30,6 +29,7 @@ from bfcl_action.report import (
     render_summary,
     render_tools_svg,
 )
+from bfcl_action.run_reports import load_baseline, load_report
 
 
 def register(subparsers: Any) -> None:
@@ -72,9 +72,19 @@ def register(subparsers: Any) -> None:
     p.add_argument("--full-report-url", help="where the full report is (default: this run)")
     p.add_argument("--title", default="BFCL function-calling check")
     t = p.add_argument_group("thresholds (override --config)")
-    t.add_argument("--max-drop", type=float, metavar="POINTS", help="allowed drop (default 1)")
+    defaults = Thresholds()
+    t.add_argument(
+        "--max-drop",
+        type=float,
+        metavar="POINTS",
+        help=f"allowed drop in points (default {defaults.max_drop_points:g})",
+    )
     t.add_argument("--max-drop-for", action="append", default=[], metavar="SUITE=POINTS")
-    t.add_argument("--alpha", type=float, help="significance level of McNemar (default 0.05)")
+    t.add_argument(
+        "--alpha",
+        type=float,
+        help=f"significance level of McNemar (default {defaults.alpha:g})",
+    )
     t.add_argument("--min-score", type=float, metavar="PERCENT", help="minimum overall score")
     t.add_argument("--min-score-for", action="append", default=[], metavar="SUITE=PERCENT")
     t.add_argument("--informational", action="store_true", help="report, never fail")
@@ -86,31 +96,6 @@ def _read(path: Path) -> str:
         return path.read_text(encoding="utf-8")
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", file=str(path)) from None
-
-
-def load_report(path: Path) -> RunReport:
-    try:
-        return RunReport.model_validate_json(_read(path))
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise InputError(
-            f"not a bfcl-action run report: {first['msg']}", file=str(path), field=where
-        ) from None
-
-
-def load_baseline(path: Path) -> RunReport | RunDigest:
-    """A run report JSON, or any text (check-run summary, comment) holding a digest."""
-    text = _read(path)
-    stripped = text.lstrip()
-    if stripped.startswith("{"):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON: {exc.msg}", file=str(path), line=exc.lineno) from None
-        if isinstance(data, dict) and "schema_version" in data:
-            return load_report(path)
-    return parse_digest(text, source=str(path))
 
 
 def _pairs(items: list[str], flag: str) -> dict[str, float]:
@@ -200,12 +185,8 @@ def _write(path: Path, text: str) -> None:
 
 
 def _print_summary(comparison: Comparison) -> None:
-    o = comparison.overall
-    head = "—" if o.head is None or o.head.accuracy is None else f"{o.head.accuracy * 100:.1f}%"
-    delta = "" if o.delta_points is None else f" ({o.delta_points:+.1f} points)"
-    print(
-        escape.log_line(f"bfcl-action compare: {comparison.verdict.value}; overall {head}{delta}")
-    )
+    line = comparison.overall.score_line()
+    print(escape.log_line(f"bfcl-action compare: {comparison.verdict.value}; overall {line}"))
     for d in comparison.differences:
         print(escape.log_line(f"  differs: {d.field}: base {d.base} / head {d.head}"))
     for s in comparison.suites:

@@ -247,10 +247,10 @@ def _settings(command: GenerateCommand) -> argparse.Namespace:
 
 def _link(command: GenerateCommand, ns: argparse.Namespace, api_key: str | None) -> ModelLink:
     from bfcl_action.generate.model import ModelLink, verify_options
-    from bfcl_action.runner.backends import BackendOptions
-    from bfcl_action.runner.cache import ResponseCache
+    from bfcl_action.model.cache import ResponseCache
+    from bfcl_action.model.options import BackendOptions
+    from bfcl_action.model.retry import RetryPolicy
     from bfcl_action.runner.progress import make_progress
-    from bfcl_action.runner.retry import RetryPolicy
 
     verify = BackendOptions(
         model=ns.model,

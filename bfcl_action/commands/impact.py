@@ -1,25 +1,30 @@
-"""`bfcl-action impact`: which cases present a tool whose definition changed.
+"""`bfcl-action impact`: which cases a run would ask the model again, and which tools changed.
 
-Compares the tools at a git ref (or in a directory) with the working tree's, then lists the
-cases that offer a changed tool. The runner uses the same functions (`bfcl_action.impact`)
-to run only those cases on a PR and reuse the baseline's verdicts for the rest.
+Builds the cases at a git ref (from that ref's own config, tools, cases and pools) or with
+the tools of a directory, and the working tree's cases, then lists the head cases whose model
+request (messages, offered tools, settings) the base run did not make: exactly the cases a
+run with the base's answers in the response cache asks the model for.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from bfcl_action.config import BfclConfig, find_config, load_config
 from bfcl_action.errors import ConfigError
 from bfcl_action.impact import (
+    changed_requests,
     describe_tool_changes,
-    impacted_cases,
+    options_for,
     tool_changes,
     tools_at_ref,
+    tree_at_ref,
 )
+from bfcl_action.models import TestCase
 from bfcl_action.suites import build_cases
 from bfcl_action.tools.load import ToolSet, load_tools
 
@@ -27,7 +32,7 @@ from bfcl_action.tools.load import ToolSet, load_tools
 def register(sub: Any) -> None:
     parser = sub.add_parser(
         "impact",
-        help="list cases that present a tool changed since a git ref",
+        help="list the cases whose model request changed since a git ref",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -45,7 +50,7 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "--own-only",
         action="store_true",
-        help="skip derived suites (they need the irrelevance and function pools)",
+        help="own cases only: skip derived suites (they need the pools) and official/Live sets",
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     parser.add_argument(
@@ -70,27 +75,56 @@ def _tools_in(directory: Path, config: BfclConfig) -> ToolSet:
     )
 
 
+def _base_cases(
+    args: argparse.Namespace, config: BfclConfig, config_dir: Path, tmp: Path
+) -> tuple[list[TestCase], BfclConfig | None, ToolSet]:
+    """The base side: its cases (built from the base's own config, tools, cases and pools
+    when the base is a git ref) and its tools."""
+    if not args.base_ref:
+        base_tools = _tools_in(args.base_tools, config)
+        cases = _build(config, config_dir, base_tools, args.own_only)
+        return cases, config, base_tools
+    base_tools = tools_at_ref(
+        config_dir,
+        args.base_ref,
+        config.tools,
+        config_dir=config_dir,
+        exclude=config.tools_exclude,
+        limits=config.tool_limits,
+    )
+    base_dir = tree_at_ref(config_dir, args.base_ref, config_dir, tmp)
+    found = find_config(base_dir)
+    if found is None or not found.is_relative_to(tmp):
+        return [], None, base_tools
+    base_config = load_config(found, display=f"{args.base_ref}:{found.name}")
+    if not base_config.tools:
+        return [], base_config, base_tools
+    return _build(base_config, base_dir, None, args.own_only), base_config, base_tools
+
+
+def _build(
+    config: BfclConfig, base_dir: Path, tools: ToolSet | None, own_only: bool
+) -> list[TestCase]:
+    return build_cases(
+        config, base_dir=base_dir, derived=not own_only, external=not own_only, tools=tools
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     config, config_dir = _config(args.config)
     head = _tools_in(args.head_tools or config_dir, config)
-    if args.base_ref:
-        base = tools_at_ref(
-            config_dir,
-            args.base_ref,
-            config.tools,
-            config_dir=config_dir,
-            exclude=config.tools_exclude,
-            limits=config.tool_limits,
-        )
-        base_name = args.base_ref
-    else:
-        base = _tools_in(args.base_tools, config)
-        base_name = str(args.base_tools)
+    with tempfile.TemporaryDirectory(prefix="bfcl-impact-") as tmp:
+        base_cases, base_config, base = _base_cases(args, config, config_dir, Path(tmp))
+    base_name = args.base_ref or str(args.base_tools)
     changes = tool_changes(base.functions, head.functions)
-    cases = build_cases(
-        config, base_dir=config_dir, derived=not args.own_only, external=False, tools=head
+    cases = _build(config, config_dir, head, args.own_only)
+    hit = changed_requests(
+        cases,
+        options_for(config.model),
+        base_cases,
+        options_for((base_config or config).model),
+        repeat=config.model.samples,
     )
-    hit = impacted_cases(cases, changes)
     if args.changed_tools_out:
         records = [c.model_dump() for c in describe_tool_changes(base.functions, head.functions)]
         args.changed_tools_out.write_text(json.dumps(records, indent=2) + "\n", encoding="utf-8")
@@ -107,10 +141,11 @@ def run(args: argparse.Namespace) -> int:
         }
         print(json.dumps(payload, indent=2))
         return 0
-    if not changes:
+    if not changes and not hit:
         print(f"No tool definition changed since {base_name}; no case is impacted.")
         return 0
-    print(f"Tools changed since {base_name}:")
+    if changes:
+        print(f"Tools changed since {base_name}:")
     for label, names in (
         ("changed", changes.changed),
         ("added", changes.added),
@@ -118,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
     ):
         for name in names:
             print(f"  {label:8} {name}")
-    print(f"Impacted cases: {len(hit)} of {len(cases)}")
+    print(f"Impacted cases (their model request changed): {len(hit)} of {len(cases)}")
     by_suite: dict[str, list[str]] = {}
     for case in hit:
         by_suite.setdefault(case.label(), []).append(case.id)

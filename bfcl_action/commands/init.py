@@ -161,39 +161,48 @@ weights: {{}}           # per-category weights of the overall own score, e.g. ow
 """
 
 
-def render_workflow(*, action: str = ACTION_REPOSITORY) -> str:
-    """The starter workflow: run the Action on pull requests and on pushes to main."""
+def render_workflow(*, action: str = ACTION_REPOSITORY, model: str = "gpt-4o-mini") -> str:
+    """The starter workflow: the Action on pull requests and on pushes to main, with pinned
+    actions, the PR head checked out (`ref:`, `fetch-depth: 0`), no persisted credentials and
+    job-level permissions (the same text is docs/workflows/quick-start.yml and the README's
+    quick start)."""
     return f"""\
-# Function-calling evaluation of this repository's tools on every pull request.
+# .github/workflows/bfcl.yml: the single-step setup (see docs/action.md); `bfcl-action init`
+# writes this file.
 name: bfcl
 
 on:
-  pull_request:
   push:
-    branches: [main]
+    branches: [main]  # each main commit stores the baseline digest in its check run
+  pull_request:
 
 permissions:
   contents: read
-  pull-requests: write   # the sticky PR comment
-  checks: write          # the check run with per-category scores
 
 jobs:
   bfcl:
     runs-on: ubuntu-latest
+    permissions:
+      contents: read
+      checks: write         # the check run (also the baseline store)
+      pull-requests: write  # the sticky comment
+      issues: read          # private repositories: the PR's comments are read as issue comments
     steps:
-      - uses: actions/checkout@v4
+      - uses: {CHECKOUT}
         with:
-          fetch-depth: 0   # the merge-base is needed for the comparison
+          ref: ${{{{ github.event.pull_request.head.sha || github.sha }}}}  # PR head, not merge
+          fetch-depth: 0  # the merge-base's tool files, to name changed tools in the comment
+          persist-credentials: false
       - uses: {action}@v1
         with:
-          config: .bfcl.yml
+          model: {model}
           api-key: ${{{{ secrets.OPENAI_API_KEY }}}}
 """
 
 
 SCHEDULED_WORKFLOW = Path(".github") / "workflows" / "bfcl-scheduled.yml"
-CHECKOUT = "actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2"
-UPLOAD_ARTIFACT = "actions/upload-artifact@ea165f8d65b6e75b540449e92b4886f43607fa02 # v4.6.2"
+CHECKOUT = "actions/checkout@08c6903cd8c0fde910a37f88322edcfb5dd907a8 # v5.0.0"
+UPLOAD_ARTIFACT = "actions/upload-artifact@330a01c490aca151604b8cf639adc76d48f6c5d4 # v5.0.0"
 
 
 def render_scheduled_workflow(*, action: str = ACTION_REPOSITORY) -> str:
@@ -275,7 +284,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"not a directory: {root}", field="--dir")
     targets = {
         root / ".bfcl.yml": render_config(find_tool_files(root), model=args.model),
-        root / ".github" / "workflows" / "bfcl.yml": render_workflow(),
+        root / ".github" / "workflows" / "bfcl.yml": render_workflow(model=args.model),
     }
     if getattr(args, "scheduled", False):
         for path in [p for p in targets if p.exists() and not args.force]:

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from bfcl_action.errors import InputError
-from bfcl_action.runner.merge import merge_reports, read_report
+from bfcl_action.run_reports import load_report, merge_reports, save_report
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -23,8 +23,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def main(args: argparse.Namespace) -> int:
     if len(args.reports) < 1:
         raise InputError("give at least one report")
-    merged = merge_reports([(str(p), read_report(p)) for p in args.reports])
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(merged.model_dump_json(indent=1), encoding="utf-8")
+    merged = merge_reports([(str(p), load_report(p)) for p in args.reports])
+    save_report(merged, args.output)
     print(f"merged {len(args.reports)} reports, {len(merged.results)} cases -> {args.output}")
     return 0

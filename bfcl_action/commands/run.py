@@ -17,11 +17,12 @@ import platformdirs
 
 from bfcl_action.checker import needs_underscore_to_dot
 from bfcl_action.errors import ConfigError
+from bfcl_action.model.naming import NameMap, with_api_names
 from bfcl_action.models import CaseResult, Mode, RunReport, TestCase
 from bfcl_action.multiturn.check import ExecutionOptions
 from bfcl_action.multiturn.sandbox import SandboxLimits
+from bfcl_action.run_reports import save_report
 from bfcl_action.runner.backends import BackendOptions
-from bfcl_action.runner.naming import NameMap, with_api_names
 from bfcl_action.runner.pipeline import RunOptions, infra_error_rate, run_evaluation
 from bfcl_action.runner.progress import make_progress
 from bfcl_action.select import parse_shard, select_cases
@@ -148,22 +149,55 @@ def gather_cases(args: argparse.Namespace) -> tuple[list[TestCase], list[str]]:
     if not args.dataset and args.config is None:
         raise ConfigError("nothing to evaluate: give --dataset and/or --config", field="dataset")
     categories = [c.strip() for c in args.categories.split(",")] if args.categories else None
+    own_names, data_names = split_selection(categories) if categories else ([], [])
+    if categories and args.dataset and not data_names:
+        raise ConfigError(
+            "--categories names only own categories, so --dataset would load nothing: "
+            "drop --dataset or add one of its categories",
+            field="categories",
+        )
     cases: list[TestCase] = []
     datasets: list[str] = []
     if args.dataset:
         from bfcl_action.dataset import load_dataset
 
         for spec in args.dataset:
-            loaded = load_dataset(spec, categories)
+            loaded = load_dataset(spec, data_names or None)
             cases.extend(loaded)
             datasets.append(loaded[0].dataset if loaded and loaded[0].dataset else spec)
     if args.config is not None:
         own = load_own_cases(args.config)
-        if categories:
-            own = select_cases(own, categories=categories)
+        if categories and (own_names or not args.dataset):
+            own = select_cases(own, categories=own_names if args.dataset else categories)
+        elif categories:
+            own = []
         cases.extend(own)
         datasets.append(f"own:{args.config}")
     return cases, datasets
+
+
+def split_selection(names: list[str]) -> tuple[list[str], list[str]]:
+    """A `--categories` list as (own names, dataset names); unknown names are an error with a
+    did-you-mean, `all` goes to both."""
+    from bfcl_action.categories import CATEGORIES, DISTRACTOR_SUITE, Group, expand_categories
+
+    def own(member: str) -> bool:
+        if DISTRACTOR_SUITE.fullmatch(member):
+            return True
+        return CATEGORIES[member].group is Group.OWN
+
+    mine: list[str] = []
+    data: list[str] = []
+    for name in names:
+        members = expand_categories([name])
+        if name == "all":
+            mine.append(name)
+            data.append(name)
+        elif members and all(own(m) for m in members):
+            mine.append(name)
+        else:
+            data.append(name)
+    return mine, data
 
 
 def resolve_api_key(args: argparse.Namespace) -> str | None:
@@ -315,6 +349,7 @@ def main(args: argparse.Namespace) -> int:
             report, json_path=args.metrics_json, openmetrics_path=args.metrics_openmetrics
         )
     print_summary(report)
+    print(f"wrote the run report to {args.output}" + _results_note(args.results_dir))
     rate = infra_error_rate(report)
     if rate > args.max_infra_error_rate:
         print(
@@ -324,6 +359,10 @@ def main(args: argparse.Namespace) -> int:
         )
         return 1
     return 0
+
+
+def _results_note(results_dir: Path | None) -> str:
+    return f" and BFCL result files to {results_dir}/" if results_dir is not None else ""
 
 
 def execution_options(args: argparse.Namespace) -> ExecutionOptions:
@@ -342,8 +381,7 @@ def execution_options(args: argparse.Namespace) -> ExecutionOptions:
 def write_outputs(
     report: RunReport, output: Path, results_dir: Path | None, cases: Sequence[TestCase] = ()
 ) -> None:
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(report.model_dump_json(indent=1), encoding="utf-8")
+    save_report(report, output)
     if results_dir is not None:
         from bfcl_action.results_io import write_result_files
 

@@ -25,6 +25,7 @@ from bfcl_action.dataset import dataset_categories, load_dataset
 from bfcl_action.errors import InputError
 from bfcl_action.models import CaseResult, Mode, RunReport, TestCase
 from bfcl_action.results_io import ResultEntry, read_results, write_score_files
+from bfcl_action.run_reports import save_report
 from bfcl_action.scoring import SUMMARY_COLUMNS, build_report
 
 if TYPE_CHECKING:
@@ -137,7 +138,7 @@ def score_entries(
     Multi-turn entries are judged by running their calls (`bfcl_action.multiturn`)."""
     from bfcl_action.checker import check_case  # imported here so `--help` never needs it
     from bfcl_action.multiturn.check import check_conversation
-    from bfcl_action.runner.messages import is_multi_turn
+    from bfcl_action.multiturn.conversation import is_multi_turn
 
     results: list[CaseResult] = []
     for entry in entries:
@@ -220,7 +221,7 @@ def run(args: argparse.Namespace) -> int:
         warn.print(f"[yellow]note:[/yellow] {escape(note)}", highlight=False)
     console.print(score_table(report))
     if args.output:
-        write_report(report, args.output)
+        save_report(report, args.output)
         console.print(f"report written to {args.output}", highlight=False)
     if args.bfcl_score_dir:
         written = write_score_files(
@@ -231,14 +232,6 @@ def run(args: argparse.Namespace) -> int:
             highlight=False,
         )
     return 0
-
-
-def write_report(report: RunReport, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        path.write_text(report.model_dump_json(indent=1) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot write report: {exc.strerror}", file=str(path)) from None
 
 
 def _pct(value: float | None) -> str:

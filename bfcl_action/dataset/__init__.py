@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from bfcl_action.categories import SINGLE_TURN_OFFICIAL, parse_categories
+from bfcl_action.categories import MULTI_TURN_OFFICIAL, SINGLE_TURN_OFFICIAL, parse_categories
 from bfcl_action.dataset import live, official
-from bfcl_action.dataset.multi_turn import MULTI_TURN_OFFICIAL
 from bfcl_action.errors import ConfigError, DatasetError
 from bfcl_action.models import TestCase
 
@@ -72,8 +71,34 @@ def load_dataset(
     chosen = _choose(categories, available)
     if name == "bfcl":
         release = official.get_release(version)
-        return official.load_official(release, chosen, wheel=wheel, cache=cache_dir)
+        cases = official.load_official(release, chosen, wheel=wheel, cache=cache_dir)
+        if any(c in MULTI_TURN_OFFICIAL for c in chosen):
+            cases = _with_environments(cases, release, wheel=wheel, cache_dir=cache_dir)
+        return cases
     return live.load_live(version, chosen, root=live_dir)
+
+
+def _with_environments(
+    cases: list[TestCase],
+    release: official.BfclRelease,
+    *,
+    wheel: Path | None,
+    cache_dir: Path | None,
+) -> list[TestCase]:
+    """Multi-turn cases with the import root of the official environments, which come from
+    the same pinned wheel as the data (no `pip install bfcl-eval` needed)."""
+    from bfcl_action.dataset.official import ensure_environments
+
+    root = str(ensure_environments(release, wheel=wheel, cache=cache_dir))
+    out = []
+    for case in cases:
+        if case.category in MULTI_TURN_OFFICIAL:
+            paths = list((case.model_extra or {}).get("environment_paths") or [])
+            case = TestCase.model_validate(
+                {**case.model_dump(), "environment_paths": [*paths, root]}
+            )
+        out.append(case)
+    return out
 
 
 def _names_multi_turn(categories: Sequence[str]) -> bool:

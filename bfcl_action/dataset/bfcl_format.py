@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import pydantic_core
 from pydantic import ValidationError
 
+from bfcl_action import jsonl
 from bfcl_action.categories import get_category
 from bfcl_action.errors import DatasetError
 from bfcl_action.models import TestCase
@@ -29,29 +29,9 @@ def entry_file_name(category: str) -> str:
 
 
 def read_jsonl(data: bytes, *, file: str) -> list[tuple[int, dict[str, Any]]]:
-    """Parse JSON Lines, returning `(line_number, object)` pairs; blank lines are skipped.
-
-    pydantic-core's parser is used for speed (the official sets are ~9 MB of JSON); the
-    standard library's only to word the error of a bad line.
-    """
-    rows: list[tuple[int, dict[str, Any]]] = []
-    for number, raw in enumerate(data.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            value = pydantic_core.from_json(raw)
-        except ValueError:
-            try:
-                value = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                reason = exc.msg if isinstance(exc, json.JSONDecodeError) else exc.reason
-                raise DatasetError(f"not valid JSON: {reason}", file=file, line=number) from None
-        if not isinstance(value, dict):
-            raise DatasetError(
-                f"expected a JSON object, found {type(value).__name__}", file=file, line=number
-            )
-        rows.append((number, value))
-    return rows
+    """`(line_number, object)` pairs of a BFCL data file (`bfcl_action.jsonl`'s rules); a bad
+    line is a `DatasetError`."""
+    return jsonl.read_jsonl(data, file=file, error=DatasetError)
 
 
 def parse_answers(data: bytes, *, file: str) -> dict[str, list[Any]]:

@@ -12,14 +12,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bfcl_action.categories import CATEGORIES, Checker
+from bfcl_action.categories import MULTI_TURN_OFFICIAL as MULTI_TURN_OFFICIAL
 from bfcl_action.dataset.bfcl_format import _read, entry_file_name, parse_answers, read_jsonl
 from bfcl_action.errors import DatasetError
 from bfcl_action.models import TestCase
 
-MULTI_TURN_OFFICIAL = [
-    c.name for c in CATEGORIES.values() if c.official and c.checker is Checker.MULTI_TURN
-]
 FUNC_DOC_FILES = {
     "GorillaFileSystem": "gorilla_file_system.json",
     "MathAPI": "math_api.json",

@@ -5,6 +5,13 @@ package index, verified against the digest kept here, and the data files are ext
 `<cache>/bfcl/<version>-<sha12>/`. That directory appears in one rename, only once complete,
 so an interrupted or failed fetch leaves nothing a later run could mistake for data. Later
 loads read the cache offline. The package itself is never imported: it is data to us.
+
+The multi-turn environments (`GorillaFileSystem`, `TwitterAPI`, ...) come from the same
+verified wheel: their source files are copied into `<cache>/.../environments/`, an import
+root the sandbox worker puts first on `sys.path`, so no `pip install bfcl-eval` is needed.
+The package chain above them (`bfcl_eval/__init__.py`, ...) gets empty stand-ins: the real
+ones import the whole framework and create folders on import. Only the environment modules
+run, and only inside the sandbox worker; their one dependency, `mpmath`, ships with us.
 """
 
 from __future__ import annotations
@@ -26,9 +33,9 @@ from typing import Any
 
 import platformdirs
 
-from bfcl_action.categories import SINGLE_TURN_OFFICIAL
+from bfcl_action.categories import MULTI_TURN_OFFICIAL, SINGLE_TURN_OFFICIAL
 from bfcl_action.dataset.bfcl_format import entry_file_name, read_category
-from bfcl_action.dataset.multi_turn import MULTI_TURN_OFFICIAL, read_multi_turn
+from bfcl_action.dataset.multi_turn import read_multi_turn
 from bfcl_action.errors import DatasetError
 from bfcl_action.models import TestCase
 
@@ -44,6 +51,26 @@ _WANTED = re.compile(
 )
 """Data files copied out of the wheel: entries, possible answers and the multi-turn function
 docs (so multi-turn loading can be added without a new download)."""
+
+ENV_DIR = "environments"
+ENV_PACKAGE = "bfcl_eval/eval_checker/multi_turn_eval/func_source_code/"
+"""Where the environment modules live in the wheel, and under the import root."""
+_ENV_WANTED = re.compile(r"^[A-Za-z_]\w*\.py$")
+REQUIRED_MODULES = frozenset(
+    {
+        "gorilla_file_system",
+        "long_context",
+        "math_api",
+        "message_api",
+        "posting_api",
+        "ticket_api",
+        "trading_bot",
+        "travel_booking",
+        "vehicle_control",
+    }
+)
+"""Modules of the environments BFCL's multi-turn categories name (and what they import)."""
+STUB_PACKAGES = ("bfcl_eval", "bfcl_eval/eval_checker", "bfcl_eval/eval_checker/multi_turn_eval")
 
 _MAX_MEMBER_BYTES = 64 * 1024 * 1024
 _FETCH_TIMEOUT_S = 600
@@ -168,13 +195,7 @@ def ensure_extracted(
             file=str(final.parent),
         ) from None
     with tempfile.TemporaryDirectory(dir=final.parent, prefix=".fetch-") as work:
-        if wheel is not None:
-            verify_wheel(wheel, release)
-            source: Path = wheel
-        else:
-            source = fetch_release(release, Path(work))
-            if source.is_file():
-                verify_wheel(source, release)
+        source = verified_source(release, wheel, Path(work))
         staging = Path(tempfile.mkdtemp(dir=final.parent, prefix=".extract-"))
         try:
             _populate(source, staging, final, release)
@@ -188,10 +209,25 @@ def ensure_extracted(
     return final
 
 
+def verified_source(release: BfclRelease, wheel: Path | None, work: Path) -> Path:
+    """The pinned wheel (`wheel`, else `$BFCL_ACTION_BFCL_WHEEL`, else downloaded into
+    `work`), verified against its sha256; or the tree uv installed with `--require-hashes`."""
+    if wheel is None and os.environ.get(WHEEL_ENV):
+        wheel = Path(os.environ[WHEEL_ENV]).expanduser()
+    if wheel is not None:
+        verify_wheel(wheel, release)
+        return wheel
+    source = fetch_release(release, work)
+    if source.is_file():
+        verify_wheel(source, release)
+    return source
+
+
 def _populate(source: Path, staging: Path, final: Path, release: BfclRelease) -> None:
     """Extract into `staging`, write the manifest last, then rename into place."""
     files = _extract(source, staging)
     _check_complete(files, release)
+    _populate_environments(source, staging / ENV_DIR, release, required=False)
     manifest = {
         "layout": CACHE_LAYOUT,
         "package": PACKAGE,
@@ -336,7 +372,7 @@ def fetch_release(release: BfclRelease, work: Path) -> Path:
 def _extract(source: Path, staging: Path) -> dict[str, str]:
     """Copy the wanted data files from a wheel or an installed tree; returns rel -> sha256."""
     files: dict[str, str] = {}
-    for rel, read in _members(source):
+    for rel, read in wheel_members(source):
         data = read()
         target = staging / rel
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -345,12 +381,15 @@ def _extract(source: Path, staging: Path) -> dict[str, str]:
     return files
 
 
-def _members(source: Path) -> Iterator[tuple[str, Callable[[], bytes]]]:
+def wheel_members(
+    source: Path, prefix: str = DATA_PREFIX, wanted: re.Pattern[str] = _WANTED
+) -> Iterator[tuple[str, Callable[[], bytes]]]:
+    """`(path under prefix, reader)` of the wanted files of a wheel or an installed tree."""
     if source.is_dir():
-        base = source / DATA_PREFIX
+        base = source / prefix
         for path in sorted(base.rglob("*")):
             rel = path.relative_to(base).as_posix()
-            if path.is_file() and _WANTED.match(rel):
+            if path.is_file() and wanted.match(rel):
                 yield rel, path.read_bytes
         return
     try:
@@ -359,10 +398,10 @@ def _members(source: Path) -> Iterator[tuple[str, Callable[[], bytes]]]:
         raise DatasetError(f"not a readable wheel: {exc}", file=str(source)) from None
     with archive:
         for info in archive.infolist():
-            if not info.filename.startswith(DATA_PREFIX):
+            if not info.filename.startswith(prefix):
                 continue
-            rel = info.filename[len(DATA_PREFIX) :]
-            if not _WANTED.match(rel):
+            rel = info.filename[len(prefix) :]
+            if not wanted.match(rel):
                 continue
             if info.file_size > _MAX_MEMBER_BYTES:
                 raise DatasetError(
@@ -405,3 +444,73 @@ def _read_manifest(root: Path) -> dict[str, Any]:
             file=str(path),
         ) from None
     return manifest
+
+
+# --- multi-turn environments ---------------------------------------------------------------
+
+
+def ensure_environments(
+    release: BfclRelease, *, wheel: Path | None = None, cache: Path | None = None
+) -> Path:
+    """The import root holding this release's environment modules, extracting on first use.
+
+    Uses the data cache of `ensure_extracted`; a cache made before environments were
+    extracted gets them from the wheel once (`wheel`, `$BFCL_ACTION_BFCL_WHEEL`, or a
+    download verified against the pinned sha256).
+    """
+    data = ensure_extracted(release, wheel=wheel, cache=cache)  # a fresh cache has them too
+    final = data / ENV_DIR
+    if (final / "MANIFEST.json").is_file():
+        return final
+    with tempfile.TemporaryDirectory(dir=data, prefix=".fetch-env-") as work:
+        source = verified_source(release, wheel, Path(work))
+        staging = Path(tempfile.mkdtemp(dir=data, prefix=".extract-env-"))
+        try:
+            _populate_environments(source, staging, release)
+            try:
+                staging.rename(final)
+            except OSError:
+                if not (final / "MANIFEST.json").is_file():
+                    raise
+        except OSError as exc:
+            raise DatasetError(
+                f"cannot write the environments cache: {exc.strerror or exc}", file=str(final)
+            ) from None
+        finally:
+            if staging.exists():
+                shutil.rmtree(staging, ignore_errors=True)
+    return final
+
+
+def _populate_environments(
+    source: Path, staging: Path, release: BfclRelease, *, required: bool = True
+) -> bool:
+    """Copy the environment modules into `staging`; False (nothing written) when the wheel
+    has none and they are not `required`."""
+    files: dict[str, str] = {}
+    target = staging / ENV_PACKAGE
+    target.mkdir(parents=True)
+    for rel, read in wheel_members(source, ENV_PACKAGE, _ENV_WANTED):
+        if "/" in rel:
+            continue
+        data = read()
+        (target / rel).write_bytes(data)
+        files[ENV_PACKAGE + rel] = hashlib.sha256(data).hexdigest()
+    missing = sorted(m for m in REQUIRED_MODULES if f"{ENV_PACKAGE}{m}.py" not in files)
+    if missing and not required:
+        shutil.rmtree(staging, ignore_errors=True)
+        return False
+    if missing:
+        raise DatasetError(
+            f"the {PACKAGE}=={release.version} wheel lacks the multi-turn "
+            f"environments: {', '.join(missing)}"
+        )
+    for package in STUB_PACKAGES:
+        (staging / package / "__init__.py").write_text("", encoding="utf-8")
+    if not (target / "__init__.py").exists():
+        (target / "__init__.py").write_text("", encoding="utf-8")
+    manifest = {"package": PACKAGE, "version": release.version, "files": files}
+    (staging / "MANIFEST.json").write_text(
+        json.dumps(manifest, indent=1, sort_keys=True), encoding="utf-8"
+    )
+    return True

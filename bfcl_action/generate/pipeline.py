@@ -35,8 +35,8 @@ from bfcl_action.generate.prompt import (
     response_format,
 )
 from bfcl_action.generate.proposals import read_proposals
+from bfcl_action.model.retry import InfraFailure
 from bfcl_action.models import FunctionDoc, Mode, TestCase
-from bfcl_action.runner.retry import InfraFailure
 
 
 @dataclass(frozen=True)

@@ -52,11 +52,12 @@ from bfcl_action.github.context import (
     CommentMode,
     PullRequestInfo,
 )
-from bfcl_action.github.evaluate import Engine, annotations_for, load_report
+from bfcl_action.github.evaluate import Engine, annotations_for
 from bfcl_action.github.statuses import CategoryStatus, post_statuses
 from bfcl_action.models import RunReport
 from bfcl_action.report.coverage import tools_without_cases
 from bfcl_action.report.markdown import DEFAULT_TITLE, render_comment, render_summary
+from bfcl_action.run_reports import load_baseline, load_report, save_report
 
 T = TypeVar("T")
 GithubFactory = Callable[[ActionContext], Github]
@@ -124,7 +125,7 @@ def main(
     report_path = output_dir(ctx) / "report.json"
     report = engine.run(ctx, report_path)
     if not report_path.is_file():
-        report_path.write_text(report.model_dump_json(indent=1), encoding="utf-8")
+        save_report(report, report_path)
     if ctx.inputs.shard and not ctx.inputs.report:
         return finish_shard(ctx, report, report_path)
     # --- scheduled runs: metrics files, history and alert issue (github/scheduled.py)
@@ -313,8 +314,6 @@ def find_baseline(
     path = baseline_file(ctx)
     if mode in ("auto", "file") or mode.startswith("file:"):
         if path is not None and path.is_file():
-            from bfcl_action.commands.compare import load_baseline
-
             return load_baseline(path), f"the baseline file `{path.name}`", merge_base
         if mode != "auto":
             raise InputError("the baseline file does not exist", file=str(path), field="baseline")
@@ -382,11 +381,7 @@ def conclusion_of(comparison: Comparison) -> Conclusion:
 
 
 def check_title(comparison: Comparison) -> str:
-    head = comparison.overall.head
-    score = f"{head.accuracy:.1%}" if head is not None and head.accuracy is not None else "n/a"
-    delta = comparison.overall.delta_points
-    moved = f" ({delta:+.1f} pts)" if delta is not None else ""
-    return f"{score}{moved} · {comparison.verdict.value.replace('_', ' ')}"
+    return f"{comparison.overall.score_line()} · {comparison.verdict.value.replace('_', ' ')}"
 
 
 def publish_check(
@@ -434,14 +429,13 @@ def category_statuses(comparison: Comparison) -> list[CategoryStatus]:
         head = row.head
         if head is None:
             continue
-        score = f"{head.accuracy:.1%}" if head.accuracy is not None else "n/a"
-        delta = f", {row.delta_points:+.1f} pts vs base" if row.delta_points is not None else ""
         failed = row.verdict is Verdict.REGRESSION and not comparison.thresholds.informational
+        counts = "" if row.delta_points is not None else f" ({head.correct}/{head.total})"
         out.append(
             CategoryStatus(
                 category=row.suite,
                 state="failure" if failed else "success",
-                description=f"{score} ({head.correct}/{head.total}){delta} · {row.verdict.value}",
+                description=f"{row.score_line()}{counts} · {row.verdict.value}",
             )
         )
     return out

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from bfcl_action import run_reports
 from bfcl_action.compare import Comparison, Thresholds
 from bfcl_action.errors import BfclActionError, ConfigError, InputError
 from bfcl_action.github.checks import Annotation
@@ -84,20 +85,6 @@ def needs_api_key(ctx: ActionContext) -> bool:
     return not name.startswith(REPLAY_PREFIX)
 
 
-def load_report(path: Path) -> RunReport:
-    try:
-        return RunReport.model_validate_json(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"cannot read the run report: {exc.strerror}", file=str(path)) from None
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise InputError(
-            f"not a bfcl-action run report: {first['msg']}",
-            file=str(path),
-            field=".".join(str(p) for p in first["loc"]),
-        ) from None
-
-
 def report_files(ctx: ActionContext) -> list[Path]:
     """Files named by the `report` input: paths or globs, separated by spaces or newlines."""
     base = workdir(ctx)
@@ -115,12 +102,7 @@ def report_files(ctx: ActionContext) -> list[Path]:
 
 def load_reports(ctx: ActionContext) -> RunReport:
     """One report, or the merge of several shard reports (`bfcl-action merge`)."""
-    files = report_files(ctx)
-    if len(files) == 1:
-        return load_report(files[0])
-    from bfcl_action.runner.merge import merge_reports
-
-    return merge_reports([(str(p), load_report(p)) for p in files])
+    return run_reports.load_reports(report_files(ctx))
 
 
 def _split(value: str) -> list[str]:
@@ -186,7 +168,7 @@ def run_evaluation(ctx: ActionContext, output: Path) -> RunReport:
     code = args.func(args)
     if code != 0 and not output.is_file():
         raise BfclActionError(f"the evaluation failed (exit {code})")
-    return load_report(output)
+    return run_reports.load_report(output)
 
 
 _THRESHOLD_KEYS = {

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
 
-from bfcl_action.github import limits
+from bfcl_action import github_limits as limits
 
 SUMMARY_LIMIT = limits.JOB_SUMMARY.size
 """GitHub rejects a step's job summary over 1 MiB (bytes)."""

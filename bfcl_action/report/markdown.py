@@ -18,8 +18,16 @@ from typing import Any
 import jinja2
 
 from bfcl_action import escape
-from bfcl_action.compare import Comparison, FlippedCase, SideScore, SuiteComparison, Verdict
-from bfcl_action.github import limits
+from bfcl_action import github_limits as limits
+from bfcl_action.compare import (
+    Comparison,
+    FlippedCase,
+    SideScore,
+    SuiteComparison,
+    Verdict,
+    p_text,
+)
+from bfcl_action.impact import WordChange
 from bfcl_action.report.coverage import generate_command
 
 COMMENT_LIMIT = limits.COMMENT_BODY.size
@@ -90,9 +98,44 @@ def _delta(points: float | None) -> Safe:
 
 
 def _pval(p: float | None) -> Safe:
-    if p is None:
-        return Safe("—")
-    return Safe("< 0.001" if p < 0.001 else f"{p:.3f}")
+    return Safe("—" if p is None else p_text(p))
+
+
+def _row_verdict(row: SuiteComparison) -> Safe:
+    """The table's verdict cell: a move larger than allowed but not significant says so."""
+    if row.within_noise and row.verdict is Verdict.UNCHANGED:
+        return Safe("〰️ within noise")
+    return Safe(f"{_ICONS[row.verdict]} {_TEXT[row.verdict]}")
+
+
+CONTEXT_WORDS = 6
+"""Unchanged words kept on each side of a change in a word diff; the rest become `…`."""
+
+
+def _word_diff(words: Sequence[WordChange], limit: int | None = None) -> Safe:
+    """A description diff as Markdown: removed words struck through, added words bold.
+
+    Long unchanged runs keep `CONTEXT_WORDS` words next to each change; every word is
+    escaped, so only the diff's own markup is Markdown.
+    """
+    parts: list[str] = []
+    for i, run in enumerate(words):
+        text = run.text
+        if run.op == "same":
+            tokens = text.split()
+            keep_left = i > 0
+            keep_right = i < len(words) - 1
+            budget = CONTEXT_WORDS * (keep_left + keep_right)
+            if len(tokens) > budget + 1:
+                left = tokens[:CONTEXT_WORDS] if keep_left else []
+                right = tokens[-CONTEXT_WORDS:] if keep_right else []
+                text = " ".join([*left, "…", *right])
+            parts.append(escape.md_inline(text, limit))
+        elif run.op == "removed":
+            parts.append(f"~~{escape.md_inline(text, limit)}~~")
+        else:
+            parts.append(f"**{escape.md_inline(text, limit)}**")
+    return Safe(" ".join(p for p in parts if p) or "(empty)")
 
 
 def _significance(row: SuiteComparison) -> Safe:
@@ -149,6 +192,8 @@ def _environment() -> jinja2.Environment:
         "score_ci": _score_ci,
         "delta": _delta,
         "pval": _pval,
+        "row_verdict": _row_verdict,
+        "word_diff": _word_diff,
         "significance": _significance,
         "num": _num,
         "url": _url,

@@ -1,38 +1,31 @@
-"""Asking models: backends (OpenAI FC, OpenAI prompt, replay), cache, retries, concurrency.
+"""A run: every case asked (through the model layer's request path), judged and scored.
 
     report, stats = run_evaluation(cases, RunOptions(backend=BackendOptions(model=..., mode=...)))
 
-Modules: `backends` (protocol + registry), `openai_fc`, `openai_prompt`, `replay`, `render`
-(function docs -> tools / prompt text, once per function set), `naming` (API-safe names),
-`cache` (sqlite, one row per answer), `retry`, `execute` (bounded asyncio pool), `progress`,
-`verdicts` (the one call into the checker), `pipeline` (a whole run), `merge` (shards).
+Modules: `backends` (the case-level protocol and which backend serves a run), `chat`
+(single-turn cases over the request path; multi-turn ones to the conversation loop in
+`bfcl_action.multiturn.driver`), `replay`, `execute` (bounded asyncio pool over cases),
+`progress`, `verdicts` (the one call into the checker), `pipeline` (a whole run), `merge`
+(shards). Requests, cache and retries are in `bfcl_action.model`. Reading, writing
+and merging reports is `bfcl_action.run_reports`.
 """
 
-from bfcl_action.runner.backends import (
-    BACKENDS,
-    Backend,
-    BackendOptions,
-    ModelAnswer,
-    ModelRequest,
-    PermanentError,
-    TransientError,
-    create_backend,
-)
-from bfcl_action.runner.cache import ResponseCache
+from bfcl_action.model.cache import ResponseCache
+from bfcl_action.model.options import BackendOptions
+from bfcl_action.model.retry import InfraFailure, RetryPolicy, with_retries
+from bfcl_action.model.types import EndpointError, PermanentError, TransientError
+from bfcl_action.runner.backends import Backend, ModelAnswer, create_backend
 from bfcl_action.runner.execute import CaseOutcome, ExecutionStats, SampleOutcome, execute
-from bfcl_action.runner.merge import merge_reports, read_report
 from bfcl_action.runner.pipeline import RunOptions, infra_error_rate, run_evaluation
-from bfcl_action.runner.retry import InfraFailure, RetryPolicy, with_retries
 
 __all__ = [
-    "BACKENDS",
     "Backend",
     "BackendOptions",
     "CaseOutcome",
+    "EndpointError",
     "ExecutionStats",
     "InfraFailure",
     "ModelAnswer",
-    "ModelRequest",
     "PermanentError",
     "ResponseCache",
     "RetryPolicy",
@@ -42,8 +35,6 @@ __all__ = [
     "create_backend",
     "execute",
     "infra_error_rate",
-    "merge_reports",
-    "read_report",
     "run_evaluation",
     "with_retries",
 ]

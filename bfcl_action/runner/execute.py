@@ -1,25 +1,28 @@
-"""Ask a backend for every (case, sample), concurrently, through the cache and the retries.
+"""Ask a backend for every (case, sample), concurrently.
 
-A fixed pool of `concurrency` workers drains one queue, so there are never more requests in
-flight than the bound and no per-case task overhead. Each answer goes to the cache the moment
-it arrives; a cancelled run keeps everything received so far.
+A fixed pool of `concurrency` workers drains one queue, so there are never more cases in
+flight than the bound and no per-case task overhead. The cache, retries, request bound and
+counters are the model layer's (`bfcl_action.model.request`): a conversation's twenty steps
+are counted like twenty single-turn cases. Each answer is cached the moment it arrives; a
+cancelled run keeps everything received so far.
+
+An `EndpointError` (rejected key, unknown model, unreachable server) stops the run: the
+workers finish what is in flight, no new case starts, and the error is raised.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import gc
-import random
 import time
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field
 
+from bfcl_action.model.retry import InfraFailure
+from bfcl_action.model.types import EndpointError, PermanentError
 from bfcl_action.models import TestCase
-from bfcl_action.runner.backends import Backend, ModelAnswer, ModelRequest, PermanentError
-from bfcl_action.runner.cache import ResponseCache
+from bfcl_action.runner.answer import Backend, ModelAnswer
 from bfcl_action.runner.progress import NoProgress, Progress
-from bfcl_action.runner.retry import InfraFailure, RetryPolicy, with_retries
 
 
 @dataclass
@@ -39,13 +42,20 @@ class CaseOutcome:
 
 @dataclass
 class ExecutionStats:
+    """Answers and infrastructure errors per sample; requests, cache hits and retries per
+    model request (every conversation step included)."""
+
     total: int = 0
     cache_hits: int = 0
+    shared: int = 0
     requests: int = 0
     retries: int = 0
     infra_errors: int = 0
     wall_s: float = 0.0
     retry_reasons: dict[str, int] = field(default_factory=dict)
+    shapes: Counter[str] = field(default_factory=Counter)
+    models: Counter[str] = field(default_factory=Counter)
+    fingerprints: Counter[str] = field(default_factory=Counter)
 
 
 async def execute(
@@ -54,75 +64,38 @@ async def execute(
     *,
     repeat: int = 1,
     concurrency: int = 8,
-    policy: RetryPolicy | None = None,
-    cache: ResponseCache | None = None,
     progress: Progress | None = None,
-    seed: int | None = None,
 ) -> tuple[list[CaseOutcome], ExecutionStats]:
-    """Answers for `repeat` samples of every case; never raises for a single case's failure."""
-    policy = policy or RetryPolicy()
+    """Answers for `repeat` samples of every case; a single case's failure never raises."""
     progress = progress or NoProgress()
-    rng = random.Random(seed)  # noqa: S311 - jitter only
     stats = ExecutionStats(total=len(cases) * repeat)
     outcomes = [CaseOutcome(c, [SampleOutcome() for _ in range(repeat)]) for c in cases]
+    pending: deque[tuple[int, int]] = deque(
+        (index, sample) for index in range(len(cases)) for sample in range(repeat)
+    )
+    stopped: list[EndpointError] = []
     started = time.perf_counter()
 
-    pending: deque[tuple[int, ModelRequest]] = deque()
-    unaskable = 0
-    for index, case in enumerate(cases):
-        for sample in range(repeat):
-            try:
-                request = backend.build_request(case, sample)
-            except PermanentError as exc:
-                outcomes[index].samples[sample].infra_error = str(exc)
-                stats.infra_errors += 1
-                unaskable += 1
-                continue
-            if cache is not None and request.cache_key is not None:
-                hit = cache.get(request.cache_key)
-                if hit is not None:
-                    outcomes[index].samples[sample] = SampleOutcome(answer=hit, cached=True)
-                    stats.cache_hits += 1
-                    continue
-            pending.append((index, request))
-
-    def on_retry(exc: Exception) -> None:
-        stats.retries += 1
-        reason = str(exc).split(":")[0]
-        stats.retry_reasons[reason] = stats.retry_reasons.get(reason, 0) + 1
-
-    async def ask(request: ModelRequest) -> ModelAnswer:
-        stats.requests += 1
-        return await backend.send(request)
-
     async def worker() -> None:
-        while pending:
-            index, request = pending.popleft()
-            slot = outcomes[index].samples[request.sample]
+        while pending and not stopped:
+            index, sample = pending.popleft()
+            slot = outcomes[index].samples[sample]
             try:
-                answer = await with_retries(
-                    functools.partial(ask, request), policy, rng=rng, on_retry=on_retry
-                )
-            except InfraFailure as exc:
+                answer = await backend.answer(cases[index], sample)
+            except EndpointError as exc:
+                stopped.append(exc)
+                return
+            except (InfraFailure, PermanentError) as exc:
                 slot.infra_error = str(exc)
-                stats.infra_errors += 1
-                progress.advance(failed=True)
-                continue
             except Exception as exc:  # a backend bug must not end the other cases' run
                 slot.infra_error = f"unexpected {type(exc).__name__}: {exc}"
+            else:
+                slot.answer, slot.cached = answer, answer.cached
+            if slot.infra_error is not None:
                 stats.infra_errors += 1
-                progress.advance(failed=True)
-                continue
-            slot.answer = answer
-            if cache is not None and request.cache_key is not None:
-                cache.put(
-                    request.cache_key, case_id=request.case_id, model=backend.model, answer=answer
-                )
-            progress.advance()
+            progress.advance(failed=slot.infra_error is not None, cached=slot.cached)
 
-    progress.start(stats.total, stats.cache_hits)
-    for _ in range(unaskable):
-        progress.advance(failed=True)
+    progress.start(stats.total, 0)
     # The cases, requests and rendered tools live for the whole run; freezing them keeps the
     # cyclic GC from rescanning them on every collection (about 5% of client CPU).
     gc.freeze()
@@ -134,4 +107,15 @@ async def execute(
         gc.unfreeze()
         progress.finish()
         stats.wall_s = time.perf_counter() - started
+        requests = backend.stats
+        stats.requests = requests.requests
+        stats.cache_hits = requests.cache_hits
+        stats.shared = requests.shared
+        stats.retries = requests.retries
+        stats.retry_reasons = dict(requests.retry_reasons)
+        stats.shapes = Counter(requests.shapes)
+        stats.models = Counter(requests.models)
+        stats.fingerprints = Counter(requests.fingerprints)
+    if stopped:
+        raise stopped[0]
     return outcomes, stats

@@ -8,16 +8,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bfcl_action.compare import attach_case_context
+from bfcl_action.escape import log_line
+from bfcl_action.model.cache import ResponseCache
+from bfcl_action.model.options import BackendOptions
+from bfcl_action.model.retry import RetryPolicy
+from bfcl_action.model.shapes import describe_shapes
 from bfcl_action.models import RunReport, TestCase
 from bfcl_action.multiturn.check import ExecutionOptions
-from bfcl_action.runner.backends import Backend, BackendOptions, create_backend
-from bfcl_action.runner.cache import ResponseCache
+from bfcl_action.runner.backends import Backend, create_backend
 from bfcl_action.runner.execute import CaseOutcome, ExecutionStats, execute
-from bfcl_action.runner.messages import ConversationHook
 from bfcl_action.runner.progress import Progress
-from bfcl_action.runner.retry import RetryPolicy
-from bfcl_action.runner.verdicts import Judge, checker_judge, judge_outcomes, repeat_summary
-from bfcl_action.scoring import build_report
+from bfcl_action.runner.verdicts import Judge, checker_judge, judge_outcomes
+from bfcl_action.scoring import build_report, repeat_summary
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,25 @@ class RunOptions:
         return settings
 
 
+def open_backend(options: RunOptions) -> tuple[Backend, ResponseCache | None]:
+    """The run's backend over its request path (cache, retries); the caller closes both."""
+    cache = ResponseCache(options.cache_dir) if options.cache_dir else None
+    try:
+        backend = create_backend(
+            options.backend,
+            cache=cache,
+            policy=RetryPolicy(
+                max_retries=options.max_retries, base_delay=options.retry_base_delay
+            ),
+            multi_turn=options.multi_turn or ExecutionOptions(),
+        )
+    except BaseException:
+        if cache is not None:
+            cache.close()
+        raise
+    return backend, cache
+
+
 async def collect_answers(
     cases: Sequence[TestCase],
     options: RunOptions,
@@ -61,33 +82,25 @@ async def collect_answers(
     backend: Backend | None = None,
     progress: Progress | None = None,
 ) -> tuple[list[CaseOutcome], ExecutionStats]:
-    """Ask the model (or the cache) for every case; the I/O half of a run."""
+    """Ask the model (or the cache) for every case; the I/O half of a run. A given
+    `backend` brings its own request path (cache and retries) and stays open."""
+    cache = None
     owned = backend is None
-    backend = backend or create_backend(options.backend)
-    cache = ResponseCache(options.cache_dir) if options.cache_dir else None
-    policy = RetryPolicy(max_retries=options.max_retries, base_delay=options.retry_base_delay)
-    hook = getattr(backend, "conversations", None)
-    if isinstance(hook, ConversationHook):
-        from bfcl_action.multiturn.driver import ConversationSettings  # imports the runner
-
-        hook.settings = ConversationSettings(
-            execution=options.multi_turn or ExecutionOptions(), cache=cache, policy=policy
-        )
+    if backend is None:
+        backend, cache = open_backend(options)
     try:
         outcomes, stats = await execute(
             list(cases),
             backend,
             repeat=options.repeat,
             concurrency=options.backend.concurrency,
-            policy=policy,
-            cache=cache,
             progress=progress,
         )
     finally:
-        if cache is not None:
-            cache.close()
         if owned:
             await backend.aclose()
+        if cache is not None:
+            cache.close()
     return list(outcomes), stats
 
 
@@ -99,25 +112,39 @@ def run_evaluation(
     judge: Judge | None = None,
     progress: Progress | None = None,
 ) -> tuple[RunReport, ExecutionStats]:
-    """Answers for every case, checked and scored into a report."""
+    """Answers for every case, checked and scored into a report. Raises `EndpointError`
+    when the endpoint cannot serve the run (answers received so far stay in the cache)."""
+    cache = None
     owned = backend is None
-    backend = backend or create_backend(options.backend)
+    if backend is None:
+        backend, cache = open_backend(options)
     mode = backend.mode  # a replayed run report says which mode it was recorded in
 
-    async def answers() -> tuple[list[CaseOutcome], ExecutionStats]:
+    async def answers(backend: Backend) -> tuple[list[CaseOutcome], ExecutionStats]:
         try:
             return await collect_answers(cases, options, backend=backend, progress=progress)
         finally:
             if owned:
                 await backend.aclose()
 
-    outcomes, stats = asyncio.run(answers())
+    try:
+        outcomes, stats = asyncio.run(answers(backend))
+    finally:
+        if cache is not None:
+            cache.close()
     results = judge_outcomes(outcomes, mode, judge or checker_judge(options.multi_turn))
     notes = list(options.extra_notes)
     notes.append(
         f"requests {stats.requests}, cache hits {stats.cache_hits}, retries {stats.retries}, "
         f"infrastructure errors {stats.infra_errors}"
     )
+    notes.extend(describe_shapes(stats.shapes))
+    if stats.models:
+        served = ", ".join(f"{log_line(m, 80)} ({n})" for m, n in stats.models.most_common(3))
+        prints = ", ".join(
+            f"{log_line(fp, 40)} ({n})" for fp, n in stats.fingerprints.most_common(3)
+        )
+        notes.append(f"served by {served}" + (f"; system fingerprints {prints}" if prints else ""))
     extra, unstable = repeat_summary(results) if options.repeat > 1 else ({}, [])
     if unstable:
         notes.append(f"unstable across {options.repeat} samples: {', '.join(unstable)}")
@@ -142,4 +169,4 @@ def infra_error_rate(report: RunReport) -> float:
     return sum(r.infra_error is not None for r in report.results) / len(report.results)
 
 
-__all__ = ["RunOptions", "collect_answers", "infra_error_rate", "run_evaluation"]
+__all__ = ["RunOptions", "collect_answers", "infra_error_rate", "open_backend", "run_evaluation"]

@@ -10,7 +10,7 @@ from typing import Protocol, TextIO
 
 class Progress(Protocol):
     def start(self, total: int, cached: int) -> None: ...
-    def advance(self, *, failed: bool = False) -> None: ...
+    def advance(self, *, failed: bool = False, cached: bool = False) -> None: ...
     def finish(self) -> None: ...
 
 
@@ -18,7 +18,7 @@ class NoProgress:
     def start(self, total: int, cached: int) -> None:
         pass
 
-    def advance(self, *, failed: bool = False) -> None:
+    def advance(self, *, failed: bool = False, cached: bool = False) -> None:
         pass
 
     def finish(self) -> None:
@@ -39,9 +39,10 @@ class PlainProgress:
         self._start = self._last = time.monotonic()
         self._line("started")
 
-    def advance(self, *, failed: bool = False) -> None:
+    def advance(self, *, failed: bool = False, cached: bool = False) -> None:
         self.done += 1
         self.failed += int(failed)
+        self.cached += int(cached)
         now = time.monotonic()
         if now - self._last >= self.interval:
             self._last = now
@@ -92,19 +93,24 @@ class RichProgress:
         )
         self._task = self._bar.add_task("run", total=0, rate="0.0", cached=0, failed=0)
         self._failed = 0
+        self._cached = 0
         self._asked = 0
         self._start = 0.0
 
     def start(self, total: int, cached: int) -> None:
         self._start = time.monotonic()
         self._bar.start()
+        self._cached = cached
         self._bar.update(self._task, total=total, completed=cached, cached=cached)
 
-    def advance(self, *, failed: bool = False) -> None:
+    def advance(self, *, failed: bool = False, cached: bool = False) -> None:
         self._failed += int(failed)
-        self._asked += 1
+        self._cached += int(cached)
+        self._asked += int(not cached)
         rate = self._asked / max(time.monotonic() - self._start, 1e-9)
-        self._bar.update(self._task, advance=1, failed=self._failed, rate=f"{rate:.1f}")
+        self._bar.update(
+            self._task, advance=1, failed=self._failed, cached=self._cached, rate=f"{rate:.1f}"
+        )
 
     def finish(self) -> None:
         self._bar.stop()

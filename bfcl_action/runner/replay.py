@@ -11,20 +11,18 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bfcl_action.errors import InputError
-from bfcl_action.models import Mode, RunReport, TestCase
+from bfcl_action.model.naming import NameMap
+from bfcl_action.model.types import PermanentError, RequestStats
+from bfcl_action.models import Mode, TestCase
 from bfcl_action.results_io import RESULT_FILE_RE, read_result_file, read_results
-from bfcl_action.runner.backends import ModelAnswer, ModelRequest, PermanentError
-from bfcl_action.runner.naming import NameMap
+from bfcl_action.run_reports import report_from_data
+from bfcl_action.runner.answer import ModelAnswer
 
 _MISSING = object()
 
 
 def _read_report(path: Path, data: dict[str, Any]) -> tuple[dict[str, Any], Mode]:
-    try:
-        report = RunReport.model_validate(data)
-    except ValueError as exc:
-        raise InputError(f"not a run report: {exc}", file=str(path)) from None
+    report = report_from_data(data, path)
     answers = {r.id: r.model_output for r in report.results if r.infra_error is None}
     return answers, report.mode
 
@@ -69,22 +67,20 @@ class ReplayBackend:
         self.answers = answers
         self.mode = mode
         self.model = f"replay:{source}"
+        self.stats = RequestStats()
+        """Always zero: a replay sends no request."""
 
     @classmethod
     def from_path(cls, path: str, *, mode: Mode) -> ReplayBackend:
         answers, recorded_mode = load_recorded_answers(path)
         return cls(answers, mode=recorded_mode or mode, source=path)
 
-    def build_request(self, case: TestCase, sample: int) -> ModelRequest:
-        names = NameMap.for_names(f.name for f in case.functions)
-        return ModelRequest(case.id, sample, {}, None, context=names)
-
-    async def send(self, request: ModelRequest) -> ModelAnswer:
-        output = self.answers.get(request.case_id, _MISSING)
+    async def answer(self, case: TestCase, sample: int) -> ModelAnswer:
+        output = self.answers.get(case.id, _MISSING)
         if output is _MISSING:
-            raise PermanentError(f"no recorded answer for {request.case_id}")
-        if self.mode is Mode.FC and isinstance(request.context, NameMap):
-            output = restore_names(output, request.context)
+            raise PermanentError(f"no recorded answer for {case.id}")
+        if self.mode is Mode.FC:
+            output = restore_names(output, NameMap.for_names(f.name for f in case.functions))
         return ModelAnswer(output=output)
 
     async def aclose(self) -> None:

@@ -1,7 +1,7 @@
 """The one place where answers become verdicts: the checker per sample, samples combined.
 
 With `--repeat K` a case's `valid` is its first sample's verdict (so it matches a one-sample
-run over the same cache) and `samples` holds all K; `repeat_summary` gives mean accuracy,
+run over the same cache) and `samples` holds all K; `scoring.repeat_summary` gives mean accuracy,
 the all-K-pass rate (pass^k) and the cases that flip between samples.
 """
 
@@ -15,9 +15,9 @@ from typing import Any
 from bfcl_action.checker import check_case
 from bfcl_action.models import CaseResult, Mode, TestCase
 from bfcl_action.multiturn.check import ExecutionOptions, check_conversation
+from bfcl_action.multiturn.conversation import is_multi_turn
 from bfcl_action.multiturn.executable import check_executable
 from bfcl_action.runner.execute import CaseOutcome
-from bfcl_action.runner.messages import is_multi_turn
 
 Judge = Callable[[TestCase, Any, Mode], CaseResult]
 
@@ -94,19 +94,3 @@ def judge_outcomes(
         if results[i] is None:
             results[i] = judge_outcome(outcome, mode, judge)
     return [r for r in results if r is not None]
-
-
-def repeat_summary(results: Sequence[CaseResult]) -> tuple[dict[str, float | None], list[str]]:
-    """Mean accuracy over all samples, pass^k, and ids of cases whose samples disagree."""
-    scored = [r for r in results if r.infra_error is None and r.samples]
-    if not scored:
-        return {}, []
-    mean = sum(sum(r.samples or []) / len(r.samples or [1]) for r in scored) / len(scored)
-    pass_all = sum(all(r.samples or []) for r in scored) / len(scored)
-    unstable = sorted(r.id for r in scored if len(set(r.samples or [])) > 1)
-    summary: dict[str, float | None] = {
-        "repeat_mean_accuracy": round(mean, 4),
-        "repeat_pass_all": round(pass_all, 4),
-        "repeat_unstable_cases": float(len(unstable)),
-    }
-    return summary, unstable

@@ -48,12 +48,33 @@ def _jsonl(rows: list[dict[str, Any]]) -> str:
     return "".join(json.dumps(r) + "\n" for r in rows)
 
 
-def build_wheel(directory: Path, *, skip: tuple[str, ...] = ()) -> Path:
-    """Write `bfcl_eval-<VERSION>-py3-none-any.whl` into `directory` and return its path."""
+ENV_PACKAGE = "bfcl_eval/eval_checker/multi_turn_eval/func_source_code"
+ENV_MODULES = (
+    "gorilla_file_system",
+    "long_context",
+    "math_api",
+    "message_api",
+    "posting_api",
+    "ticket_api",
+    "trading_bot",
+    "travel_booking",
+    "vehicle_control",
+)
+
+
+def build_wheel(directory: Path, *, skip: tuple[str, ...] = (), environments: bool = False) -> Path:
+    """Write `bfcl_eval-<VERSION>-py3-none-any.whl` into `directory` and return its path.
+
+    With `environments`, it also holds tiny stand-ins of the multi-turn environment modules
+    (each defines `MODULE = "<name>"`), under framework `__init__` files that must never run.
+    """
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"bfcl_eval-{VERSION}-py3-none-any.whl"
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("bfcl_eval/__init__.py", "")
+        archive.writestr("bfcl_eval/__init__.py", "raise ImportError('the framework ran')\n")
+        if environments:
+            for module in ENV_MODULES:
+                archive.writestr(f"{ENV_PACKAGE}/{module}.py", f"MODULE = {module!r}\n")
         archive.writestr("bfcl_eval/data/README.md", "fixture")
         for category in SINGLE_TURN_OFFICIAL:
             if category in skip:

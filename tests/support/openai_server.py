@@ -7,11 +7,17 @@ drive the real `openai` SDK against it. It scripts answers and injects faults:
 - answers: `server.script[substring] = reply` matches the last user message; or the user
   message itself may be a directive `SCRIPT:{"content": ..., "tool_calls": [...]}`; else a
   default text answer. A reply is `{"content": str}` and/or
-  `{"tool_calls": [{"name": ..., "arguments": {...}}]}`.
+  `{"tool_calls": [{"name": ..., "arguments": {...}}]}`, or `{"message": {...}}`: that
+  assistant message sent as it is (for the shapes real servers vary in).
+- strict like OpenAI: a request whose history has an assistant `tool_calls` entry without a
+  `tool` message for its `tool_call_id`, a `tool` message answering no call, or `arguments`
+  that are not a string gets 400 with OpenAI's wording; `known_models` (when set) makes any
+  other model a 404 `model_not_found`; `api_key` (when set) makes any other key a 401.
 - faults: `server.fail(match, [kinds...])` makes the next matching requests fail in that
   order; `fault_rate` fails any request at random. Kinds: "429" (with `Retry-After`), "500",
   "503", "timeout" (answers after `hang_s`), "reset" (connection reset), "malformed" (non-JSON
-  body), "empty" (no choices), "400".
+  body), "empty" (no choices), "400", "401", "403", "404", "drip" (a 200 whose body arrives
+  one byte every `drip_s` seconds, at most `drip_bytes` bytes, then the connection closes).
 - `latency` delays every answer; `requests` records every request body for assertions.
 - structured outputs: a `response_format` of type `json_schema` is checked as OpenAI checks a
   strict schema (every property required, `additionalProperties: false`; else 400);
@@ -61,6 +67,8 @@ class OpenAIServer:
         retry_after: str = "0",
         hang_s: float = 2.0,
         record: bool = True,
+        drip_s: float = 0.5,
+        drip_bytes: int = 400,
     ) -> None:
         self.latency = latency
         self.fault_rate = fault_rate
@@ -68,6 +76,11 @@ class OpenAIServer:
         self.retry_after = retry_after
         self.hang_s = hang_s
         self.record = record
+        self.drip_s = drip_s
+        self.drip_bytes = drip_bytes
+        self.known_models: set[str] | None = None
+        self.api_key: str | None = None
+        self.rejected: list[str] = []
         self.script: dict[str, Reply] = {}
         self.structured_outputs = True
         self.responder: Callable[[dict[str, Any]], Reply] | None = None
@@ -248,9 +261,27 @@ class OpenAIServer:
         if not path.endswith("/chat/completions"):
             send(404, b'{"error": {"message": "not found"}}')
             return True
+        auth = headers.get("authorization", "")
+        if self.api_key is not None and auth != f"Bearer {self.api_key}":
+            send(401, _error("Incorrect API key provided.", "invalid_api_key"))
+            await writer.drain()
+            return True
+        model = str(body.get("model", ""))
+        if self.known_models is not None and model not in self.known_models:
+            text = f"The model `{model}` does not exist or you do not have access to it."
+            send(404, _error(text, "model_not_found"))
+            await writer.drain()
+            return True
         format_error = self._response_format_error(body.get("response_format"))
         if format_error is not None:
             send(400, json.dumps({"error": {"message": format_error}}).encode())
+            await writer.drain()
+            return True
+        problem = history_problem(body)
+        if problem is not None:
+            with self._lock:
+                self.rejected.append(problem)
+            send(400, _error(problem, "invalid_request_error"))
             await writer.drain()
             return True
         fault = self._fault_for(body)
@@ -261,8 +292,18 @@ class OpenAIServer:
         elif fault == "429":
             err = b'{"error": {"message": "rate limited", "type": "rate_limit"}}'
             send(429, err, {"Retry-After": self.retry_after})
-        elif fault in {"500", "503", "400"}:
+        elif fault in {"500", "503", "400", "401", "403", "404"}:
             send(int(fault), b'{"error": {"message": "scripted failure"}}')
+        elif fault == "drip":
+            payload = json.dumps(completion(body, self.answer_for(body))).encode()
+            head = ["HTTP/1.1 200 OK", "Content-Type: application/json"]
+            head.append(f"Content-Length: {len(payload)}")
+            writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1"))
+            for byte in payload[: self.drip_bytes]:
+                writer.write(bytes([byte]))
+                await writer.drain()
+                await asyncio.sleep(self.drip_s)
+            return False
         elif fault == "timeout":
             await asyncio.sleep(self.hang_s)
             send(200, json.dumps(completion(body, self.answer_for(body))).encode())
@@ -283,6 +324,8 @@ class OpenAIServer:
 _REASONS = {
     200: "OK",
     400: "Bad Request",
+    401: "Unauthorized",
+    403: "Forbidden",
     404: "Not Found",
     429: "Too Many Requests",
     500: "Internal Server Error",
@@ -312,7 +355,55 @@ def _strict_schema_error(schema: Any, where: str) -> str | None:
     return None
 
 
+def _error(message: str, code: str) -> bytes:
+    return json.dumps(
+        {"error": {"message": message, "type": "invalid_request_error", "code": code}}
+    ).encode()
+
+
+def history_problem(body: dict[str, Any]) -> str | None:
+    """What OpenAI's Chat Completions would reject in the message history, in its words."""
+    messages = body.get("messages") or []
+    waiting: list[str] = []
+    for index, message in enumerate(messages):
+        role = message.get("role") if isinstance(message, dict) else None
+        if role == "tool":
+            call_id = message.get("tool_call_id")
+            if call_id not in waiting:
+                return (
+                    f"Invalid parameter: messages[{index}]: messages with role 'tool' must be a "
+                    "response to a preceeding message with 'tool_calls'."
+                )
+            waiting.remove(call_id)
+            continue
+        if waiting:
+            return (
+                "An assistant message with 'tool_calls' must be followed by tool messages "
+                "responding to each 'tool_call_id'. The following tool_call_ids did not have "
+                f"response messages: {', '.join(waiting)}"
+            )
+        if role == "assistant":
+            for number, call in enumerate(message.get("tool_calls") or []):
+                arguments = (call.get("function") or {}).get("arguments")
+                if not isinstance(arguments, str):
+                    kind = "an object" if isinstance(arguments, dict) else type(arguments).__name__
+                    return (
+                        f"Invalid type for 'messages[{index}].tool_calls[{number}].function."
+                        f"arguments': expected a string, but got {kind} instead."
+                    )
+                waiting.append(str(call.get("id")))
+    if waiting:
+        return (
+            "An assistant message with 'tool_calls' must be followed by tool messages "
+            "responding to each 'tool_call_id'. The following tool_call_ids did not have "
+            f"response messages: {', '.join(waiting)}"
+        )
+    return None
+
+
 def completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
+    if isinstance(reply.get("message"), dict):
+        return _wrap(body, reply["message"], finish="stop")
     message: dict[str, Any] = {"role": "assistant", "content": reply.get("content")}
     if reply.get("refusal"):
         message["refusal"] = reply["refusal"]
@@ -331,18 +422,17 @@ def completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
             }
             for i, c in enumerate(calls)
         ]
+    return _wrap(body, message, finish="tool_calls" if calls else "stop")
+
+
+def _wrap(body: dict[str, Any], message: dict[str, Any], *, finish: str) -> dict[str, Any]:
     return {
         "id": "chatcmpl-local",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": body.get("model", ""),
-        "choices": [
-            {
-                "index": 0,
-                "message": message,
-                "finish_reason": "tool_calls" if calls else "stop",
-            }
-        ],
+        "system_fingerprint": "fp_local",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
         "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
     }
 

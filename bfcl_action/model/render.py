@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from bfcl_action.fingerprint import canonical_json, sha256_hex
+from bfcl_action.model.naming import NameMap
 from bfcl_action.models import FunctionDoc, Language
-from bfcl_action.runner.naming import NameMap
 
 _LANGUAGE_NOTE = {
     Language.PYTHON: " Note that the provided function is in Python 3 syntax.",
@@ -132,8 +132,9 @@ def _schema_item(raw: dict[str, Any]) -> dict[str, Any]:
     return item
 
 
-def to_openai_tools(functions: list[dict[str, Any]], names: NameMap) -> list[dict[str, Any]]:
-    """Chat Completions `tools` for BFCL function docs (already language-noted)."""
+def to_tool_schemas(functions: list[dict[str, Any]], names: NameMap) -> list[dict[str, Any]]:
+    """Function schemas (`name`, `description`, JSON-Schema `parameters`) for BFCL function
+    docs (already language-noted); a provider wraps them in its own `tools` form."""
     tools: list[dict[str, Any]] = []
     for raw in functions:
         fn = copy.deepcopy(raw)
@@ -143,7 +144,7 @@ def to_openai_tools(functions: list[dict[str, Any]], names: NameMap) -> list[dic
         params["properties"] = _schema_properties(dict(params.get("properties") or {}))
         fn["parameters"] = params
         fn["name"] = names.api_name(str(fn["name"]))
-        tools.append({"type": "function", "function": fn})
+        tools.append(fn)
     return tools
 
 
@@ -175,7 +176,7 @@ class FunctionRenderer:
         names = NameMap.for_names(str(d["name"]) for d in noted)
         rendered = RenderedFunctions(
             key=key,
-            tools=to_openai_tools(noted, names),
+            tools=to_tool_schemas(noted, names),
             names=names,
             docs_json=json.dumps(noted, indent=4),
         )

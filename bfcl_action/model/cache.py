@@ -1,4 +1,5 @@
-"""Content-addressed response cache: one sqlite row per answer, committed as it arrives.
+"""Content-addressed response cache: one sqlite row per model response, committed as it
+arrives (a conversation step is a row like a single-turn answer).
 
 WAL mode lets a reader (a second run, `sqlite3` on the command line) look while a run writes,
 and each answer is its own committed row, so killing a run loses nothing already received;
@@ -18,7 +19,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from bfcl_action.runner.backends import ModelAnswer
+from bfcl_action.model.types import ChatResponse
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -60,14 +61,14 @@ class ResponseCache:
             raise
         return db
 
-    def get(self, key: str) -> ModelAnswer | None:
+    def get(self, key: str) -> ChatResponse | None:
         row = self._db.execute("SELECT answer FROM responses WHERE key = ?", (key,)).fetchone()
         if row is None:
             return None
         self.hits += 1
-        return ModelAnswer.from_json(json.loads(row[0]))
+        return ChatResponse.from_json(json.loads(row[0]))
 
-    def put(self, key: str, *, case_id: str, model: str, answer: ModelAnswer) -> None:
+    def put(self, key: str, *, case_id: str, model: str, answer: ChatResponse) -> None:
         self._db.execute(
             "INSERT OR REPLACE INTO responses (key, case_id, model, created, answer) "
             "VALUES (?, ?, ?, ?, ?)",

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from bfcl_action.runner.backends import PermanentError, TransientError
+from bfcl_action.model.types import PermanentError, TransientError
 
 T = TypeVar("T")
 

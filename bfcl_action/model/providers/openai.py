@@ -1,0 +1,363 @@
+"""Any OpenAI-compatible Chat Completions endpoint (OpenAI, vLLM, Ollama, llama.cpp, ...).
+
+Everything OpenAI-shaped lives here: the wire form of messages and tools, sampling fields,
+reading `choices[0].message` back (with the variations real servers send), and translating
+the SDK's failures into retry-or-not.
+
+The SDK's own retries are off (`max_retries=0`): `bfcl_action.model.retry` owns them so a
+429's `Retry-After`, jitter and the infrastructure-error budget are decided in one place.
+Requests go through the SDK's request path (auth, headers, timeouts, pooled connections) with
+a ready JSON body, and the answer is read as plain JSON: no per-request re-validation of the
+tools we built ourselves, which is most of the SDK's CPU cost per call.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import re
+import time
+from typing import TYPE_CHECKING, Any, cast
+from urllib.parse import urlsplit
+
+import httpx2
+import openai
+
+from bfcl_action.errors import ConfigError
+from bfcl_action.escape import log_line
+from bfcl_action.model import shapes
+from bfcl_action.model.options import BackendOptions
+from bfcl_action.model.types import (
+    ChatRequest,
+    ChatResponse,
+    EndpointError,
+    Message,
+    PermanentError,
+    ToolCallPart,
+    TransientError,
+)
+
+if TYPE_CHECKING:
+    from openai._types import RequestOptions
+
+NAME = "openai"
+DEFAULT_ENDPOINT = "https://api.openai.com/v1"
+RETRYABLE_STATUS = {408, 409, 429}
+ENDPOINT_STATUS = {401, 403, 404}
+"""Answers about the endpoint, not the request: a rejected key, a model or path that does
+not exist. Every other case would get the same answer, so the run stops at the first."""
+
+_PLATFORM_HEADERS = (
+    "X-Stainless-Lang",
+    "X-Stainless-Package-Version",
+    "X-Stainless-OS",
+    "X-Stainless-Arch",
+    "X-Stainless-Runtime",
+    "X-Stainless-Runtime-Version",
+    "X-Stainless-Async",
+)
+_PER_REQUEST = cast(
+    "RequestOptions",
+    {
+        "headers": {
+            "x-stainless-retry-count": openai.Omit(),
+            "x-stainless-read-timeout": openai.Omit(),
+        }
+    },
+)
+"""The SDK's optional telemetry headers are left out: each costs header building and
+validation on every request (about 5-10% of the client's CPU), and no API needs them."""
+
+_REASONING = re.compile(r"^(?:.*/)?(o\d+|gpt-5)(?![\w.]*-chat)", re.IGNORECASE)
+"""OpenAI reasoning models (o1, o3, o4-mini, gpt-5, with or without a provider prefix;
+`gpt-5-chat` is not one): they refuse a temperature or top_p other than their default and
+take `max_completion_tokens` only."""
+
+
+def is_reasoning_model(model: str) -> bool:
+    return bool(_REASONING.match(model))
+
+
+def validate_base_url(url: str | None) -> str:
+    """The endpoint to call; a base URL without `http(s)://` or a host is a config error
+    (the SDK would otherwise fail every request with a message that names no URL)."""
+    if url is None:
+        return DEFAULT_ENDPOINT
+    parts = urlsplit(url.strip())
+    if parts.scheme not in {"http", "https"} or not parts.hostname:
+        raise ConfigError(
+            f"base URL {log_line(url, 200)!r} must start with http:// or https:// and name a "
+            "host (e.g. http://127.0.0.1:8000/v1)",
+            field="base-url",
+        )
+    return url.strip().rstrip("/")
+
+
+def parse_retry_after(headers: Any) -> float | None:
+    """Seconds to wait from `retry-after-ms` / `Retry-After` (seconds or an HTTP date)."""
+    if headers is None:
+        return None
+    raw_ms = headers.get("retry-after-ms")
+    if raw_ms:
+        try:
+            return max(0.0, float(raw_ms) / 1000.0)
+        except ValueError:
+            pass
+    raw = headers.get("retry-after")
+    if not raw:
+        return None
+    try:
+        return max(0.0, float(raw))
+    except ValueError:
+        parsed = email.utils.parsedate_to_datetime(raw) if raw else None
+        if parsed is None:
+            return None
+        return max(0.0, parsed.timestamp() - time.time())
+
+
+def _server_message(exc: openai.APIStatusError) -> str:
+    """The server's own error text (`error.message`), not the SDK's wrapper; escaped."""
+    body = exc.body
+    text = body.get("message") if isinstance(body, dict) else None
+    return log_line(text if isinstance(text, str) and text else exc.message, 200)
+
+
+def translate_error(
+    exc: BaseException, *, endpoint: str = DEFAULT_ENDPOINT, model: str = ""
+) -> TransientError | PermanentError | EndpointError:
+    """Map an SDK exception to retry, fail this request, or stop the run. Messages name the
+    endpoint and model where that helps, never credentials; server text is escaped."""
+    if isinstance(exc, openai.APITimeoutError):
+        return TransientError("timeout")
+    if isinstance(exc, openai.APIConnectionError):
+        cause = type(exc.__cause__ or exc).__name__
+        return TransientError(f"connection error: {cause}", connection=True)
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        if status in RETRYABLE_STATUS or status >= 500:
+            retry_after = parse_retry_after(exc.response.headers)
+            return TransientError(f"HTTP {status}", retry_after=retry_after)
+        if status in ENDPOINT_STATUS:
+            what = {
+                401: "rejected the API key",
+                403: "refused access",
+                404: "has no such model or path",
+            }
+            return EndpointError(
+                f"{endpoint} {what[status]} (HTTP {status}) for model {model!r}: "
+                f"{_server_message(exc)}; check the base URL, the model name and the key",
+                field="model" if status == 404 else "api-key-env",
+            )
+        return PermanentError(f"HTTP {status}: {_server_message(exc)}")
+    if isinstance(exc, (httpx2.TransportError, ConnectionError)):
+        return TransientError(f"connection error: {type(exc).__name__}", connection=True)
+    if isinstance(exc, TimeoutError):
+        return TransientError("timeout")
+    return TransientError(f"{type(exc).__name__}: {log_line(str(exc), 200)}")
+
+
+def sampling_params(options: BackendOptions, endpoint: str) -> dict[str, Any]:
+    """The sampling fields of every request: only those set (an unset one is the server's
+    default). Reasoning models get no temperature or top_p (they refuse any but their
+    default); the token cap is `max_completion_tokens` where the spec deprecates `max_tokens`
+    (OpenAI's own API, reasoning models), `max_tokens` for other servers, which may predate
+    the new name."""
+    reasoning = is_reasoning_model(options.model)
+    params: dict[str, Any] = {}
+    if options.temperature is not None and not reasoning:
+        params["temperature"] = options.temperature
+    if options.top_p is not None and not reasoning:
+        params["top_p"] = options.top_p
+    if options.seed is not None:
+        params["seed"] = options.seed
+    if options.max_tokens is not None:
+        official = urlsplit(endpoint).hostname == "api.openai.com"
+        field = "max_completion_tokens" if official or reasoning else "max_tokens"
+        params[field] = options.max_tokens
+    return params
+
+
+def wire_messages(messages: list[Message]) -> list[Message]:
+    """Neutral messages in Chat Completions form: assistant calls as `function` entries with
+    string arguments, tool messages with only the fields the API takes."""
+    out: list[Message] = []
+    for message in messages:
+        role = message.get("role")
+        if role == "assistant" and message.get("tool_calls"):
+            out.append(
+                {
+                    "role": "assistant",
+                    "content": message.get("content") or "",
+                    "tool_calls": [
+                        {
+                            "id": call["id"],
+                            "type": "function",
+                            "function": {"name": call["name"], "arguments": call["arguments"]},
+                        }
+                        for call in message["tool_calls"]
+                    ],
+                }
+            )
+        elif role == "tool":
+            out.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": message["tool_call_id"],
+                    "content": message.get("content") or "",
+                }
+            )
+        else:
+            out.append(message)
+    return out
+
+
+def wire_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"type": "function", "function": tool} for tool in tools]
+
+
+_TEXT_CALL = re.compile(r"<tool_call>|<\|python_tag\|>|\"(?:name|function)\"\s*:\s*\"")
+
+
+def _calls_as_text(content: str, tool_names: set[str]) -> bool:
+    """A text answer that looks like tool calls: a tool-call tag, a JSON object naming a
+    function, or `[name(` / `name(` of an offered function at the start."""
+    text = content.strip()
+    if not text or not tool_names:
+        return False
+    if _TEXT_CALL.search(text):
+        return True
+    head = text.lstrip("[` \n").split("(", 1)[0].strip()
+    return head in tool_names
+
+
+def read_message(data: dict[str, Any], tool_names: set[str], latency: float) -> ChatResponse:
+    """`choices[0].message` in the neutral form, noting each non-standard shape it came in.
+    Empty or malformed choices are transient (retried)."""
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices:
+        raise TransientError("response has no choices")
+    first = choices[0]
+    message = first.get("message") if isinstance(first, dict) else None
+    if not isinstance(message, dict):
+        raise TransientError("response choice has no message")
+    seen: list[str] = []
+    raw_content = message.get("content")
+    content = raw_content if isinstance(raw_content, str) else ""
+    if isinstance(raw_content, list):
+        seen.append(shapes.CONTENT_PARTS)
+    raw_calls = message.get("tool_calls")
+    calls: list[ToolCallPart] = []
+    raw_kept: list[dict[str, Any]] = []
+    if isinstance(raw_calls, list) and raw_calls:
+        for index, call in enumerate(raw_calls):
+            fn = call.get("function") if isinstance(call, dict) else None
+            if not isinstance(fn, dict):
+                continue
+            raw_kept.append(call)
+            args = fn.get("arguments")
+            if args is None or args == "":
+                seen.append(shapes.ARGUMENTS_EMPTY)
+                text = "{}"
+            elif isinstance(args, str):
+                text = args
+            else:
+                seen.append(shapes.ARGUMENTS_OBJECT)
+                text = json.dumps(args)
+            call_id = call.get("id")
+            calls.append(
+                ToolCallPart(
+                    str(call_id) if call_id else f"call_{index}", str(fn.get("name", "")), text
+                )
+            )
+    elif isinstance(message.get("function_call"), dict):
+        seen.append(shapes.LEGACY_FUNCTION_CALL)
+    elif _calls_as_text(content, tool_names):
+        seen.append(shapes.CALLS_AS_TEXT)
+    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    assert isinstance(usage, dict)
+    model = data.get("model")
+    fingerprint = data.get("system_fingerprint")
+    refusal = message.get("refusal")
+    return ChatResponse(
+        content=content,
+        tool_calls=tuple(calls),
+        raw_tool_calls=tuple(raw_kept),
+        input_tokens=usage.get("prompt_tokens"),
+        output_tokens=usage.get("completion_tokens"),
+        latency_s=round(latency, 4),
+        model=model if isinstance(model, str) else None,
+        system_fingerprint=fingerprint if isinstance(fingerprint, str) else None,
+        shapes=tuple(dict.fromkeys(seen)),
+        refusal=refusal if isinstance(refusal, str) and refusal else None,
+    )
+
+
+class OpenAIProvider:
+    """One pooled `AsyncOpenAI` per run; every request of every case reuses its connections."""
+
+    name = NAME
+
+    def __init__(self, options: BackendOptions) -> None:
+        self.model = options.model
+        self.endpoint = validate_base_url(options.base_url)
+        self.params = sampling_params(options, self.endpoint)
+        limits = httpx2.Limits(
+            max_connections=max(1, options.concurrency),
+            max_keepalive_connections=max(1, options.concurrency),
+        )
+        self.client = openai.AsyncOpenAI(
+            api_key=options.api_key or "unset",
+            base_url=self.endpoint,
+            timeout=options.timeout,
+            max_retries=0,
+            default_headers=cast(
+                "dict[str, str]", {name: openai.Omit() for name in _PLATFORM_HEADERS}
+            ),
+            http_client=openai.DefaultAsyncHttpx2Client(limits=limits, timeout=options.timeout),
+        )
+
+    def identity(self) -> dict[str, Any]:
+        """What, besides the messages and tools, decides an answer (part of its cache key)."""
+        return {"endpoint": self.endpoint, "model": self.model, "params": self.params}
+
+    def body(self, request: ChatRequest) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": wire_messages(request.messages),
+            **self.params,
+        }
+        if request.tools:
+            body["tools"] = wire_tools(request.tools)
+        if request.response_format is not None:
+            body["response_format"] = request.response_format
+        return body
+
+    async def chat(self, body: dict[str, Any]) -> dict[str, Any]:
+        """POST /chat/completions; the parsed JSON answer or a translated error."""
+        try:
+            response = await self.client.post(
+                "/chat/completions", body=body, cast_to=httpx2.Response, options=_PER_REQUEST
+            )
+        except (openai.OpenAIError, httpx2.TransportError, ConnectionError, TimeoutError) as exc:
+            raise translate_error(exc, endpoint=self.endpoint, model=self.model) from exc
+        try:
+            data = json.loads(response.content)
+        except ValueError as exc:
+            raise TransientError("malformed response body (not JSON)") from exc
+        if not isinstance(data, dict):
+            raise TransientError("malformed response body (not an object)")
+        return data
+
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        start = time.perf_counter()
+        data = await self.chat(self.body(request))
+        names = {str(t.get("name")) for t in request.tools}
+        return read_message(data, names, time.perf_counter() - start)
+
+    async def aclose(self) -> None:
+        await self.client.close()
+
+
+def create(options: BackendOptions) -> OpenAIProvider:
+    """The registry's entry point (`bfcl_action.model.registry`)."""
+    return OpenAIProvider(options)
