@@ -336,3 +336,14 @@ def test_the_example_generated_cases_are_what_generate_writes(
     for name in ("generated.yml", "generated.review.md"):
         assert (copy / "generate" / name).read_bytes() == (example / "generate" / name).read_bytes()
     assert main(["validate", "--config", str(example / "generate" / ".bfcl.yml")]) == 0
+
+
+def test_a_verify_model_other_than_the_proposer_checks_and_is_recorded(
+    repo: Path, server: OpenAIServer
+) -> None:
+    assert generate(repo, server, "--verify-model", "checker-model") == 0
+    proposers = {b["model"] for b in server.requests if "tools" not in b}
+    verifiers = {b["model"] for b in server.requests if "tools" in b}
+    assert proposers == {"scripted-model"} and verifiers == {"checker-model"}
+    data = YAML(typ="safe").load((repo / "cases" / "generated.yml").read_text())
+    assert {c["provenance"]["verify_model"] for c in data["cases"]} == {"checker-model"}

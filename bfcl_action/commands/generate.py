@@ -339,7 +339,7 @@ def run_generate(command: GenerateCommand) -> int:
     """Resolve settings, print the estimate, draft, write the cases and review files."""
     from bfcl_action.commands.run import resolve_api_key
     from bfcl_action.generate.pipeline import GenerateOptions
-    from bfcl_action.generate.writer import ensure_writable, render_cases, render_review
+    from bfcl_action.generate.writer import case_id, ensure_writable, render_cases, render_review
 
     if command.per_tool < 1:
         raise ConfigError(f"must be >= 1, found {command.per_tool}", field="per-tool")
@@ -389,7 +389,7 @@ def run_generate(command: GenerateCommand) -> int:
         f"prompt v{PROMPT_VERSION}, seed {command.seed}"
     )
     taken = {c.id for c in existing}
-    kept = [c for c in result.kept if _id(c) not in taken]
+    kept = [c for c in result.kept if case_id(c) not in taken]
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(render_cases(kept, provenance, stamp), encoding="utf-8")
     review.parent.mkdir(parents=True, exist_ok=True)
@@ -400,12 +400,6 @@ def run_generate(command: GenerateCommand) -> int:
     if command.note_unlisted:
         _note_unlisted(command, output)
     return 0
-
-
-def _id(candidate: Any) -> str:
-    from bfcl_action.generate.writer import case_id
-
-    return case_id(candidate)
 
 
 async def _generate(
