@@ -43,22 +43,22 @@ def lint(session: nox.Session) -> None:
     session.run("mypy")
     _lint_imports(session)
     _lint_github_files(session)
-
-
-PENDING_CONTRACTS: list[str] = ["github-below-commands", "no-cycles"]
-"""import-linter contracts (ids in pyproject.toml) written down but broken on main today:
-lint reports them without failing. Remove an id here as soon as its contract holds."""
+    # The vendored subset of GitHub's REST description is what the pinned @octokit/openapi
+    # tarball gives (downloaded from the npm registry over HTTPS into .cache/, sha256-checked).
+    session.run("python", "-m", "tests.support.github_openapi", "--check")
 
 
 def _lint_imports(session: nox.Session) -> None:
-    """Every contract not in PENDING_CONTRACTS must hold; the pending ones are only reported."""
+    """Every import-linter contract in pyproject.toml must hold, except those listed under
+    [tool.bfcl-action.lint] pending-import-contracts, which are only reported."""
     import tomllib
 
     config = tomllib.loads(Path("pyproject.toml").read_text(encoding="utf-8"))
     ids = [c["id"] for c in config["tool"]["importlinter"]["contracts"]]
-    enforced = [i for i in ids if i not in PENDING_CONTRACTS]
+    waiting = set(config["tool"]["bfcl-action"]["lint"]["pending-import-contracts"])
+    enforced = [i for i in ids if i not in waiting]
     session.run("lint-imports", "--no-logo", *(f"--contract={i}" for i in enforced))
-    pending = [i for i in ids if i in PENDING_CONTRACTS]
+    pending = [i for i in ids if i in waiting]
     if pending:
         session.log(f"pending layering contracts (reported, not enforced): {', '.join(pending)}")
         session.run(

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
 from bfcl_action.categories import CATEGORIES, Checker
-from bfcl_action.checker import check_calls
+from bfcl_action.checker import check_calls, normalize_text
 from bfcl_action.checker.answers import concrete_calls
 from bfcl_action.models import ExpectedCall, FunctionDoc, TestCase
 from bfcl_action.tools.issues import describe
@@ -61,13 +61,27 @@ def to_options(value: Any, schema: Mapping[str, Any]) -> list[Any]:
     is_object = any(t in _OBJECT_TYPES for t in types)
     if isinstance(value, list):
         if is_array and not (value and all(isinstance(v, list) or v == OMIT for v in value)):
-            return [value]
+            return [_array_value(value, schema)]
+        if is_array:
+            return [_array_value(v, schema) if isinstance(v, list) else v for v in value]
         if is_object:
             return [_object_option(v, schema) if isinstance(v, dict) else v for v in value]
         return list(value)
     if isinstance(value, dict) and is_object:
         return [_object_option(value, schema)]
     return [value]
+
+
+def _array_value(value: list[Any], schema: Mapping[str, Any]) -> list[Any]:
+    """One array value: its object items hold an option list per key, as BFCL's checker
+    compares a list of dicts (`[{"lat": 27.9}]` is written `[{"lat": [27.9]}]`)."""
+    items = schema.get("items")
+    if not isinstance(items, dict):
+        return value
+    item_types = schema_types(dict(items)) or []
+    if not any(t in _OBJECT_TYPES for t in item_types):
+        return value
+    return [_object_option(v, items) if isinstance(v, dict) else v for v in value]
 
 
 def _object_option(value: dict[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
@@ -108,7 +122,9 @@ def option_problem(option: Any, schema: Mapping[str, Any]) -> str | None:
     for a float parameter (BFCL's rule). Enum values and array item types are checked too:
     an answer the schema forbids is a broken test even when BFCL's checker would take it
     (BFCL accepts an option of another type by exact membership, so a model that follows
-    the schema could never pass).
+    the schema could never pass). A string option that equals an enum value once the
+    checker's normalisation is applied (`"New-York"` for `"new york"`) is fine: the
+    enum-following output passes.
     """
     if option == OMIT or option is None:
         return None
@@ -116,7 +132,7 @@ def option_problem(option: Any, schema: Mapping[str, Any]) -> str | None:
     if types and not any(matches_type(option, t) for t in types):
         return f"expected type {' or '.join(types)}"
     enum = schema.get("enum")
-    if isinstance(enum, list) and option not in enum:
+    if isinstance(enum, list) and not _in_enum(option, enum):
         return "not one of the enum values " + ", ".join(repr(e) for e in enum[:10])
     items = schema.get("items")
     if isinstance(option, list) and isinstance(items, dict):
@@ -125,6 +141,15 @@ def option_problem(option: Any, schema: Mapping[str, Any]) -> str | None:
             if reason:
                 return f"array item {item!r}: {reason}"
     return None
+
+
+def _in_enum(option: Any, enum: list[Any]) -> bool:
+    """`option` is an enum value (after the checker's normalisation), or an array whose
+    every item is one: BFCL's data puts an array's allowed item values in the array's own
+    `enum`."""
+    if option in enum or _enum_match(option, enum):
+        return True
+    return isinstance(option, list) and all(v in enum or _enum_match(v, enum) for v in option)
 
 
 class AnswerProblem(NamedTuple):
@@ -223,6 +248,12 @@ def checker_objection(case: TestCase) -> str | None:
             return None
         errors.append(f"{verdict.error_type}: {'; '.join(verdict.error)}")
     return errors[0]
+
+
+def _enum_match(option: Any, enum: list[Any]) -> bool:
+    return isinstance(option, str) and normalize_text(option) in {
+        normalize_text(e) for e in enum if isinstance(e, str)
+    }
 
 
 def _properties(function: FunctionDoc | None) -> dict[str, Any]:

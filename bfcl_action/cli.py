@@ -14,37 +14,55 @@ from collections.abc import Sequence
 from bfcl_action import __version__
 from bfcl_action.errors import BfclActionError
 
-COMMANDS: list[str] = [
-    "score",
-    "check",
-    "compare",
-    "init",
-    "impact",
-    "run",
-    "merge",
-    "github",
-    "validate",
-    "history",
-    "generate",
-    "categories",
-]
+COMMANDS: dict[str, str] = {
+    "score": "score BFCL result files (as the official tool writes them)",
+    "check": "check model outputs given inline with their cases (JSONL in, JSONL out)",
+    "compare": "compare a run report with its baseline (report or digest) and render reports",
+    "init": "write a starter .bfcl.yml and GitHub workflow for the tools found here",
+    "impact": "list the cases whose model request changed since a git ref",
+    "run": "ask a model every selected case and write a run report",
+    "merge": "join shard reports of one run into one report",
+    "github": "run as the GitHub Action (reads GITHUB_* and INPUT_* variables)",
+    "validate": "check .bfcl.yml, tool files and own cases without calling a model",
+    "history": "show the trend of a scheduled-run history file (table or SVG)",
+    "categories": "list every valid category and group name",
+    "generate": "draft own test cases for your tools with a model, verified by our checker",
+}
+"""Every subcommand with its one-line help (the same text its module registers).
+
+A command's module is imported only when that command runs, so `--version`, `--help` and a
+light command such as `check` never import the model client, PyGithub or the templates."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command-line parser. With `only`, just that command's module is imported and the
+    others are listed by name and help (enough for `--help`, `--version` and dispatch)."""
     parser = argparse.ArgumentParser(
         prog="bfcl-action",
         description="Function-calling evaluation (BFCL-compatible) as a CI check.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMANDS:
-        importlib.import_module(f"bfcl_action.commands.{name}").register(sub)
+    for name, summary in COMMANDS.items():
+        if only is None or name == only:
+            importlib.import_module(f"bfcl_action.commands.{name}").register(sub)
+        else:
+            sub.add_parser(name, help=summary)
     return parser
 
 
+def command_of(argv: Sequence[str]) -> str:
+    """The subcommand `argv` names ('' when none: `--version`, `--help`, a typo)."""
+    for token in argv:
+        if not token.startswith("-"):
+            return token if token in COMMANDS else ""
+    return ""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(only=command_of(arguments))
+    args = parser.parse_args(arguments)
     try:
         code: int = args.func(args)
     except BfclActionError as exc:

@@ -18,81 +18,16 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic import BaseModel, Field, computed_field
 
-from bfcl_action.categories import CATEGORIES, is_multi_turn
+from bfcl_action.categories import is_multi_turn
 from bfcl_action.digest import FAIL, INFRA, PASS, RunDigest, outcome_of
 from bfcl_action.fingerprint import case_set_hash
 from bfcl_action.impact import ToolChange
 from bfcl_action.models import CaseResult, ExpectedCall, RunReport, TestCase
 from bfcl_action.stats import mcnemar_exact, wilson_interval
-
-OVERALL = "overall"
-
-
-class Thresholds(BaseModel):
-    """When a change is a regression (or an improvement); all scores in percent points.
-
-    Per-suite values are looked up by suite label, then category name, then the category's
-    group (`live`, `own`, ...), falling back to the global value. The global `min_score` is
-    the floor of the overall score and of every suite without its own. Same meaning as the
-    `thresholds` section of `.bfcl.yml` (see `from_config`). In `informational` mode the
-    verdict is still computed but never fails the check.
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    max_drop_points: float = Field(default=2.0, ge=0, le=100)
-    category_max_drop_points: dict[str, float] = Field(default_factory=dict)
-    alpha: float = Field(default=0.05, gt=0, lt=1)
-    category_alpha: dict[str, float] = Field(default_factory=dict)
-    min_score: float | None = Field(default=None, ge=0, le=100)
-    category_min_score: dict[str, float] = Field(default_factory=dict)
-    informational: bool = False
-
-    @staticmethod
-    def _lookup(table: Mapping[str, Any], suite: str, category: str) -> Any:
-        if suite == OVERALL:
-            return None
-        group = CATEGORIES[category].group.value if category in CATEGORIES else None
-        for key in (suite, category, group):
-            if key is not None and key in table:
-                return table[key]
-        return None
-
-    def max_drop_for(self, suite: str, category: str) -> float:
-        found = self._lookup(self.category_max_drop_points, suite, category)
-        return self.max_drop_points if found is None else float(found)
-
-    def alpha_for(self, suite: str, category: str) -> float:
-        found = self._lookup(self.category_alpha, suite, category)
-        return self.alpha if found is None else float(found)
-
-    def min_score_for(self, suite: str, category: str) -> float | None:
-        found = self._lookup(self.category_min_score, suite, category)
-        return self.min_score if found is None else float(found)
-
-    @classmethod
-    def from_config(cls, config: Any, *, informational: bool = False) -> Thresholds:
-        """From `.bfcl.yml`'s `thresholds` (`max_drop`, `alpha`, `min_score`, `categories:
-        {key: {max_drop, alpha, min_score}}`), as a model or the plain mapping."""
-        data = config.model_dump() if hasattr(config, "model_dump") else dict(config)
-        tables: dict[str, dict[str, float]] = {"max_drop": {}, "alpha": {}, "min_score": {}}
-        for key, entry in (data.get("categories") or {}).items():
-            for name, table in tables.items():
-                if (entry or {}).get(name) is not None:
-                    table[key] = entry[name]
-        values: dict[str, Any] = {
-            "category_max_drop_points": tables["max_drop"],
-            "category_alpha": tables["alpha"],
-            "category_min_score": tables["min_score"],
-            "informational": informational,
-        }
-        for ours, theirs in (("max_drop_points", "max_drop"), ("alpha", "alpha")):
-            if data.get(theirs) is not None:
-                values[ours] = data[theirs]
-        values["min_score"] = data.get("min_score")
-        return cls.model_validate(values)
+from bfcl_action.thresholds import OVERALL as OVERALL
+from bfcl_action.thresholds import Thresholds as Thresholds
 
 
 class Verdict(StrEnum):

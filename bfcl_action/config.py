@@ -7,12 +7,10 @@ file is reported at once. The key reference is docs/own-tools.md.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args, get_origin
 
 from pydantic import (
-    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -25,6 +23,7 @@ from rapidfuzz import process
 from bfcl_action.categories import CATEGORIES, Group, did_you_mean
 from bfcl_action.errors import ConfigError
 from bfcl_action.models import Mode, SourceLocation
+from bfcl_action.thresholds import STRICT_KEYS, CategoryKey, Thresholds
 from bfcl_action.tools.source import Document, ParseError, parse_yaml
 from bfcl_action.tools.validate import ToolLimits
 
@@ -32,26 +31,10 @@ CONFIG_NAMES = (".bfcl.yml", ".bfcl.yaml")
 DEFAULT_DATASET = "bfcl@2026.3.23"
 DEFAULT_LIVE_DATASET = "live@latest"
 DEFAULT_POOLS = [DEFAULT_DATASET, DEFAULT_LIVE_DATASET]
-DISTRACTOR_SUITE = re.compile(r"^own_distractors_k\d+$")
 
 
 def _as_list(value: Any) -> Any:
     return [value] if isinstance(value, str) else value
-
-
-def _check_category_key(key: str) -> str:
-    """Threshold and weight keys: a category, a group, or a reported suite label."""
-    groups = {g.value for g in Group}
-    last = re.split(r"[/:]", key)[-1]
-    if key in CATEGORIES or key in groups or last in CATEGORIES or DISTRACTOR_SUITE.match(key):
-        return key
-    near = process.extractOne(key, [*CATEGORIES, *groups])
-    hint = f"; did you mean {near[0]!r}?" if near and near[1] >= 70 else ""
-    raise ValueError(f"unknown category or suite {key!r}{hint}")
-
-
-CategoryKey = Annotated[str, AfterValidator(_check_category_key)]
-"""A key of `thresholds.categories` / `weights`."""
 
 
 class _Strict(BaseModel):
@@ -163,28 +146,30 @@ class DerivedConfig(_Strict):
 
 
 class ModelSettings(_Strict):
-    """How the model is called; command-line options override these."""
+    """The `model:` section: how the model is called. Every key is optional; an unset key
+    takes the value of `bfcl_action.settings.DEFAULTS` and command-line options / Action
+    inputs win over the file (`bfcl_action.settings.resolve_run_settings`)."""
 
-    name: str = ""
+    name: str | None = None
     """Model id for the OpenAI-compatible endpoint, or `replay:PATH` (a BFCL result file)."""
-    mode: Mode = Mode.FC
+    mode: Mode | None = None
     base_url: str | None = None
-    api_key_env: str = "OPENAI_API_KEY"
+    api_key_env: str | None = None
     """Name of the environment variable holding the API key (never the key itself)."""
-    temperature: float | Literal["omit"] = 0.0
+    temperature: float | Literal["omit"] | None = None
     """`omit` sends none: reasoning models (o-series, gpt-5) accept only their default."""
     top_p: float | None = Field(default=None, gt=0, le=1)
     max_tokens: int | None = Field(default=None, gt=0)
     seed: int | None = None
-    samples: int = Field(default=1, ge=1)
-    concurrency: int = Field(default=8, ge=1)
-    timeout_s: float = Field(default=60.0, gt=0)
-    retries: int = Field(default=3, ge=0)
+    samples: int | None = Field(default=None, ge=1)
+    concurrency: int | None = Field(default=None, ge=1)
+    timeout_s: float | None = Field(default=None, gt=0)
+    retries: int | None = Field(default=None, ge=0)
 
     @field_validator("temperature", mode="before")
     @classmethod
     def _temperature(cls, value: Any) -> Any:
-        if value == "omit":
+        if value == "omit" or value is None:
             return value
         if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
             raise ValueError(
@@ -192,59 +177,6 @@ class ModelSettings(_Strict):
                 f"their default) (found {value!r:.60})"
             )
         return float(value)
-
-
-class CategoryThreshold(_Strict):
-    """Overrides for one category or suite; unset fields fall back to the global ones."""
-
-    max_drop: float | None = Field(default=None, ge=0, le=100)
-    alpha: float | None = Field(default=None, gt=0, lt=1)
-    min_score: float | None = Field(default=None, ge=0, le=100)
-
-
-class ResolvedThreshold(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    max_drop: float
-    alpha: float
-    min_score: float | None
-
-
-class Thresholds(_Strict):
-    """When a comparison fails the check (consumed by `bfcl_action.compare`).
-
-    Scores are percentages (0-100). A category fails when its accuracy dropped by more than
-    `max_drop` points *and* the drop is significant at level `alpha`, or when it is below
-    `min_score`.
-    """
-
-    max_drop: float = Field(default=2.0, ge=0, le=100)
-    alpha: float = Field(default=0.05, gt=0, lt=1)
-    min_score: float | None = Field(default=None, ge=0, le=100)
-    categories: dict[CategoryKey, CategoryThreshold] = Field(default_factory=dict)
-
-    def for_category(self, suite: str, category: str | None = None) -> ResolvedThreshold:
-        """The rule for a reported suite: its own entry, then its category's, then global."""
-        picked: list[CategoryThreshold] = []
-        for key in (suite, category):
-            if key and key in self.categories:
-                picked.append(self.categories[key])
-        cat = CATEGORIES.get(category or suite)
-        if cat is not None and cat.group.value in self.categories:
-            picked.append(self.categories[cat.group.value])
-
-        def first(name: str, default: Any) -> Any:
-            for entry in picked:
-                value = getattr(entry, name)
-                if value is not None:
-                    return value
-            return default
-
-        return ResolvedThreshold(
-            max_drop=first("max_drop", self.max_drop),
-            alpha=first("alpha", self.alpha),
-            min_score=first("min_score", self.min_score),
-        )
 
 
 class BfclConfig(_Strict):
@@ -361,7 +293,7 @@ def parse_config(text: str, file: str = ".bfcl.yml") -> BfclConfig:
     if not isinstance(data, dict):
         raise ConfigError("expected a mapping of settings", file=file, line=1, column=1)
     try:
-        config = BfclConfig.model_validate(data)
+        config = BfclConfig.model_validate(data, context={STRICT_KEYS: True})
     except ValidationError as exc:
         lines = [text for _, _, text in sorted(_render_error(err, doc) for err in exc.errors())]
         count = len(lines)

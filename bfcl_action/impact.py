@@ -25,6 +25,7 @@ from bfcl_action.errors import InputError
 from bfcl_action.fingerprint import canonical_json, sha256_hex
 from bfcl_action.globs import matches_any
 from bfcl_action.models import FunctionDoc, TestCase
+from bfcl_action.settings import backend_options, settings_of_section
 from bfcl_action.tools.load import ToolSet, tools_from_sources
 from bfcl_action.tools.validate import ToolLimits
 
@@ -453,17 +454,11 @@ def tree_at_ref(repo_dir: Path, ref: str, directory: Path, dest: Path) -> Path:
 
 
 def options_for(model: ModelSettings) -> BackendOptions:
-    """The request-shaping settings of a config's `model:` section (what enters a cache key).
+    """The request-shaping settings a run of a config's `model:` section sends (what enters
+    a cache key), resolved like the run resolves them (`bfcl_action.settings`).
 
     The endpoint and key are the same on both sides of a comparison, so they are left out.
     """
-    from bfcl_action.model.options import BackendOptions
-
-    return BackendOptions(
-        model=model.name or "model",
-        mode=model.mode,
-        temperature=None if model.temperature == "omit" else model.temperature,
-        top_p=model.top_p,
-        seed=model.seed,
-        max_tokens=model.max_tokens,
-    )
+    settings = settings_of_section(model)
+    options = backend_options(settings.model_copy(update={"model": model.name or "model"}))
+    return replace(options, base_url=None)

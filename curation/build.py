@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from bfcl_action.categories import LIVE_CATEGORIES
 from bfcl_action.errors import InputError
 from bfcl_action.models import TestCase
 from curation.canonical import answer_key, canonical_hash, function_text, similarity_text
@@ -74,7 +75,7 @@ def references_from_cases(cases: Sequence[TestCase]) -> list[Reference]:
             possible_answer=case.possible_answer,
             contributor="",
             license="",
-            category=case.category if case.category.startswith("live_") else "",
+            category=case.category if case.category in LIVE_CATEGORIES else "",
         )
         refs.append(
             Reference(
@@ -82,7 +83,7 @@ def references_from_cases(cases: Sequence[TestCase]) -> list[Reference]:
                 function_text=function_text(item.functions),
                 question_text=similarity_text(item),
                 canonical_hash=canonical_hash(item),
-                source="bfcl-live" if case.category.startswith("live_") else "bfcl",
+                source="bfcl-live" if case.category in LIVE_CATEGORIES else "bfcl",
                 answer_key=answer_key(item) if item.category else "",
             )
         )

@@ -13,10 +13,12 @@ from dataclasses import dataclass, field
 
 from curation.canonical import (
     answer_key,
+    canonical_functions,
     canonical_hash,
     function_text,
     interface_hash,
     prompt_hash,
+    question_text,
     similarity_text,
 )
 from curation.categorize import categorize
@@ -236,7 +238,12 @@ def drop_contaminated(
     entry (a one-word variant of a withdrawn item stays out too). BFCL's own Live entries,
     when imported, are not checked against themselves: they are labelled imported and never
     enter the `fresh` configuration."""
-    release_refs = [_reference(i, "release") for i in previous]
+    # a re-imported entry is not checked against its own released version: re-curation
+    # (`recurate`) decides whether it supersedes it
+    batch_origins = {_origin_key(i) for i in items}
+    release_refs = [
+        _reference(i, "release") for i in previous if _origin_key(i) not in batch_origins
+    ]
     release_refs += [_reference(i, "withdrawn") for i in withdrawn]
     index = ContaminationIndex([*references, *release_refs], signer)
     kept, drops = [], []
@@ -299,6 +306,25 @@ def _origin_key(item: Item) -> str:
     return f"{item.origin.kind}:{item.origin.ref}"
 
 
+def _change_summary(old: Item, new: Item) -> str:
+    """Why a re-curated entry differs from its released version, for the changelog."""
+    parts = []
+    if question_text(old) != question_text(new):
+        parts.append("question changed")
+    if canonical_functions(old.functions) != canonical_functions(new.functions):
+        parts.append("function docs changed")
+    if old.possible_answer != new.possible_answer:
+        parts.append("answer changed")
+    if old.category != new.category:
+        parts.append(f"category {old.category} -> {new.category}")
+    notes = [e for e in new.edits if e not in old.edits]
+    old_scrubs = [e for e in old.edits if e.startswith("scrubbed") and e not in new.edits]
+    if old_scrubs and ("question changed" in parts or "function docs changed" in parts):
+        notes.append(f"the earlier scrub ({', '.join(old_scrubs)}) rewrote text it must not")
+    what = ", ".join(parts) or "canonical form changed"
+    return f"{what} ({'; '.join(notes)})" if notes else what
+
+
 def recurate(
     previous: Sequence[Item], added: Sequence[Item], drops: Sequence[Drop]
 ) -> tuple[dict[str, str], dict[str, str]]:
@@ -312,7 +338,7 @@ def recurate(
     for item in added:
         old = by_origin.get(_origin_key(item))
         if old is not None and old.canonical_hash != item.canonical_hash:
-            withdrawn[old.id] = f"superseded by {item.id}: re-curated by the fixed pipeline"
+            withdrawn[old.id] = f"superseded by {item.id}: {_change_summary(old, item)}"
             superseded[old.id] = item.id
     for drop in drops:
         old = by_origin.get(f"{drop.origin.kind}:{drop.origin.ref}")

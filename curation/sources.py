@@ -5,16 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bfcl_action.categories import LIVE_CATEGORIES
 from bfcl_action.models import TestCase
-
-LIVE_CATEGORIES = [
-    "live_simple",
-    "live_multiple",
-    "live_parallel",
-    "live_parallel_multiple",
-    "live_irrelevance",
-    "live_relevance",
-]
 
 
 def official_cases(spec: str) -> list[TestCase]:

@@ -12,7 +12,6 @@ import json
 from typing import Any
 
 from bfcl_action.authoring import checker_objection, option_problem
-from bfcl_action.checker.normalize import normalize_text
 from bfcl_action.models import FunctionDoc, TestCase
 from curation.models import Item
 from curation.settings import CurationSettings
@@ -110,21 +109,10 @@ def check_names(item: Item) -> None:
                 raise Rejection("unknown_function", f"the answer calls {name!r}, not offered")
 
 
-def _enum_match(option: Any, enum: list[Any]) -> bool:
-    """An enum-following output can match this string option (the checker normalises)."""
-    return isinstance(option, str) and normalize_text(option) in {
-        normalize_text(e) for e in enum if isinstance(e, str)
-    }
-
-
 def _bad_option(option: Any, spec: dict[str, Any]) -> str | None:
     """Why a schema-following output can never produce this option, or None if it can
-    (`bfcl_action.authoring.option_problem`, except that a string differing from an enum
-    value only in what the checker normalises away is fine)."""
+    (`bfcl_action.authoring.option_problem`, the rule own cases follow too)."""
     problem = option_problem(option, spec)
-    enum = spec.get("enum")
-    if problem and isinstance(enum, list) and problem.startswith("not one of the enum"):
-        return None if _enum_match(option, enum) else f"option {option!r} is {problem}"
     return f"option {option!r}: {problem}" if problem else None
 
 
@@ -153,6 +141,8 @@ def prune_answer_options(item: Item) -> list[str]:
                         notes.append(f"pruned {name}.{param}: not in the schema, may be omitted")
                         continue
                     raise Rejection("unknown_parameter", f"{name}.{param} is not in the schema")
+                if not options:
+                    raise Rejection("empty_options", f"{name}.{param} has no acceptable value")
                 kept, why = [], []
                 for option in options:
                     bad = _bad_option(option, spec)

@@ -11,11 +11,11 @@ release changed, and no release was deleted, after the commit that added it.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from pathlib import Path
 
 from bfcl_action.errors import BfclActionError
+from bfcl_action.jsonl import read_jsonl
 from curation.ids import Registry, bfcl_id, load_registry
 from curation.store import latest_version, read_manifest, verify_release
 
@@ -90,10 +90,9 @@ def _registry_problems(live_dir: Path, versions: list[str], latest: str) -> list
 
 def _release_hashes(release_dir: Path) -> dict[str, str]:
     hashes = {}
-    for line in (release_dir / "provenance.jsonl").read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            row = json.loads(line)
-            hashes[str(row["id"])] = str(row.get("canonical_hash", ""))
+    path = release_dir / "provenance.jsonl"
+    for _, row in read_jsonl(path.read_text(encoding="utf-8"), file=str(path)):
+        hashes[str(row["id"])] = str(row.get("canonical_hash", ""))
     return hashes
 
 

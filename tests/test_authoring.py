@@ -119,6 +119,12 @@ def test_option_problems_name_type_enum_and_array_items() -> None:
     assert option_problem("", {"type": "integer"}) is None
 
 
+def test_an_option_equal_to_an_enum_value_after_the_checkers_normalisation_is_fine() -> None:
+    schema = {"type": "string", "enum": ["new york", "paris"]}
+    assert option_problem("New-York", schema) is None
+    assert option_problem("Lyon", schema)
+
+
 def test_call_problems_carry_stable_codes() -> None:
     doc = FunctionDoc.model_validate(SEARCH)
     codes = [p.code for p in call_problems({"tags": [""], "nope": [1], "state": ["x"]}, doc)]

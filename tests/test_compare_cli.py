@@ -138,5 +138,5 @@ def test_help_states_the_thresholds_real_defaults(capsys: pytest.CaptureFixture[
     with pytest.raises(SystemExit):
         main(["compare", "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    assert f"allowed drop in points (default {Thresholds().max_drop_points:g})" in text
+    assert f"allowed drop in points (default {Thresholds().max_drop:g})" in text
     assert f"(default {Thresholds().alpha:g})" in text

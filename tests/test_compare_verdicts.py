@@ -37,14 +37,14 @@ def test_drop_that_is_not_significant_is_unchanged() -> None:
 def test_significant_drop_within_allowed_points_is_unchanged() -> None:
     base = make_report({"simple_python": "1" * 40})
     head = make_report({"simple_python": "1" * 30 + "0" * 10})
-    thresholds = Thresholds(category_max_drop_points={"simple_python": 30})
+    thresholds = Thresholds(categories={"simple_python": {"max_drop": 30}})
     row = _suite(compare_runs(base, head, thresholds), "simple_python")
     assert row.significant and row.verdict is Verdict.UNCHANGED
 
 
 def test_per_category_threshold_is_found_by_category_name() -> None:
     assert (
-        Thresholds(category_max_drop_points={"own_simple": 7}).max_drop_for("mine", "own_simple")
+        Thresholds(categories={"own_simple": {"max_drop": 7}}).max_drop_for("mine", "own_simple")
         == 7
     )
 
@@ -58,7 +58,9 @@ def test_significant_rise_is_an_improvement() -> None:
 
 def test_breached_minimum_is_a_regression_without_any_drop() -> None:
     report = make_report({"simple_python": "1100"})
-    comparison = compare_runs(report, report, Thresholds(category_min_score={"simple_python": 60}))
+    comparison = compare_runs(
+        report, report, Thresholds(categories={"simple_python": {"min_score": 60}})
+    )
     row = _suite(comparison, "simple_python")
     assert row.verdict is Verdict.REGRESSION
     assert "below the minimum 60" in row.reasons[0]
@@ -158,11 +160,17 @@ def test_case_context_is_copied_onto_results() -> None:
 
 
 def test_thresholds_are_found_by_suite_then_category_then_group() -> None:
-    t = Thresholds(category_max_drop_points={"live": 9, "live_simple": 5, "mine": 1})
+    t = Thresholds(
+        categories={
+            "live": {"max_drop": 9},
+            "live_simple": {"max_drop": 5},
+            "mine": {"max_drop": 1},
+        }
+    )
     assert t.max_drop_for("mine", "live_simple") == 1
     assert t.max_drop_for("live@2026-W48/live_simple", "live_simple") == 5
     assert t.max_drop_for("x", "live_multiple") == 9
-    assert t.max_drop_for("x", "simple_python") == t.max_drop_points
+    assert t.max_drop_for("x", "simple_python") == t.max_drop
 
 
 def test_global_minimum_is_also_every_suites_floor() -> None:
@@ -175,7 +183,7 @@ def test_global_minimum_is_also_every_suites_floor() -> None:
 def test_per_suite_alpha_decides_significance() -> None:
     base = make_report({"simple_python": "1" * 40})
     head = make_report({"simple_python": "1" * 30 + "0" * 10})
-    strict = Thresholds(category_alpha={"simple_python": 0.001})
+    strict = Thresholds(categories={"simple_python": {"alpha": 0.001}})
     assert _suite(compare_runs(base, head, strict), "simple_python").verdict is Verdict.UNCHANGED
 
 
@@ -186,8 +194,8 @@ def test_thresholds_from_bfcl_yml_shape() -> None:
         "min_score": 50,
         "categories": {"own_irrelevance": {"min_score": 90}, "live": {"max_drop": 5}},
     }
-    t = Thresholds.from_config(section)
-    assert (t.max_drop_points, t.alpha, t.min_score) == (3, 0.01, 50)
+    t = Thresholds.model_validate(section)
+    assert (t.max_drop, t.alpha, t.min_score) == (3, 0.01, 50)
     assert t.min_score_for("own_irrelevance", "own_irrelevance") == 90
     assert t.max_drop_for("live_simple", "live_simple") == 5
 

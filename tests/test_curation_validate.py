@@ -81,3 +81,65 @@ def test_a_system_prompt_is_part_of_the_question_seen() -> None:
     it.question = [[Message(role="system", content="Be brief."), *it.question[0]]]
     kept, reasons = _validate(it)
     assert reasons == [] and kept
+
+
+def test_an_answer_holding_a_list_of_objects_is_written_as_documented(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from curation.build import build, gather
+    from tests.curation_support import contribution
+
+    route = {
+        "name": "plan_route",
+        "description": "Plan a route through waypoints.",
+        "parameters": {
+            "type": "dict",
+            "properties": {
+                "points": {
+                    "type": "array",
+                    "items": {
+                        "type": "dict",
+                        "properties": {"lat": {"type": "float"}, "lon": {"type": "float"}},
+                    },
+                }
+            },
+            "required": ["points"],
+        },
+    }
+    row = contribution(
+        "Route me via Everest base camp",
+        functions=[route],
+        ground_truth=[{"plan_route": {"points": [{"lat": 27.9881, "lon": 86.925}]}}],
+    )
+    src = tmp_path / "c.jsonl"
+    src.write_text(json.dumps(row) + "\n")
+    intake = gather([src])
+    report = build(
+        live_dir=tmp_path / "live",
+        items=intake.items,
+        intake_drops=intake.drops,
+        references=[],
+        version="2026-W50",
+    )
+    assert report.drops == [] and report.added == 1
+
+
+def test_an_array_whose_enum_lists_item_values_keeps_its_valid_option() -> None:
+    doc = {
+        "name": "readings",
+        "description": "Latest sensor readings.",
+        "parameters": {
+            "type": "dict",
+            "properties": {
+                "metrics": {"type": "array", "items": {"type": "string"}, "enum": ["co2", "noise"]}
+            },
+            "required": ["metrics"],
+        },
+    }
+    kept, reasons = _validate(item(functions=[doc], answer=[{"readings": {"metrics": [["co2"]]}}]))
+    assert reasons == [] and kept[0].possible_answer == [{"readings": {"metrics": [["co2"]]}}]
+
+
+def test_an_empty_option_list_is_rejected_as_such() -> None:
+    _, reasons = _validate(item(answer=[{"get_weather": {"city": []}}]))
+    assert reasons == ["empty_options"]

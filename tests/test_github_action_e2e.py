@@ -24,10 +24,10 @@ from unittest import mock
 
 import pytest
 
-from bfcl_action import cli
+from bfcl_action import cli, evaluation
 from bfcl_action.digest import make_digest
 from bfcl_action.github.comment import comment_marker
-from bfcl_action.github.context import DEFAULT_CHECK_NAME
+from bfcl_action.github.context import DEFAULT_CHECK_NAME, ActionContext
 from bfcl_action.models import RunReport
 from tests.support.github_server import GitHubServer, running_github_server
 from tests.support.reports import make_report, make_result
@@ -650,6 +650,95 @@ def test_a_rate_limited_comment_is_waited_out_and_posted_once(
     assert len(github_server.comments_on("octo/app", number)) == 1
     assert [c.status for c in github_server.calls("POST", r"/issues/\d+/comments$")] == [403, 201]
     assert "::warning" not in run.stdout
+
+
+def _counting_parses() -> tuple[list[str], Any]:
+    """Patch `.bfcl.yml` parsing to count it (every loader goes through `parse_config`)."""
+    import bfcl_action.config as config_module
+
+    calls: list[str] = []
+    real = config_module.parse_config
+
+    def counted(text: str, file: str = ".bfcl.yml") -> Any:
+        calls.append(file)
+        return real(text, file)
+
+    return calls, mock.patch.object(config_module, "parse_config", counted)
+
+
+def _example_checkout(github_server: GitHubServer, tmp_path: Path) -> tuple[Path, int]:
+    example = ROOT / "examples" / "weather-app"
+    if not (example / ".bfcl.yml").is_file():
+        pytest.skip("examples/weather-app is not in this tree")
+    workdir = tmp_path / "repo"
+    shutil.copytree(example, workdir)
+    return workdir, open_pr(github_server)
+
+
+def test_the_action_parses_bfcl_yml_once_per_process(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    """A pull-request run (own cases, run, thresholds, tool annotations, changed tools) and
+    a push run each read `.bfcl.yml` once."""
+    workdir, number = _example_checkout(github_server, tmp_path)
+    calls, patch = _counting_parses()
+    with patch:
+        pr = run_action(
+            github_server,
+            workdir,
+            "pull_request",
+            github_server.pull_event("octo/app", number),
+            model="replay:replay/head",
+            in_process=True,
+        )
+        assert pr.code in (0, 1), pr.stderr
+        assert calls == [".bfcl.yml"]
+        calls.clear()
+        push = run_action(
+            github_server,
+            workdir,
+            "push",
+            github_server.push_event("octo/app", "main"),
+            model="replay:replay/head",
+            in_process=True,
+        )
+    assert push.code == 0, push.stderr
+    assert calls == [".bfcl.yml"]
+
+
+def test_the_action_never_writes_the_api_key_into_the_environment(tmp_path: Path) -> None:
+    """The key goes from the input to the backend as a value, not through os.environ."""
+    from pydantic import SecretStr
+
+    from bfcl_action.github.context import Inputs
+    from bfcl_action.github.evaluate import Engine
+
+    example = ROOT / "examples" / "weather-app"
+    if not (example / ".bfcl.yml").is_file():
+        pytest.skip("examples/weather-app is not in this tree")
+    workdir = tmp_path / "repo"
+    shutil.copytree(example, workdir)
+    secret = "sk-test-never-in-environ"
+    ctx = ActionContext(
+        inputs=Inputs(
+            working_directory=str(workdir), model="replay:replay/head", api_key=SecretStr(secret)
+        )
+    )
+    given: list[str | None] = []
+    real = evaluation.evaluate
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        given.append(kwargs["api_key"])
+        assert secret not in os.environ.values()
+        return real(*args, **kwargs)
+
+    before = dict(os.environ)
+    with mock.patch.object(evaluation, "evaluate", spy):
+        report = Engine().run(ctx, tmp_path / "report.json")
+    assert given == [secret]
+    assert dict(os.environ) == before
+    assert secret not in (tmp_path / "report.json").read_text()
+    assert report.results
 
 
 CJK_QUESTION = "请查询东京明天的天气预报，并用摄氏度告诉我最高气温和最低气温。"

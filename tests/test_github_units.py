@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from github import GithubException
 
-from bfcl_action.cli import build_parser
 from bfcl_action.errors import ConfigError
 from bfcl_action.github import outputs
 from bfcl_action.github.checks import Annotation, publish_check_run, summary_with_digest
@@ -22,7 +21,9 @@ from bfcl_action.github.comment import (
     with_marker,
 )
 from bfcl_action.github.context import ActionContext, CommentMode, parse_inputs
-from bfcl_action.github.evaluate import needs_api_key, parse_thresholds, run_args
+from bfcl_action.github.evaluate import needs_api_key, parse_thresholds, read_config, run_settings
+from bfcl_action.models import Mode
+from bfcl_action.thresholds import Thresholds
 from tests.support.github_server import GitHubServer, running_github_server
 
 
@@ -85,10 +86,19 @@ def test_a_bad_boolean_input_names_the_input() -> None:
 
 
 def test_thresholds_input_overrides_and_adds_per_suite_limits() -> None:
-    t = parse_thresholds("max-drop=3 max-drop:simple_python=5, min-score:own=90", {"alpha": 0.1})
-    assert (t.max_drop_points, t.alpha) == (3.0, 0.1)
-    assert t.category_max_drop_points == {"simple_python": 5.0}
-    assert t.category_min_score == {"own": 90.0}
+    base = Thresholds(alpha=0.1)
+    t = base.with_overrides(
+        parse_thresholds("max-drop=3 max-drop:simple_python=5, min-score:own=90")
+    )
+    assert (t.max_drop, t.alpha) == (3.0, 0.1)
+    assert t.categories["simple_python"].max_drop == 5.0
+    assert t.categories["own"].min_score == 90.0
+
+
+def test_thresholds_input_sets_a_per_suite_alpha() -> None:
+    t = Thresholds().with_overrides(parse_thresholds("alpha:simple_python=0.2"))
+    assert t.alpha_for("simple_python", "simple_python") == 0.2
+    assert t.alpha_for("multiple", "multiple") == 0.05
 
 
 def test_a_bad_thresholds_token_is_a_config_error() -> None:
@@ -198,8 +208,8 @@ def test_plain_403_is_not_retried(github_server: GitHubServer) -> None:
     assert len(github_server.calls("POST", r"/issues$")) == 1
 
 
-# ------------------------------------------------------------------ inputs -> `run`
-def test_evaluation_inputs_become_run_arguments(tmp_path: Path) -> None:
+# ------------------------------------------------------------------ inputs -> run settings
+def test_evaluation_inputs_become_run_settings(tmp_path: Path) -> None:
     (tmp_path / ".bfcl.yml").write_text("tools: []\n")
     ctx = ActionContext.from_env(
         {
@@ -216,20 +226,25 @@ def test_evaluation_inputs_become_run_arguments(tmp_path: Path) -> None:
             "INPUT_TOOL_TIMEOUT": "2.5",
         }
     )
-    argv = run_args(ctx, tmp_path / "report.json")
-    args = build_parser().parse_args(argv)  # the `run` command's own parser accepts them
-    assert args.command == "run"
-    assert (args.model, args.base_url, args.mode) == (
+    settings = run_settings(ctx, read_config(ctx))
+    assert (settings.model, settings.base_url, settings.mode) == (
         "gpt-4o-mini",
         "http://127.0.0.1:9/v1",
-        "prompt",
+        Mode.PROMPT,
     )
-    assert args.categories == "simple_python,multiple"
-    assert args.dataset == ["bfcl@2026.3.23", "live@latest"]
-    assert (args.sample, args.shard, args.concurrency) == (40, "2/4", 3)
-    assert (args.env_python, args.tool_timeout) == ("python3", 2.5)
-    assert args.config == tmp_path / ".bfcl.yml"
-    assert args.api_key_env == "INPUT_API_KEY"
+    assert settings.categories == ("simple_python", "multiple")
+    assert settings.datasets == ("bfcl@2026.3.23", "live@latest")
+    assert (settings.sample, settings.shard, settings.concurrency) == (40, "2/4", 3)
+    assert (settings.env_python, settings.tool_timeout_s) == ("python3", 2.5)
+    assert settings.config == tmp_path / ".bfcl.yml"
+
+
+def test_a_non_numeric_input_is_an_error_naming_the_input(tmp_path: Path) -> None:
+    ctx = ActionContext.from_env(
+        {"INPUT_WORKING_DIRECTORY": str(tmp_path), "INPUT_MODEL": "m", "INPUT_SAMPLE": "ten"}
+    )
+    with pytest.raises(ConfigError, match=r"sample.*expected an integer"):
+        run_settings(ctx, read_config(ctx))
 
 
 def test_a_replay_model_needs_no_api_key() -> None:

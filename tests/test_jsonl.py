@@ -58,3 +58,11 @@ def test_any_list_of_objects_round_trips(rows: list[dict[str, object]]) -> None:
 
     text = "".join(json.dumps(r) + "\n" for r in rows)
     assert [v for _, v in read_jsonl(text, file="f")] == rows
+
+
+def test_tool_files_in_json_lines_keep_a_string_with_a_line_separator_whole() -> None:
+    from bfcl_action.tools.source import parse_jsonl
+
+    doc = parse_jsonl('{"name": "a\u2028b"}\n{"name": "c"}\n', "tools.jsonl")
+    assert doc.data == [{"name": "a\u2028b"}, {"name": "c"}]
+    assert doc.where((1, "name")) == (2, 10)

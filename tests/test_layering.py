@@ -38,6 +38,22 @@ def lint_imports(cwd: Path, *contracts: str) -> subprocess.CompletedProcess[str]
     )
 
 
+PENDING = CONFIG["tool"]["bfcl-action"]["lint"]["pending-import-contracts"]
+
+
+def test_pending_contracts_are_real_contracts() -> None:
+    assert set(PENDING) <= set(CONTRACTS)
+
+
+@pytest.mark.parametrize("contract", PENDING)
+def test_a_pending_contract_is_still_broken_else_it_must_be_enforced(contract: str) -> None:
+    done = lint_imports(ROOT, contract)
+    assert done.returncode == 1, (
+        f"the {contract!r} contract holds now: remove it from "
+        "[tool.bfcl-action.lint] pending-import-contracts in pyproject.toml so lint enforces it"
+    )
+
+
 def test_every_core_module_is_forbidden_to_import_the_front_ends() -> None:
     sources = set(CONTRACTS["core-below-front-ends"]["source_modules"])
     assert top_level_modules() - FRONT_ENDS - {"bfcl_action.__main__"} <= sources

@@ -289,3 +289,10 @@ def test_identical_requests_of_one_run_are_asked_once(server: OpenAIServer, tmp_
     report, stats = run(server, twins, cache_dir=tmp_path)
     assert server.count == 1 and (stats.requests, stats.shared, stats.cache_hits) == (1, 3, 0)
     assert len({str(r.model_output) for r in report.results}) == 1
+
+
+def test_a_reasoning_model_run_is_fingerprinted_with_the_temperature_it_was_sent() -> None:
+    sent_default = RunOptions(backend=BackendOptions(model="o3-mini", mode=Mode.FC))
+    omitted = RunOptions(backend=BackendOptions(model="o3-mini", mode=Mode.FC, temperature=None))
+    assert sent_default.comparable_settings() == omitted.comparable_settings()
+    assert sent_default.comparable_settings()["temperature"] == "server default"

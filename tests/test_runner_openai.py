@@ -166,10 +166,8 @@ def test_client_error_is_not_retried(server: OpenAIServer) -> None:
 def test_concurrency_bound_is_respected(server: OpenAIServer) -> None:
     server.latency = 0.05
     cases = [make_case(f"simple_python_{i}", "hi") for i in range(16)]
-    start = time.monotonic()
-    run(server, cases)  # concurrency 4 -> four waves
-    elapsed = time.monotonic() - start
-    assert 0.2 <= elapsed < 1.5
+    run(server, cases)  # concurrency 4
+    assert 2 <= server.max_in_flight <= 4  # never more than the bound, and in parallel
     assert len(server.requests) == 16
 
 

@@ -23,7 +23,6 @@ from typing import IO, Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bfcl_action.categories import Checker, get_category
-from bfcl_action.commands.score import default_underscore_to_dot
 from bfcl_action.errors import BfclActionError, InputError
 from bfcl_action.models import ExpectedCall, FunctionDoc, Mode, TestCase
 
@@ -77,6 +76,7 @@ def check_line(raw: str, number: int) -> dict[str, Any]:
     from bfcl_action.checker import (  # imported here so `--help` never needs it
         check_case,
         check_decoded,
+        needs_underscore_to_dot,
     )
 
     entry_id: Any = None
@@ -112,7 +112,7 @@ def check_line(raw: str, number: int) -> dict[str, Any]:
         mode = line.mode or (Mode.PROMPT if isinstance(line.model_output, str) else Mode.FC)
         u2d = line.underscore_to_dot
         if u2d is None:
-            u2d = default_underscore_to_dot(line.model_name or "", mode)
+            u2d = needs_underscore_to_dot(line.model_name or "", mode)
         if line.mode is None and _is_decoded(line.model_output):
             result = check_decoded(case, line.model_output, underscore_to_dot=u2d)
         else:

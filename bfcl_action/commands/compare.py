@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from bfcl_action import escape
-from bfcl_action.compare import Comparison, Thresholds, compare_runs
+from bfcl_action.compare import Comparison, compare_runs
 from bfcl_action.config import load_config
 from bfcl_action.digest import RunDigest, make_digest
 from bfcl_action.errors import ConfigError, InputError
@@ -30,6 +30,7 @@ from bfcl_action.report import (
     render_tools_svg,
 )
 from bfcl_action.run_reports import load_baseline, load_report
+from bfcl_action.settings import ThresholdOverrides, Thresholds, resolve_thresholds
 
 
 def register(subparsers: Any) -> None:
@@ -77,7 +78,7 @@ def register(subparsers: Any) -> None:
         "--max-drop",
         type=float,
         metavar="POINTS",
-        help=f"allowed drop in points (default {defaults.max_drop_points:g})",
+        help=f"allowed drop in points (default {defaults.max_drop:g})",
     )
     t.add_argument("--max-drop-for", action="append", default=[], metavar="SUITE=POINTS")
     t.add_argument(
@@ -111,33 +112,35 @@ def _pairs(items: list[str], flag: str) -> dict[str, float]:
     return out
 
 
-def _config_thresholds(path: Path) -> dict[str, Any]:
-    """`thresholds` of `.bfcl.yml`, read by the config loader."""
-    return Thresholds.from_config(load_config(path).thresholds).model_dump()
+def threshold_overrides(args: argparse.Namespace) -> ThresholdOverrides:
+    """The flags' thresholds; a flag not given keeps the config's (or the default) value."""
+    categories: dict[str, dict[str, float]] = {}
+    for flag, field, items in (
+        ("--max-drop-for", "max_drop", args.max_drop_for),
+        ("--min-score-for", "min_score", args.min_score_for),
+    ):
+        for key, value in _pairs(items, flag).items():
+            categories.setdefault(key, {})[field] = value
+    try:
+        return ThresholdOverrides.model_validate(
+            {
+                "max_drop": args.max_drop,
+                "alpha": args.alpha,
+                "min_score": args.min_score,
+                "categories": categories,
+                "informational": args.informational,
+            }
+        )
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ConfigError(first["msg"], field=".".join(str(p) for p in first["loc"])) from None
 
 
 def thresholds_from_args(args: argparse.Namespace) -> Thresholds:
-    values: dict[str, Any] = _config_thresholds(args.config) if args.config else {}
-    flags = {
-        "max_drop_points": args.max_drop,
-        "alpha": args.alpha,
-        "min_score": args.min_score,
-    }
-    values.update({k: v for k, v in flags.items() if v is not None})
-    if args.max_drop_for:
-        values["category_max_drop_points"] = {
-            **values.get("category_max_drop_points", {}),
-            **_pairs(args.max_drop_for, "--max-drop-for"),
-        }
-    if args.min_score_for:
-        values["category_min_score"] = {
-            **values.get("category_min_score", {}),
-            **_pairs(args.min_score_for, "--min-score-for"),
-        }
-    if args.informational:
-        values["informational"] = True
+    """Defaults < `--config`'s `thresholds:` < flags (`bfcl_action.settings`)."""
+    config = load_config(args.config) if args.config else None
     try:
-        return Thresholds.model_validate(values)
+        return resolve_thresholds(config, threshold_overrides(args))
     except ValidationError as exc:
         first = exc.errors()[0]
         raise ConfigError(first["msg"], field=".".join(str(p) for p in first["loc"])) from None

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import platformdirs
 
 from bfcl_action.errors import ConfigError, InputError
 from bfcl_action.generate.models import (
@@ -34,6 +34,7 @@ from bfcl_action.models import FunctionDoc, Mode, TestCase
 if TYPE_CHECKING:  # the model layer (openai) loads only when generate runs
     from bfcl_action.generate.model import ModelLink
     from bfcl_action.generate.pipeline import GenerateOptions
+    from bfcl_action.settings import RunSettings
 
 DEFAULT_OUTPUT = Path("cases") / "generated.yml"
 PROPOSE_TEMPERATURE = 0.7
@@ -101,18 +102,10 @@ def register(sub: Any) -> None:
     )
     run.add_argument("--dry-run", action="store_true", help="print the estimate and stop")
     run.add_argument(
-        "--cache",
-        type=Path,
-        default=Path(platformdirs.user_cache_dir("bfcl-action")) / "responses",
-        metavar="DIR",
+        "--cache", type=Path, metavar="DIR", help="response cache (default: run's, shared)"
     )
     run.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     p.set_defaults(func=main, mode=None, repeat=None, model_name=None)
-
-
-def default_cache() -> Path:
-    """`run`'s response cache, so drafts and runs share answers."""
-    return Path(platformdirs.user_cache_dir("bfcl-action")) / "responses"
 
 
 @dataclass
@@ -133,7 +126,9 @@ class GenerateCommand:
     price: tuple[float, float] | None = None
     dry_run: bool = False
     quiet: bool = False
-    cache: Path | None = field(default_factory=lambda: default_cache())
+    cache: Path | None = None
+    """Response cache directory (default: `run`'s)."""
+    no_cache: bool = False
     note_unlisted: bool = True
     """Say so when the output is not among the config's `cases:` (init lists it itself)."""
     model_flags: dict[str, Any] = field(default_factory=dict)
@@ -202,76 +197,65 @@ def main(args: argparse.Namespace) -> int:
         price=_price(args.price),
         dry_run=args.dry_run,
         quiet=args.quiet,
-        cache=None if args.no_cache else args.cache,
+        cache=args.cache,
+        no_cache=args.no_cache,
         model_flags=flags,
     )
     return run_generate(command)
 
 
-def _settings(command: GenerateCommand) -> argparse.Namespace:
-    """`run`'s precedence (flags > .bfcl.yml `model:` > defaults), applied to our flags."""
-    from bfcl_action.commands.run import check_numbers, resolve_settings
+def _settings(command: GenerateCommand) -> RunSettings:
+    """`run`'s settings, resolved the one way (`bfcl_action.settings`): defaults <
+    `.bfcl.yml` `model:` < our flags."""
+    from bfcl_action.config import load_config
+    from bfcl_action.settings import RunOverrides, check_settings, resolve_run_settings
 
-    ns = argparse.Namespace(
+    flags = command.model_flags
+    overrides = RunOverrides(
         config=command.config,
-        mode=None,
-        repeat=None,
-        model_name=None,
-        shard=None,
-        **{
-            k: command.model_flags.get(k)
-            for k in (
-                "model",
-                "base_url",
-                "api_key_env",
-                "temperature",
-                "top_p",
-                "request_seed",
-                "max_tokens",
-                "concurrency",
-                "timeout",
-                "max_retries",
-            )
-        },
+        model=flags.get("model"),
+        base_url=flags.get("base_url"),
+        api_key_env=flags.get("api_key_env"),
+        temperature=flags.get("temperature"),
+        top_p=flags.get("top_p"),
+        request_seed=flags.get("request_seed"),
+        max_tokens=flags.get("max_tokens"),
+        concurrency=flags.get("concurrency"),
+        timeout_s=flags.get("timeout"),
+        max_retries=flags.get("max_retries"),
+        cache_dir=command.cache,
+        no_cache=command.no_cache,
     )
-    resolve_settings(ns)
-    check_numbers(ns)
-    if ns.model.startswith("replay:") or (command.verify_model or "").startswith("replay:"):
+    settings = resolve_run_settings(overrides, load_config(command.config), environ=os.environ)
+    check_settings(settings, model_hint="give --model or `model.name` in .bfcl.yml")
+    if settings.replaying or (command.verify_model or "").startswith("replay:"):
         raise ConfigError(
             "generate needs a live model (replay answers are keyed by case id, and drafts are "
             "new cases); give --model or model.name",
             field="model",
         )
-    return ns
+    return settings
 
 
-def _link(command: GenerateCommand, ns: argparse.Namespace, api_key: str | None) -> ModelLink:
+def _link(command: GenerateCommand, settings: RunSettings, api_key: str | None) -> ModelLink:
     from bfcl_action.generate.model import ModelLink, verify_options
     from bfcl_action.model.cache import ResponseCache
-    from bfcl_action.model.options import BackendOptions
     from bfcl_action.model.retry import RetryPolicy
     from bfcl_action.runner.progress import make_progress
+    from bfcl_action.settings import backend_options
 
-    verify = BackendOptions(
-        model=ns.model,
+    verify = verify_options(backend_options(settings, api_key), command.verify_model)
+    proposer = dataclasses.replace(
+        backend_options(settings, api_key),
         mode=Mode.FC,
-        base_url=ns.base_url,
-        api_key=api_key,
-        temperature=None if ns.temperature == "omit" else ns.temperature,
-        top_p=ns.top_p,
-        seed=ns.request_seed,
-        timeout=ns.timeout,
-        concurrency=ns.concurrency,
-        max_tokens=ns.max_tokens,
+        temperature=command.propose_temperature,
+        seed=command.seed,
     )
-    from dataclasses import replace
-
-    proposer = replace(verify, temperature=command.propose_temperature, seed=command.seed)
     return ModelLink(
         proposer=proposer,
-        verifier=verify_options(verify, command.verify_model),
-        policy=RetryPolicy(max_retries=ns.max_retries),
-        cache=ResponseCache(command.cache) if command.cache is not None else None,
+        verifier=verify,
+        policy=RetryPolicy(max_retries=settings.max_retries),
+        cache=ResponseCache(settings.cache_dir) if settings.cache_dir is not None else None,
         max_requests=command.max_requests,
         structured=command.structured,
         progress=make_progress(sys.stderr, enabled=not command.quiet),
@@ -337,15 +321,15 @@ def estimate(
 
 def run_generate(command: GenerateCommand) -> int:
     """Resolve settings, print the estimate, draft, write the cases and review files."""
-    from bfcl_action.commands.run import resolve_api_key
     from bfcl_action.generate.pipeline import GenerateOptions
     from bfcl_action.generate.writer import case_id, ensure_writable, render_cases, render_review
+    from bfcl_action.settings import api_key_from_env
 
     if command.per_tool < 1:
         raise ConfigError(f"must be >= 1, found {command.per_tool}", field="per-tool")
     if command.max_requests is not None and command.max_requests < 1:
         raise ConfigError(f"must be >= 1, found {command.max_requests}", field="max-requests")
-    ns = _settings(command)
+    settings = _settings(command)
     base = command.config.resolve().parent
     output = base / (command.output or DEFAULT_OUTPUT)
     review = command.review or output.with_name(output.stem + ".review.md")
@@ -364,8 +348,8 @@ def run_generate(command: GenerateCommand) -> int:
             + ", ".join(names),
             field="--tools",
         )
-    api_key = None if command.dry_run else resolve_api_key(ns)
-    link = _link(command, ns, api_key)
+    api_key = None if command.dry_run else api_key_from_env(settings, os.environ)
+    link = _link(command, settings, api_key)
     uncached_propose, _verify, line = estimate(command, tools, targets, link)
     print(line, flush=True)
     if command.max_requests is not None and uncached_propose > command.max_requests:

@@ -25,6 +25,7 @@ from bfcl_action.impact import (
     tree_at_ref,
 )
 from bfcl_action.models import TestCase
+from bfcl_action.settings import DEFAULTS
 from bfcl_action.suites import build_cases
 from bfcl_action.tools.load import ToolSet, load_tools
 
@@ -123,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
         options_for(config.model),
         base_cases,
         options_for((base_config or config).model),
-        repeat=config.model.samples,
+        repeat=config.model.samples or DEFAULTS.repeat,
     )
     if args.changed_tools_out:
         records = [c.model_dump() for c in describe_tool_changes(base.functions, head.functions)]

@@ -9,23 +9,19 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-import platformdirs
-
-from bfcl_action.checker import needs_underscore_to_dot
-from bfcl_action.errors import ConfigError
-from bfcl_action.model.naming import NameMap, with_api_names
-from bfcl_action.models import CaseResult, Mode, RunReport, TestCase
-from bfcl_action.multiturn.check import ExecutionOptions
-from bfcl_action.multiturn.sandbox import SandboxLimits
-from bfcl_action.run_reports import save_report
-from bfcl_action.runner.backends import BackendOptions
-from bfcl_action.runner.pipeline import RunOptions, infra_error_rate, run_evaluation
+from bfcl_action.evaluation import evaluate, print_summary, write_outputs
+from bfcl_action.models import Mode
+from bfcl_action.runner.pipeline import infra_error_rate
 from bfcl_action.runner.progress import make_progress
-from bfcl_action.select import parse_shard, select_cases
+from bfcl_action.settings import (
+    DEFAULTS,
+    RunOverrides,
+    api_key_from_env,
+    check_settings,
+    resolve_run_settings,
+)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -46,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     src.add_argument("--categories", help="comma list of categories or groups (default: all)")
     src.add_argument("--ids", metavar="REGEX", help="only cases whose id matches REGEX")
     src.add_argument("--sample", type=int, metavar="N", help="a seeded sample of N cases")
-    src.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")
+    src.add_argument("--seed", type=int, help=f"seed of --sample (default {DEFAULTS.seed})")
     src.add_argument("--shard", metavar="I/N", help="evaluate shard I of N (1-based)")
     model = p.add_argument_group("model")
     model = p.add_argument_group(
@@ -64,14 +60,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     model.add_argument(
         "--api-key-env",
         metavar="NAME",
-        help="environment variable holding the API key (default OPENAI_API_KEY)",
+        help=f"environment variable holding the API key (default {DEFAULTS.api_key_env})",
     )
-    model.add_argument("--mode", choices=[m.value for m in Mode], help="default fc")
+    model.add_argument(
+        "--mode", choices=[m.value for m in Mode], help=f"default {DEFAULTS.mode.value}"
+    )
     model.add_argument(
         "--temperature",
         type=_temperature,
         metavar="T|omit",
-        help="default 0.001, as BFCL; `omit` sends none (models that accept only their default)",
+        help=f"default {DEFAULTS.temperature}, as BFCL; `omit` sends none (models that accept only "
+        "their default)",
     )
     model.add_argument("--top-p", type=float, metavar="P", help="sent when set")
     model.add_argument(
@@ -82,14 +81,21 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     model.add_argument("--max-tokens", type=int)
     run = p.add_argument_group("execution")
-    run.add_argument("--concurrency", type=int, help="requests in flight (default 8)")
-    run.add_argument("--timeout", type=float, help="seconds per request (default 120)")
-    run.add_argument("--max-retries", type=int, help="retries per request (default 6)")
-    run.add_argument("--repeat", type=int, metavar="K", help="K samples per case (default 1)")
+    run.add_argument(
+        "--concurrency", type=int, help=f"requests in flight (default {DEFAULTS.concurrency})"
+    )
+    run.add_argument(
+        "--timeout", type=float, help=f"seconds per request (default {DEFAULTS.timeout_s:g})"
+    )
+    run.add_argument(
+        "--max-retries", type=int, help=f"retries per request (default {DEFAULTS.max_retries})"
+    )
+    run.add_argument(
+        "--repeat", type=int, metavar="K", help=f"K samples per case (default {DEFAULTS.repeat})"
+    )
     run.add_argument(
         "--cache",
         type=Path,
-        default=Path(platformdirs.user_cache_dir("bfcl-action")) / "responses",
         metavar="DIR",
         help="response cache directory (default: the user cache directory)",
     )
@@ -97,9 +103,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.add_argument(
         "--max-infra-error-rate",
         type=float,
-        default=0.05,
         metavar="RATE",
-        help="fail (exit 1) when more than RATE of the cases got no answer (default 0.05)",
+        help="fail (exit 1) when more than RATE of the cases got no answer "
+        f"(default {DEFAULTS.max_infra_error_rate:g})",
     )
     env = p.add_argument_group("multi-turn environments (docs/multi-turn.md)")
     env.add_argument(
@@ -116,10 +122,36 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="extra import root for environment classes (repeatable)",
     )
     env.add_argument(
-        "--tool-timeout", type=float, default=10.0, help="seconds per tool call (default 10)"
+        "--tool-timeout",
+        type=float,
+        help=f"seconds per tool call (default {DEFAULTS.tool_timeout_s:g})",
     )
     env.add_argument(
-        "--tool-memory-mb", type=int, default=1024, help="address-space limit (default 1024)"
+        "--tool-memory-mb",
+        type=int,
+        help=f"address-space limit (default {DEFAULTS.tool_memory_mb})",
+    )
+    batch = p.add_argument_group("Batch API (docs/batch.md)")
+    batch.add_argument(
+        "--batch",
+        action="store_true",
+        default=None,
+        help="ask single-turn cases by the provider's Batch API (half the price, answers "
+        "within 24 h; for scheduled runs); multi-turn cases stay real-time",
+    )
+    batch.add_argument(
+        "--batch-wait",
+        type=float,
+        metavar="SECONDS",
+        help=f"how long this run waits for its batch (default {DEFAULTS.batch_wait_s:g}); "
+        "a batch still running "
+        "is collected by the next run, never submitted twice",
+    )
+    batch.add_argument(
+        "--batch-fallback",
+        choices=["realtime", "error"],
+        help="requests a batch could not answer (failed, expired): ask them in real time "
+        f"or count them as infrastructure errors (default {DEFAULTS.batch_fallback})",
     )
     out = p.add_argument_group("output")
     out.add_argument("--output", type=Path, default=Path("run.json"), help="run report JSON")
@@ -137,88 +169,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.set_defaults(func=main)
 
 
-def load_own_cases(config: Path) -> list[TestCase]:
-    """Cases of a `.bfcl.yml`'s suites (own, derived, and the sets it names)."""
-    from bfcl_action.config import load_config
-    from bfcl_action.suites import build_cases
-
-    return build_cases(load_config(config), base_dir=config.resolve().parent)
-
-
-def gather_cases(args: argparse.Namespace) -> tuple[list[TestCase], list[str]]:
-    if not args.dataset and args.config is None:
-        raise ConfigError("nothing to evaluate: give --dataset and/or --config", field="dataset")
-    categories = [c.strip() for c in args.categories.split(",")] if args.categories else None
-    own_names, data_names = split_selection(categories) if categories else ([], [])
-    if categories and args.dataset and not data_names:
-        raise ConfigError(
-            "--categories names only own categories, so --dataset would load nothing: "
-            "drop --dataset or add one of its categories",
-            field="categories",
-        )
-    cases: list[TestCase] = []
-    datasets: list[str] = []
-    if args.dataset:
-        from bfcl_action.dataset import load_dataset
-
-        for spec in args.dataset:
-            loaded = load_dataset(spec, data_names or None)
-            cases.extend(loaded)
-            datasets.append(loaded[0].dataset if loaded and loaded[0].dataset else spec)
-    if args.config is not None:
-        own = load_own_cases(args.config)
-        if categories and (own_names or not args.dataset):
-            own = select_cases(own, categories=own_names if args.dataset else categories)
-        elif categories:
-            own = []
-        cases.extend(own)
-        datasets.append(f"own:{args.config}")
-    return cases, datasets
-
-
-def split_selection(names: list[str]) -> tuple[list[str], list[str]]:
-    """A `--categories` list as (own names, dataset names); unknown names are an error with a
-    did-you-mean, `all` goes to both."""
-    from bfcl_action.categories import CATEGORIES, DISTRACTOR_SUITE, Group, expand_categories
-
-    def own(member: str) -> bool:
-        if DISTRACTOR_SUITE.fullmatch(member):
-            return True
-        return CATEGORIES[member].group is Group.OWN
-
-    mine: list[str] = []
-    data: list[str] = []
-    for name in names:
-        members = expand_categories([name])
-        if name == "all":
-            mine.append(name)
-            data.append(name)
-        elif members and all(own(m) for m in members):
-            mine.append(name)
-        else:
-            data.append(name)
-    return mine, data
-
-
-def resolve_api_key(args: argparse.Namespace) -> str | None:
-    if args.model.startswith("replay:"):
-        return None
-    key = os.environ.get(args.api_key_env)
-    if key:
-        return key
-    if args.base_url:
-        # Local servers (vLLM, Ollama, llama.cpp) usually need no key.
-        print(
-            f"bfcl-action run: {args.api_key_env} is not set; sending no API key to "
-            f"{args.base_url}",
-            file=sys.stderr,
-        )
-        return None
-    raise ConfigError(
-        f"no API key: set the environment variable {args.api_key_env}", field="api-key-env"
-    )
-
-
 def _temperature(text: str) -> float | str:
     if text == "omit":
         return text
@@ -231,116 +181,55 @@ def _temperature(text: str) -> float | str:
     return value
 
 
-def check_numbers(args: argparse.Namespace) -> None:
-    for name in ("concurrency", "repeat"):
-        if getattr(args, name) < 1:
-            raise ConfigError(f"must be >= 1, found {getattr(args, name)}", field=name)
-    if args.max_retries < 0:
-        raise ConfigError(f"must be >= 0, found {args.max_retries}", field="max-retries")
-    if args.timeout <= 0:
-        raise ConfigError(f"must be > 0, found {args.timeout}", field="timeout")
-    if args.top_p is not None and not 0 < args.top_p <= 1:
-        raise ConfigError(f"must be in (0, 1], found {args.top_p}", field="top-p")
-    if args.shard:
-        parse_shard(args.shard)
-
-
-DEFAULTS: dict[str, Any] = {
-    "mode": Mode.FC.value,
-    "api_key_env": "OPENAI_API_KEY",
-    "temperature": 0.001,
-    "concurrency": 8,
-    "timeout": 120.0,
-    "max_retries": 6,
-    "repeat": 1,
-}
-_FROM_CONFIG = {
-    "model": "name",
-    "mode": "mode",
-    "base_url": "base_url",
-    "api_key_env": "api_key_env",
-    "temperature": "temperature",
-    "top_p": "top_p",
-    "request_seed": "seed",
-    "max_tokens": "max_tokens",
-    "concurrency": "concurrency",
-    "timeout": "timeout_s",
-    "max_retries": "retries",
-    "repeat": "samples",
-}
-
-
-def resolve_settings(args: argparse.Namespace) -> None:
-    """Command line, else the config's `model:` section, else the defaults (in place)."""
-    settings = None
-    if args.config is not None:
-        from bfcl_action.config import load_config
-
-        settings = load_config(args.config).model
-    for arg, key in _FROM_CONFIG.items():
-        if getattr(args, arg) is not None:
-            continue
-        value = getattr(settings, key, None) if settings is not None else None
-        if isinstance(value, Mode):
-            value = value.value
-        if value is None or value == "":
-            value = DEFAULTS.get(arg)
-        setattr(args, arg, value)
-    if args.base_url is None:
-        args.base_url = os.environ.get("OPENAI_BASE_URL") or None
-    if not args.model:
-        raise ConfigError("no model: give --model or `model.name` in --config", field="model")
-    if args.config is not None and args.model.startswith("replay:"):
-        path = Path(args.model.removeprefix("replay:"))
-        beside = args.config.resolve().parent / path
-        if not path.is_absolute() and not path.exists() and beside.exists():
-            args.model = f"replay:{beside}"
-    recorded = settings.name if settings is not None else ""
-    replaying = args.model.startswith("replay:")
-    if args.model_name is None and replaying and recorded and not recorded.startswith("replay:"):
-        args.model_name = recorded
-
-
-def _replay_note(args: argparse.Namespace) -> tuple[str, ...]:
-    if not args.model.startswith("replay:"):
-        return ()
-    return (f"answers replayed from {args.model.removeprefix('replay:')}",)
+def overrides_from_args(args: argparse.Namespace) -> RunOverrides:
+    """The command line's settings; an option not given stays None (the config or the
+    defaults decide)."""
+    categories = [c.strip() for c in args.categories.split(",")] if args.categories else None
+    return RunOverrides(
+        datasets=tuple(args.dataset) or None,
+        config=args.config,
+        categories=tuple(categories) if categories else None,
+        ids=args.ids,
+        sample=args.sample,
+        seed=args.seed,
+        shard=args.shard,
+        model=args.model,
+        model_name=args.model_name,
+        mode=Mode(args.mode) if args.mode else None,
+        base_url=args.base_url,
+        api_key_env=args.api_key_env,
+        temperature=args.temperature,
+        top_p=args.top_p,
+        request_seed=args.request_seed,
+        max_tokens=args.max_tokens,
+        concurrency=args.concurrency,
+        timeout_s=args.timeout,
+        max_retries=args.max_retries,
+        repeat=args.repeat,
+        cache_dir=args.cache,
+        no_cache=args.no_cache,
+        max_infra_error_rate=args.max_infra_error_rate,
+        env_python=args.env_python,
+        env_paths=tuple(args.env_path) or None,
+        tool_timeout_s=args.tool_timeout,
+        tool_memory_mb=args.tool_memory_mb,
+        batch=args.batch,
+        batch_wait_s=args.batch_wait,
+        batch_fallback=args.batch_fallback,
+    )
 
 
 def main(args: argparse.Namespace) -> int:
-    resolve_settings(args)
-    check_numbers(args)
-    api_key = resolve_api_key(args)
-    cases, datasets = gather_cases(args)
-    cases = select_cases(
-        cases, id_pattern=args.ids, sample=args.sample, seed=args.seed, shard=args.shard
-    )
-    if not cases:
-        raise ConfigError("the selection is empty: no case to evaluate")
-    options = RunOptions(
-        backend=BackendOptions(
-            model=args.model,
-            mode=Mode(args.mode),
-            base_url=args.base_url,
-            api_key=api_key,
-            temperature=None if args.temperature == "omit" else args.temperature,
-            top_p=args.top_p,
-            seed=args.request_seed,
-            timeout=args.timeout,
-            concurrency=args.concurrency,
-            max_tokens=args.max_tokens,
-        ),
-        datasets=datasets,
-        repeat=args.repeat,
-        max_retries=args.max_retries,
-        cache_dir=None if args.no_cache or args.model.startswith("replay:") else args.cache,
-        shard=args.shard or "",
-        model_name=args.model_name,
-        extra_notes=_replay_note(args),
-        multi_turn=execution_options(args),
-    )
+    config = None
+    if args.config is not None:
+        from bfcl_action.config import load_config
+
+        config = load_config(args.config)
+    settings = resolve_run_settings(overrides_from_args(args), config, environ=os.environ)
+    check_settings(settings, model_hint="give --model or `model.name` in --config")
+    api_key = api_key_from_env(settings, os.environ)
     progress = make_progress(sys.stderr, enabled=not args.quiet)
-    report, _stats = run_evaluation(cases, options, progress=progress)
+    report, cases = evaluate(settings, config, api_key=api_key, progress=progress)
     write_outputs(report, args.output, args.results_dir, cases)
     if args.metrics_json or args.metrics_openmetrics:
         from bfcl_action.metrics import write_metrics
@@ -351,10 +240,10 @@ def main(args: argparse.Namespace) -> int:
     print_summary(report)
     print(f"wrote the run report to {args.output}" + _results_note(args.results_dir))
     rate = infra_error_rate(report)
-    if rate > args.max_infra_error_rate:
+    if rate > settings.max_infra_error_rate:
         print(
             f"bfcl-action run: {rate:.1%} of cases got no answer "
-            f"(limit {args.max_infra_error_rate:.1%}); failing",
+            f"(limit {settings.max_infra_error_rate:.1%}); failing",
             file=sys.stderr,
         )
         return 1
@@ -363,60 +252,3 @@ def main(args: argparse.Namespace) -> int:
 
 def _results_note(results_dir: Path | None) -> str:
     return f" and BFCL result files to {results_dir}/" if results_dir is not None else ""
-
-
-def execution_options(args: argparse.Namespace) -> ExecutionOptions:
-    """Sandbox settings for multi-turn environments, from the command line."""
-    if args.tool_timeout <= 0 or args.tool_memory_mb < 64:
-        raise ConfigError(
-            "--tool-timeout must be > 0 and --tool-memory-mb at least 64", field="tool-timeout"
-        )
-    return ExecutionOptions(
-        limits=SandboxLimits(call_timeout_s=args.tool_timeout, memory_mb=args.tool_memory_mb),
-        python=args.env_python,
-        paths=tuple(str(Path(p).resolve()) for p in args.env_path),
-    )
-
-
-def write_outputs(
-    report: RunReport, output: Path, results_dir: Path | None, cases: Sequence[TestCase] = ()
-) -> None:
-    save_report(report, output)
-    if results_dir is not None:
-        from bfcl_action.results_io import write_result_files
-
-        answered = [r for r in report.results if r.infra_error is None]
-        write_result_files(bfcl_named(report, answered, cases), results_dir)
-
-
-def bfcl_named(
-    report: RunReport, results: list[CaseResult], cases: Sequence[TestCase]
-) -> list[CaseResult]:
-    """Results as BFCL would record them for this model: FC models whose API rejects dots
-    (`needs_underscore_to_dot`) get the API-safe names, so `score` and the official scorer,
-    which expect those for such models, agree with this run."""
-    if report.mode is not Mode.FC or not needs_underscore_to_dot(report.model, Mode.FC):
-        return results
-    by_id = {c.id: c for c in cases}
-    renamed: list[CaseResult] = []
-    for result in results:
-        case = by_id.get(result.id)
-        if case is not None:
-            names = NameMap.for_names(f.name for f in case.functions)
-            result = result.model_copy(
-                update={"model_output": with_api_names(result.model_output, names)}
-            )
-        renamed.append(result)
-    return renamed
-
-
-def print_summary(report: RunReport) -> None:
-    infra = [r for r in report.results if r.infra_error is not None]
-    for label, score in report.categories.items():
-        print(f"{label:32} {score.correct:5}/{score.total:<5} {score.accuracy:7.2%}")
-    if infra:
-        print(f"infrastructure errors: {len(infra)} (excluded from accuracy)")
-        for r in infra[:20]:
-            print(f"  {r.id}: {r.infra_error}")
-    for note in report.notes:
-        print(note)

@@ -17,28 +17,26 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-from github import Github, GithubException
+from github import Github
 from github.Repository import Repository
 
 from bfcl_action.compare import Comparison, Verdict, compare_runs
-from bfcl_action.digest import RunDigest, make_digest, parse_digest
+from bfcl_action.digest import RunDigest, parse_digest
 from bfcl_action.errors import BfclActionError, InputError
-from bfcl_action.github import outputs
+from bfcl_action.github import outputs, scheduled
 from bfcl_action.github.checks import (
     Annotation,
     Conclusion,
-    check_summary_room,
     find_digest_text,
     publish_check_run,
     summary_with_digest,
 )
-from bfcl_action.github.client import describe_error, make_github
+from bfcl_action.github.client import make_github
 from bfcl_action.github.comment import (
     COMMENT_LIMIT,
     comment_marker,
@@ -46,62 +44,84 @@ from bfcl_action.github.comment import (
     resolve_author,
     upsert_comment,
 )
-from bfcl_action.github.context import (
-    DEFAULT_CHECK_NAME,
-    ActionContext,
-    CommentMode,
-    PullRequestInfo,
-)
+from bfcl_action.github.context import ActionContext, CommentMode, PullRequestInfo
 from bfcl_action.github.evaluate import Engine, annotations_for
+from bfcl_action.github.publish import (
+    Outcome,
+    attempt,
+    check_summary,
+    check_title,
+    conclusion_of,
+    finish,
+    output_dir,
+    output_values,
+    pct,
+    problems_markdown,
+    publish_check,
+    save_baseline,
+    title_for,
+)
+from bfcl_action.github.scheduled import SCHEDULED_EVENTS
 from bfcl_action.github.statuses import CategoryStatus, post_statuses
 from bfcl_action.models import RunReport
 from bfcl_action.report.coverage import tools_without_cases
-from bfcl_action.report.markdown import DEFAULT_TITLE, render_comment, render_summary
+from bfcl_action.report.markdown import render_comment
 from bfcl_action.run_reports import load_baseline, load_report, save_report
 
-T = TypeVar("T")
 GithubFactory = Callable[[ActionContext], Github]
 COMMENT_DIR = "comment"
 BASELINE_MODES = ("auto", "check-run", "file", "none")
 
 
-@dataclass
-class Outcome:
-    """What one run produced and what could not be posted; feeds outputs and the summary."""
+# ------------------------------------------------------------------------------ choosing
+class Activity(StrEnum):
+    """What one `bfcl-action github` process does."""
 
-    verdict: str = "skipped"
-    report_path: Path | None = None
-    comparison: Comparison | None = None
-    comment_id: int | None = None
-    comment_url: str = ""
-    comment_file: Path | None = None
-    check_run_id: int | None = None
-    problems: list[str] = field(default_factory=list)
-    exit_code: int = 0
-
-
-def _attempt(outcome: Outcome, what: str, action: Callable[[], T]) -> T | None:
-    """Run one GitHub call; on failure record a warning naming `what` and return None."""
-    try:
-        return action()
-    except GithubException as exc:
-        message = f"could not {what}: {describe_error(exc)}"
-    except Exception as exc:  # urllib3 retry exhaustion, connection errors, ...
-        message = f"could not {what}: {describe_error(exc)}"
-    outcome.problems.append(message)
-    outputs.warning(message, title="bfcl-action")
-    return None
+    POST_ARTIFACT = "post-artifact"
+    """`workflow_run`: post the comment a read-only pull-request run left."""
+    SKIP = "skip"
+    """The run would call a hosted model but has no API key (a fork): skip, neutral."""
+    SHARD = "shard"
+    """One shard of a matrix: keep the report for the merging job, publish nothing."""
+    SCHEDULED = "scheduled"
+    """`schedule` / `workflow_dispatch`: compare with the previous scheduled run, history, alert."""
+    PULL_REQUEST = "pull-request"
+    """Compare with the merge-base, comment, check run, statuses."""
+    SAVE_BASELINE = "save-baseline"
+    """Anything else (a push): publish the check run whose digest later runs compare with."""
 
 
-def title_for(ctx: ActionContext) -> str:
-    name = ctx.inputs.check_name
-    return DEFAULT_TITLE if name == DEFAULT_CHECK_NAME else f"{DEFAULT_TITLE} ({name})"
+def choose_activity(
+    event_name: str,
+    *,
+    has_pull_request: bool,
+    shard: bool,
+    needs_api_key: bool,
+    has_api_key: bool,
+) -> Activity:
+    """The activity for an event and the inputs' facts; pure (tests/test_github_activity.py
+    holds its truth table). `shard` means the `shard` input without a finished `report`."""
+    if event_name == "workflow_run":
+        return Activity.POST_ARTIFACT
+    if needs_api_key and not has_api_key:
+        return Activity.SKIP
+    if shard:
+        return Activity.SHARD
+    if event_name in SCHEDULED_EVENTS and not has_pull_request:
+        return Activity.SCHEDULED
+    if has_pull_request:
+        return Activity.PULL_REQUEST
+    return Activity.SAVE_BASELINE
 
 
-def output_dir(ctx: ActionContext) -> Path:
-    path = (Path(ctx.inputs.working_directory or ".") / ctx.inputs.output_dir).resolve()
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+def activity_for(ctx: ActionContext, engine: Engine) -> Activity:
+    return choose_activity(
+        ctx.event_name,
+        has_pull_request=ctx.pull_request is not None,
+        shard=bool(ctx.inputs.shard and not ctx.inputs.report),
+        needs_api_key=ctx.event_name != "workflow_run" and engine.needs_api_key(ctx),
+        has_api_key=ctx.has_api_key,
+    )
 
 
 # ------------------------------------------------------------------------------ entry point
@@ -111,8 +131,10 @@ def main(
     engine: Engine | None = None,
     github_factory: GithubFactory = make_github,
 ) -> int:
+    """Choose the activity, then run it as a straight script of named steps."""
     engine = engine or Engine()
-    if ctx.event_name == "workflow_run":
+    activity = activity_for(ctx, engine)
+    if activity is Activity.POST_ARTIFACT:
         return post_comment_artifact(ctx, github_factory(ctx))
     if ctx.inputs.baseline not in BASELINE_MODES and not ctx.inputs.baseline.startswith("file:"):
         raise InputError(
@@ -120,24 +142,20 @@ def main(
             f"found {ctx.inputs.baseline!r}",
             field="baseline",
         )
-    if engine.needs_api_key(ctx) and not ctx.has_api_key:
+    if activity is Activity.SKIP:
         return skip_without_key(ctx, github_factory)
     report_path = output_dir(ctx) / "report.json"
     report = engine.run(ctx, report_path)
     if not report_path.is_file():
         save_report(report, report_path)
-    if ctx.inputs.shard and not ctx.inputs.report:
+    if activity is Activity.SHARD:
         return finish_shard(ctx, report, report_path)
-    # --- scheduled runs: metrics files, history and alert issue (github/scheduled.py)
-    from bfcl_action.github import scheduled
-
     scheduled.export_metrics(ctx, report)
     gh = github_factory(ctx)
-    if scheduled.is_scheduled(ctx):
+    if activity is Activity.SCHEDULED:
         return scheduled.run_scheduled(ctx, gh, engine, report, report_path)
-    # ---
     pr = ctx.pull_request
-    if pr is not None:
+    if activity is Activity.PULL_REQUEST and pr is not None:
         return process_pull_request(ctx, gh, engine, report, report_path, pr)
     return save_baseline(ctx, gh, engine, report, report_path)
 
@@ -163,9 +181,9 @@ def skip_without_key(ctx: ActionContext, github_factory: GithubFactory = make_gi
     outcome = Outcome()
     if not (pr is not None and pr.is_fork) and ctx.repository and ctx.head_sha:
         gh = github_factory(ctx)
-        repo = _attempt(outcome, "read the repository", lambda: gh.get_repo(ctx.repository))
+        repo = attempt(outcome, "read the repository", lambda: gh.get_repo(ctx.repository))
         if repo is not None:
-            _attempt(
+            attempt(
                 outcome,
                 f"publish the `{ctx.inputs.check_name}` check run",
                 lambda: publish_check_run(
@@ -208,7 +226,7 @@ def finish_shard(ctx: ActionContext, report: RunReport, report_path: Path) -> in
     outputs.write_outputs(
         ctx.output_path,
         {
-            "score": _pct(correct / len(answered) if answered else None),
+            "score": pct(correct / len(answered) if answered else None),
             "verdict": "shard",
             "categories": "{}",
             "report-path": str(report_path),
@@ -220,23 +238,6 @@ def finish_shard(ctx: ActionContext, report: RunReport, report_path: Path) -> in
     return 0
 
 
-def save_baseline(
-    ctx: ActionContext, gh: Github, engine: Engine, report: RunReport, report_path: Path
-) -> int:
-    outcome = Outcome(report_path=report_path)
-    comparison = compare_runs(None, report, engine.thresholds(ctx))
-    comparison.notes.append(
-        f"baseline run on `{ctx.sha[:12]}`: its digest is stored in the `{ctx.inputs.check_name}` "
-        "check run, where pull requests find it"
-    )
-    outcome.comparison = comparison
-    outcome.verdict = comparison.verdict.value
-    repo = _attempt(outcome, "read the repository", lambda: gh.get_repo(ctx.repository))
-    if repo is not None and ctx.sha:
-        publish_check(ctx, outcome, repo, ctx.sha, report, comparison, [])
-    return finish(ctx, outcome)
-
-
 def process_pull_request(
     ctx: ActionContext,
     gh: Github,
@@ -246,7 +247,7 @@ def process_pull_request(
     pr: PullRequestInfo,
 ) -> int:
     outcome = Outcome(report_path=report_path)
-    repo = _attempt(outcome, "read the repository", lambda: gh.get_repo(ctx.repository))
+    repo = attempt(outcome, "read the repository", lambda: gh.get_repo(ctx.repository))
     base, where, merge_base = find_baseline(ctx, repo, pr, outcome)
     changes = engine.changed_tools(ctx, merge_base) if merge_base else []
     comparison = compare_runs(base, report, engine.thresholds(ctx), changed_tools=changes)
@@ -266,7 +267,7 @@ def process_pull_request(
         post_comment(ctx, outcome, gh, repo, pr.number, body, comparison)
         publish_check(ctx, outcome, repo, pr.head_sha, report, comparison, notes)
         if ctx.inputs.statuses:
-            _attempt(
+            attempt(
                 outcome,
                 "post commit statuses",
                 lambda: post_statuses(
@@ -294,7 +295,7 @@ def find_baseline(
     mode = ctx.inputs.baseline
     merge_base = ""
     if mode in ("auto", "check-run") and repo is not None:
-        found = _attempt(
+        found = attempt(
             outcome, "read the merge-base check run", lambda: _merge_base_digest(ctx, repo, pr)
         )
         if found is not None:
@@ -355,14 +356,14 @@ def post_comment(
         return
     author = resolve_author(gh, ctx.inputs.comment_author)
     if mode is CommentMode.ON_REGRESSION and comparison.verdict is not Verdict.REGRESSION:
-        existing = _attempt(
+        existing = attempt(
             outcome,
             "look for the existing comment",
             lambda: find_sticky_comment(repo, number, ctx.inputs.check_name, author),
         )
         if existing is None:
             return
-    result = _attempt(
+    result = attempt(
         outcome,
         f"post the pull request comment on #{number}",
         lambda: upsert_comment(repo, number, body, ctx.inputs.check_name, author),
@@ -370,57 +371,6 @@ def post_comment(
     if result is not None:
         outcome.comment_id = result[0].id
         outcome.comment_url = str(result[0].html_url or "")
-
-
-def conclusion_of(comparison: Comparison) -> Conclusion:
-    if comparison.fails:
-        return "failure"
-    if comparison.verdict is Verdict.REGRESSION:
-        return "neutral"
-    return "success"
-
-
-def check_title(comparison: Comparison) -> str:
-    return f"{comparison.overall.score_line()} · {comparison.verdict.value.replace('_', ' ')}"
-
-
-def publish_check(
-    ctx: ActionContext,
-    outcome: Outcome,
-    repo: Repository,
-    sha: str,
-    report: RunReport,
-    comparison: Comparison,
-    annotations: list[Annotation],
-) -> None:
-    summary = check_summary(ctx, report, comparison)
-    run = _attempt(
-        outcome,
-        f"publish the `{ctx.inputs.check_name}` check run on {sha[:12]}",
-        lambda: publish_check_run(
-            repo,
-            sha,
-            ctx.inputs.check_name,
-            conclusion=conclusion_of(comparison),
-            title=check_title(comparison),
-            summary=summary,
-            annotations=annotations,
-            details_url=ctx.run_url or None,
-        ),
-    )
-    if run is not None:
-        outcome.check_run_id = run.id
-
-
-def check_summary(ctx: ActionContext, report: RunReport, comparison: Comparison) -> str:
-    digest = make_digest(report)
-    body = render_comment(
-        comparison,
-        title=title_for(ctx),
-        full_report_url=ctx.run_url or None,
-        max_bytes=check_summary_room(digest),
-    )
-    return summary_with_digest(body, digest)
 
 
 def category_statuses(comparison: Comparison) -> list[CategoryStatus]:
@@ -497,10 +447,10 @@ def post_comment_artifact(ctx: ActionContext, gh: Github) -> int:
     head_sha = str(run.get("head_sha") or "")
     head_branch = str(run.get("head_branch") or "")
     head_repo = str((run.get("head_repository") or {}).get("full_name") or "")
-    repo = _attempt(outcome, "read the repository", lambda: gh.get_repo(ctx.repository))
+    repo = attempt(outcome, "read the repository", lambda: gh.get_repo(ctx.repository))
     number = None
     if repo is not None:
-        number = _attempt(
+        number = attempt(
             outcome,
             "find the pull request",
             lambda: find_pull_request(repo, head_repo, head_branch, head_sha),
@@ -513,7 +463,7 @@ def post_comment_artifact(ctx: ActionContext, gh: Github) -> int:
         )
     if repo is not None and number is not None:
         author = resolve_author(gh, ctx.inputs.comment_author)
-        result = _attempt(
+        result = attempt(
             outcome,
             f"post the pull request comment on #{number}",
             lambda: upsert_comment(repo, number, body, ctx.inputs.check_name, author),
@@ -527,7 +477,7 @@ def post_comment_artifact(ctx: ActionContext, gh: Github) -> int:
                 for a in meta.get("annotations") or []
                 if isinstance(a, dict)
             ]
-            check = _attempt(
+            check = attempt(
                 outcome,
                 f"publish the `{ctx.inputs.check_name}` check run",
                 lambda: publish_check_run(
@@ -574,68 +524,4 @@ def find_pull_request(
     return None
 
 
-# ------------------------------------------------------------------------------ finish
-def problems_markdown(problems: list[str]) -> str:
-    lines = "\n".join(f"- {outputs.neutralize_log(p)}" for p in problems)
-    return (
-        "\n### ⚠️ Not everything could be posted to GitHub\n\n"
-        f"{lines}\n\nThe report above and the step outputs are complete.\n"
-    )
-
-
-def finish(ctx: ActionContext, outcome: Outcome) -> int:
-    """Job summary, then outputs, then the exit code: always in this order."""
-    comparison = outcome.comparison
-    summary = ""
-    if comparison is not None:
-        summary = render_summary(
-            comparison,
-            title=title_for(ctx),
-            full_report_url=ctx.run_url or None,
-            max_bytes=outputs.SUMMARY_LIMIT - 64_000,
-        )
-    if outcome.problems:
-        summary += problems_markdown(outcome.problems)
-    if outcome.comment_file is not None:
-        summary += (
-            f"\nThe comment could not be posted with this token; it was written to "
-            f"`{outcome.comment_file}` for a `workflow_run` job to post.\n"
-        )
-    outputs.append_summary(ctx.step_summary_path, summary)
-    outputs.write_outputs(ctx.output_path, output_values(outcome))
-    outcome.exit_code = comparison.exit_code if comparison is not None else 0
-    print(
-        f"bfcl-action: verdict {outcome.verdict}"
-        + (f", score {output_values(outcome)['score']}%" if comparison else ""),
-        file=sys.stderr,
-    )
-    return outcome.exit_code
-
-
-def _pct(value: float | None) -> str:
-    return "" if value is None else f"{value * 100:.2f}"
-
-
-def output_values(outcome: Outcome) -> dict[str, str]:
-    comparison = outcome.comparison
-    categories: dict[str, float | None] = {}
-    score = ""
-    if comparison is not None:
-        head = comparison.overall.head
-        score = _pct(head.accuracy if head else None)
-        for row in comparison.suites:
-            if row.head is not None:
-                acc = row.head.accuracy
-                categories[row.suite] = None if acc is None else round(acc * 100, 2)
-    return {
-        "score": score,
-        "verdict": outcome.verdict,
-        "categories": json.dumps(categories, sort_keys=True),
-        "report-path": str(outcome.report_path or ""),
-        "comment-id": str(outcome.comment_id or ""),
-        "comment-file": str(outcome.comment_file or ""),
-        "check-run-id": str(outcome.check_run_id or ""),
-    }
-
-
-__all__ = ["Outcome", "load_report", "main"]
+__all__ = ["Activity", "Outcome", "choose_activity", "load_report", "main", "output_values"]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,16 +16,26 @@ from typing import Any
 from pydantic import ValidationError
 
 from bfcl_action import run_reports
-from bfcl_action.compare import Comparison, Thresholds
+from bfcl_action.compare import Comparison
+from bfcl_action.config import BfclConfig
 from bfcl_action.errors import BfclActionError, ConfigError, InputError
 from bfcl_action.github.checks import Annotation
 from bfcl_action.github.context import ActionContext
 from bfcl_action.globs import glob_files
 from bfcl_action.impact import ToolChange
 from bfcl_action.models import CaseResult, RunReport, SourceLocation
+from bfcl_action.settings import (
+    CategoryThreshold,
+    RunOverrides,
+    RunSettings,
+    ThresholdOverrides,
+    Thresholds,
+    check_settings,
+    resolve_run_settings,
+    resolve_thresholds,
+)
 
 REPLAY_PREFIX = "replay:"
-API_KEY_ENV = "INPUT_API_KEY"
 
 
 @dataclass
@@ -57,32 +66,46 @@ def repo_path(ctx: ActionContext, file: str) -> str:
         return file
 
 
-def load_config(ctx: ActionContext) -> Any | None:
-    """The `.bfcl.yml` (`bfcl_action.config.BfclConfig`) when the file exists."""
+@dataclass(frozen=True)
+class LoadedConfig:
+    """The repository's `.bfcl.yml`, parsed once per process (or why it could not be)."""
+
+    path: Path | None = None
+    config: BfclConfig | None = None
+    error: BfclActionError | None = None
+
+    def require(self) -> BfclConfig | None:
+        """The config (None when there is no file); raises the file's error if it has one."""
+        if self.error is not None:
+            raise self.error
+        return self.config
+
+
+def read_config(ctx: ActionContext) -> LoadedConfig:
+    """Parse the `config` input's file when it exists; errors are kept for whoever needs it."""
     path = config_path(ctx)
     if path is None:
-        return None
-    from bfcl_action.config import load_config as load
+        return LoadedConfig()
+    from bfcl_action.config import load_config
 
-    return load(path, ctx.inputs.config)
+    try:
+        return LoadedConfig(path=path, config=load_config(path, ctx.inputs.config))
+    except BfclActionError as exc:
+        return LoadedConfig(path=path, error=exc)
 
 
-def model_name(ctx: ActionContext, config: Any | None = None) -> str:
+def model_name(ctx: ActionContext, config: BfclConfig | None = None) -> str:
     if ctx.inputs.model:
         return ctx.inputs.model
-    settings = getattr(config, "model", None)
-    return str(getattr(settings, "name", "") or "")
+    return (config.model.name or "") if config is not None else ""
 
 
-def needs_api_key(ctx: ActionContext) -> bool:
+def needs_api_key(ctx: ActionContext, loaded: LoadedConfig | None = None) -> bool:
     """Whether this run would call a hosted model (no finished report, no replay model)."""
     if ctx.inputs.report:
         return False
-    try:
-        name = model_name(ctx, load_config(ctx))
-    except BfclActionError:
-        name = ctx.inputs.model
-    return not name.startswith(REPLAY_PREFIX)
+    loaded = loaded if loaded is not None else read_config(ctx)
+    return not model_name(ctx, loaded.config).startswith(REPLAY_PREFIX)
 
 
 def report_files(ctx: ActionContext) -> list[Path]:
@@ -109,83 +132,92 @@ def _split(value: str) -> list[str]:
     return [part for part in re.split(r"[,\s]+", value) if part]
 
 
-def run_args(ctx: ActionContext, output: Path) -> list[str]:
-    """`bfcl-action run` arguments for the inputs (the API key travels by env var name)."""
-    config = load_config(ctx)
-    model = model_name(ctx, config)
-    if not model:
+def _number(ctx: ActionContext, name: str, kind: type[int] | type[float]) -> Any:
+    raw: str = getattr(ctx.inputs, name)
+    if not raw:
+        return None
+    try:
+        return kind(raw)
+    except ValueError:
+        what = "an integer" if kind is int else "a number"
         raise ConfigError(
-            "no model: set the `model` input or `model.name` in .bfcl.yml", field="model"
-        )
-    args = [
-        "run",
-        "--model",
-        model,
-        "--output",
-        str(output),
-        "--api-key-env",
-        API_KEY_ENV,
-        "--quiet",
-    ]
-    path = config_path(ctx)
-    if path is not None:
-        args += ["--config", str(path)]
-    for spec in _split(ctx.inputs.suites):
-        args += ["--dataset", spec]
-    settings = getattr(config, "model", None)
-    base_url = ctx.inputs.base_url or getattr(settings, "base_url", None)
-    if base_url:
-        args += ["--base-url", str(base_url)]
-    mode = ctx.inputs.mode or (str(getattr(settings, "mode", "")) if settings else "")
-    if mode:
-        args += ["--mode", mode]
-    if ctx.inputs.categories:
-        args += ["--categories", ",".join(_split(ctx.inputs.categories))]
-    if ctx.inputs.sample:
-        args += ["--sample", ctx.inputs.sample]
-    if ctx.inputs.shard:
-        args += ["--shard", ctx.inputs.shard]
-    concurrency = ctx.inputs.concurrency or (
-        str(getattr(settings, "concurrency", "")) if settings else ""
+            f"expected {what}, found {raw!r}", field=name.replace("_", "-"), file="action input"
+        ) from None
+
+
+def run_overrides(ctx: ActionContext, config: Path | None) -> RunOverrides:
+    """The Action inputs that set run settings (unset inputs leave `.bfcl.yml`'s value)."""
+    from bfcl_action.models import Mode
+
+    mode = None
+    if ctx.inputs.mode:
+        try:
+            mode = Mode(ctx.inputs.mode)
+        except ValueError:
+            choices = ", ".join(m.value for m in Mode)
+            raise ConfigError(
+                f"expected one of {choices}, found {ctx.inputs.mode!r}",
+                field="mode",
+                file="action input",
+            ) from None
+    categories = _split(ctx.inputs.categories)
+    return RunOverrides(
+        config=config,
+        datasets=tuple(_split(ctx.inputs.suites)) or None,
+        categories=tuple(categories) or None,
+        model=ctx.inputs.model or None,
+        base_url=ctx.inputs.base_url or None,
+        mode=mode,
+        sample=_number(ctx, "sample", int),
+        shard=ctx.inputs.shard or None,
+        concurrency=_number(ctx, "concurrency", int),
+        env_python=ctx.inputs.env_python or None,
+        tool_timeout_s=_number(ctx, "tool_timeout", float),
     )
-    if concurrency:
-        args += ["--concurrency", concurrency]
-    if ctx.inputs.env_python:
-        args += ["--env-python", ctx.inputs.env_python]
-    if ctx.inputs.tool_timeout:
-        args += ["--tool-timeout", ctx.inputs.tool_timeout]
-    return args
 
 
-def run_evaluation(ctx: ActionContext, output: Path) -> RunReport:
-    """The head run: the `report` input when given, else `bfcl-action run` in-process."""
+def run_settings(ctx: ActionContext, loaded: LoadedConfig) -> RunSettings:
+    """Defaults < `.bfcl.yml` < Action inputs (`bfcl_action.settings`)."""
+    config = loaded.require()
+    settings = resolve_run_settings(run_overrides(ctx, loaded.path), config, environ=os.environ)
+    check_settings(settings, model_hint="set the `model` input or `model.name` in .bfcl.yml")
+    return settings
+
+
+def run_evaluation(ctx: ActionContext, loaded: LoadedConfig, output: Path) -> RunReport:
+    """The head run: the `report` input when given, else the evaluation, in this process.
+
+    The API key goes from the input straight to the backend; the report stays in memory
+    and is written to `output` for the step outputs and artifacts.
+    """
     if ctx.inputs.report:
         return load_reports(ctx)
-    from bfcl_action.cli import build_parser
+    from bfcl_action.evaluation import evaluate, print_summary, write_outputs
 
-    args = build_parser().parse_args(run_args(ctx, output))
-    os.environ[API_KEY_ENV] = ctx.inputs.api_key.get_secret_value()
-    code = args.func(args)
-    if code != 0 and not output.is_file():
-        raise BfclActionError(f"the evaluation failed (exit {code})")
-    return run_reports.load_report(output)
+    settings = run_settings(ctx, loaded)
+    api_key = ctx.inputs.api_key.get_secret_value() or None
+    report, cases = evaluate(settings, loaded.config, api_key=api_key)
+    write_outputs(report, output, None, cases)
+    print_summary(report)
+    return report
 
 
 _THRESHOLD_KEYS = {
-    "max-drop": "max_drop_points",
+    "max-drop": "max_drop",
     "alpha": "alpha",
     "min-score": "min_score",
     "informational": "informational",
 }
 
 
-def parse_thresholds(text: str, base: dict[str, Any] | None = None) -> Thresholds:
-    """Thresholds from the `thresholds` input over the config's.
+def parse_thresholds(text: str) -> ThresholdOverrides:
+    """The `thresholds` input, as overrides of `.bfcl.yml`'s `thresholds:`.
 
     Syntax: `max-drop=2 alpha=0.05 min-score=70 max-drop:simple_python=5
-    min-score:own_simple=90 informational=true` (comma, space or newline separated).
+    alpha:simple_python=0.01 min-score:own_simple=90 informational=true` (comma, space or
+    newline separated).
     """
-    values: dict[str, Any] = dict(base or {})
+    values: dict[str, Any] = {"categories": {}}
     for token in _split(text):
         key, sep, value = token.partition("=")
         name, _, suite = key.partition(":")
@@ -198,17 +230,13 @@ def parse_thresholds(text: str, base: dict[str, Any] | None = None) -> Threshold
         field_name = _THRESHOLD_KEYS[name]
         parsed: Any = value.lower() in ("true", "1", "yes") if name == "informational" else value
         if suite:
-            table = {
-                "max_drop_points": "category_max_drop_points",
-                "min_score": "category_min_score",
-            }
-            if field_name not in table:
+            if field_name not in CategoryThreshold.model_fields:
                 raise ConfigError(f"{name} has no per-suite form", field="thresholds")
-            values.setdefault(table[field_name], {})[suite] = parsed
+            values["categories"].setdefault(suite, {})[field_name] = parsed
         else:
             values[field_name] = parsed
     try:
-        return Thresholds.model_validate(values)
+        return ThresholdOverrides.model_validate(values)
     except ValidationError as exc:
         first = exc.errors()[0]
         raise ConfigError(
@@ -216,36 +244,20 @@ def parse_thresholds(text: str, base: dict[str, Any] | None = None) -> Threshold
         ) from None
 
 
-def config_thresholds(config: Any | None) -> dict[str, Any]:
-    """`.bfcl.yml` thresholds in `compare.Thresholds` terms."""
-    raw = getattr(config, "thresholds", None)
-    if raw is None:
-        return {}
-    values: dict[str, Any] = {"max_drop_points": raw.max_drop, "alpha": raw.alpha}
-    if raw.min_score is not None:
-        values["min_score"] = raw.min_score
-    drops = {k: v.max_drop for k, v in raw.categories.items() if v.max_drop is not None}
-    mins = {k: v.min_score for k, v in raw.categories.items() if v.min_score is not None}
-    if drops:
-        values["category_max_drop_points"] = drops
-    if mins:
-        values["category_min_score"] = mins
-    return values
-
-
-def resolve_thresholds(ctx: ActionContext) -> Thresholds:
-    config = load_config(ctx)
-    thresholds = parse_thresholds(ctx.inputs.thresholds, config_thresholds(config))
+def action_thresholds(ctx: ActionContext, loaded: LoadedConfig) -> Thresholds:
+    """Defaults < `.bfcl.yml`'s `thresholds:` < the `thresholds` input; `fail-on-regression:
+    false` makes them informational."""
+    overrides = parse_thresholds(ctx.inputs.thresholds)
     if not ctx.inputs.fail_on_regression:
-        thresholds = thresholds.model_copy(update={"informational": True})
-    return thresholds
+        overrides = overrides.model_copy(update={"informational": True})
+    return resolve_thresholds(loaded.require(), overrides)
 
 
-def index_tools(ctx: ActionContext) -> ToolIndex:
+def index_tools(ctx: ActionContext, loaded: LoadedConfig) -> ToolIndex:
     """Tool locations from the config's `tools` globs; problems become annotations."""
     index = ToolIndex()
     try:
-        config = load_config(ctx)
+        config = loaded.require()
     except BfclActionError as exc:
         index.problems.append(
             Annotation(
@@ -336,17 +348,17 @@ def annotations_for(
     return out
 
 
-def changed_tools(ctx: ActionContext, base_ref: str) -> list[ToolChange]:
+def changed_tools(ctx: ActionContext, loaded: LoadedConfig, base_ref: str) -> list[ToolChange]:
     """Tool definitions changed since `base_ref` (the merge-base), from the local checkout.
 
     Needs the merge-base commit in the clone (`fetch-depth: 0`); without it, or without
     own tools, the comment simply does not list changed tools.
     """
-    path = config_path(ctx)
+    path = loaded.path
     if path is None or not base_ref:
         return []
     try:
-        config = load_config(ctx)
+        config = loaded.require()
         patterns = list(getattr(config, "tools", []) or [])
         if not patterns:
             return []
@@ -363,12 +375,34 @@ def changed_tools(ctx: ActionContext, base_ref: str) -> list[ToolChange]:
     return describe_tool_changes(base.functions, head.functions)
 
 
-@dataclass
 class Engine:
-    """The evaluation-side functions the activities call; replace any of them in tests."""
+    """The evaluation side of one Action run, over the `.bfcl.yml` it parses once.
 
-    run: Callable[[ActionContext, Path], RunReport] = run_evaluation
-    thresholds: Callable[[ActionContext], Thresholds] = resolve_thresholds
-    tools: Callable[[ActionContext], ToolIndex] = index_tools
-    needs_api_key: Callable[[ActionContext], bool] = needs_api_key
-    changed_tools: Callable[[ActionContext, str], list[ToolChange]] = changed_tools
+    Each method is a plain call into the core (settings, evaluation, thresholds, tools);
+    tests may subclass it to replace one.
+    """
+
+    def __init__(self) -> None:
+        self._loaded: dict[tuple[str, str], LoadedConfig] = {}
+
+    def config(self, ctx: ActionContext) -> LoadedConfig:
+        """The `.bfcl.yml` of `ctx`, read on first use and then kept."""
+        key = (ctx.inputs.working_directory, ctx.inputs.config)
+        if key not in self._loaded:
+            self._loaded[key] = read_config(ctx)
+        return self._loaded[key]
+
+    def needs_api_key(self, ctx: ActionContext) -> bool:
+        return needs_api_key(ctx, self.config(ctx))
+
+    def run(self, ctx: ActionContext, output: Path) -> RunReport:
+        return run_evaluation(ctx, self.config(ctx), output)
+
+    def thresholds(self, ctx: ActionContext) -> Thresholds:
+        return action_thresholds(ctx, self.config(ctx))
+
+    def tools(self, ctx: ActionContext) -> ToolIndex:
+        return index_tools(ctx, self.config(ctx))
+
+    def changed_tools(self, ctx: ActionContext, base_ref: str) -> list[ToolChange]:
+        return changed_tools(ctx, self.config(ctx), base_ref)

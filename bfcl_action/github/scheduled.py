@@ -29,9 +29,12 @@ from bfcl_action.digest import RunDigest, encode_digest, parse_digest
 from bfcl_action.errors import BfclActionError, InputError
 from bfcl_action.escape import md_code, md_inline
 from bfcl_action.github import alerts, outputs
-from bfcl_action.github.activities import (
+from bfcl_action.github.checks import completed_runs, newest_with_markers, publish_check_run
+from bfcl_action.github.context import ActionContext
+from bfcl_action.github.evaluate import Engine, workdir
+from bfcl_action.github.publish import (
     Outcome,
-    _attempt,
+    attempt,
     check_summary,
     check_title,
     conclusion_of,
@@ -40,9 +43,6 @@ from bfcl_action.github.activities import (
     save_baseline,
     title_for,
 )
-from bfcl_action.github.checks import completed_runs, newest_with_markers, publish_check_run
-from bfcl_action.github.context import ActionContext
-from bfcl_action.github.evaluate import Engine, workdir
 from bfcl_action.history import (
     BranchStore,
     HistoryRecord,
@@ -120,7 +120,7 @@ def find_baseline(
     outcome: Outcome,
 ) -> tuple[RunDigest | None, str]:
     if repo is not None and ctx.sha:
-        found = _attempt(
+        found = attempt(
             outcome,
             "look for the previous scheduled check run",
             lambda: find_previous_scheduled(repo, ctx.sha, ctx.inputs.check_name),
@@ -164,7 +164,7 @@ class History:
                 self.store = BranchStore(workdir(self.ctx), self.ctx.inputs.history_branch)
                 return self.store.read(self.store.fetch(), rel)
 
-            text = _attempt(
+            text = attempt(
                 self.outcome,
                 f"read the history from the `{self.ctx.inputs.history_branch}` branch",
                 fetch,
@@ -209,7 +209,7 @@ class History:
             }
 
         message = f"bfcl-action: {self.ctx.inputs.check_name} history, {record.created_at[:10]}"
-        sha = _attempt(
+        sha = attempt(
             self.outcome,
             f"push the history to the `{self.ctx.inputs.history_branch}` branch",
             lambda: store.update(build, message),
@@ -228,7 +228,7 @@ def run_scheduled(
             field="history",
         )
     outcome = Outcome(report_path=report_path)
-    repo = _attempt(outcome, "read the repository", lambda: gh.get_repo(ctx.repository))
+    repo = attempt(outcome, "read the repository", lambda: gh.get_repo(ctx.repository))
     default = str(repo.default_branch) if repo is not None else ctx.default_branch
     if ctx.ref and ctx.ref != f"refs/heads/{default}":
         outputs.notice(
@@ -250,7 +250,7 @@ def run_scheduled(
     decision: alerts.AlertDecision | None = None
     if ctx.inputs.alert and repo is not None:
         before = len(outcome.problems)
-        existing = _attempt(
+        existing = attempt(
             outcome,
             "look for the open alert issue",
             lambda: alerts.find_alert(repo, ctx.inputs.check_name),
@@ -293,7 +293,7 @@ def run_scheduled(
         label = (
             where if previous is not None else "the configured floors (there was no earlier run)"
         )
-        result = _attempt(
+        result = attempt(
             outcome,
             f"update the alert issue ({decision.action.value})",
             lambda: alerts.apply(
@@ -337,7 +337,7 @@ def publish_scheduled_check(
 ) -> None:
     """The check run with the scheduled marker, so the next scheduled run finds it."""
     summary = SCHEDULED_MARKER + "\n" + check_summary(ctx, report, comparison)
-    run = _attempt(
+    run = attempt(
         outcome,
         f"publish the `{ctx.inputs.check_name}` check run on {ctx.sha[:12]}",
         lambda: publish_check_run(

@@ -76,6 +76,11 @@ class ResponseCache:
         )
         self.writes += 1
 
+    def __contains__(self, key: object) -> bool:
+        """Whether an answer is stored under `key` (not counted as a hit)."""
+        row = self._db.execute("SELECT 1 FROM responses WHERE key = ?", (key,)).fetchone()
+        return row is not None
+
     def __len__(self) -> int:
         row = self._db.execute("SELECT COUNT(*) FROM responses").fetchone()
         return int(row[0])

@@ -28,7 +28,7 @@ from bfcl_action.fingerprint import canonical_json, sha256_hex
 from bfcl_action.model.cache import ResponseCache
 from bfcl_action.model.options import BackendOptions
 from bfcl_action.model.registry import Provider, create_provider
-from bfcl_action.model.retry import RetryPolicy, with_retries
+from bfcl_action.model.retry import InfraFailure, RetryPolicy, with_retries
 from bfcl_action.model.types import (
     ChatRequest,
     ChatResponse,
@@ -84,10 +84,17 @@ class ModelClient:
         self._stopped: EndpointError | None = None
         self._answered: dict[str, asyncio.Future[ChatResponse]] = {}
         """Keys asked in this run (in flight or answered), for identical requests."""
+        self._refused: dict[str, str] = {}
+        """Keys this run must not ask, with the reason (e.g. pending in a batch)."""
 
     def key(self, request: ChatRequest) -> str:
         """The cache key `request` is stored under (what `impact` predicts with)."""
         return request_key(self._identity, request)
+
+    def refuse(self, key: str, reason: str) -> None:
+        """Answer the request under `key` with `InfraFailure(reason)` unless it is cached:
+        the batch stage uses it for requests a batch still holds or could not answer."""
+        self._refused[key] = reason
 
     @property
     def stopped(self) -> EndpointError | None:
@@ -116,6 +123,8 @@ class ModelClient:
             self.stats.cache_hits += 1
             self._count(hit)
             return dataclasses.replace(hit, cached=True)
+        if key in self._refused:
+            raise InfraFailure(self._refused[key], 0)
         future: asyncio.Future[ChatResponse] = asyncio.get_running_loop().create_future()
         self._answered[key] = future
         try:

@@ -56,6 +56,8 @@ class ExecutionStats:
     shapes: Counter[str] = field(default_factory=Counter)
     models: Counter[str] = field(default_factory=Counter)
     fingerprints: Counter[str] = field(default_factory=Counter)
+    notes: list[str] = field(default_factory=list)
+    """What stages before the requests did (e.g. the batch stage), for the run's notes."""
 
 
 async def execute(

@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from bfcl_action.compare import attach_case_context
+from bfcl_action.errors import ConfigError
 from bfcl_action.escape import log_line
+from bfcl_action.model.batch import BatchSettings, answer_by_batch
 from bfcl_action.model.cache import ResponseCache
 from bfcl_action.model.options import BackendOptions
 from bfcl_action.model.retry import RetryPolicy
 from bfcl_action.model.shapes import describe_shapes
 from bfcl_action.models import RunReport, TestCase
 from bfcl_action.multiturn.check import ExecutionOptions
+from bfcl_action.multiturn.conversation import is_multi_turn
 from bfcl_action.runner.backends import Backend, create_backend
+from bfcl_action.runner.chat import ChatBackend
 from bfcl_action.runner.execute import CaseOutcome, ExecutionStats, execute
 from bfcl_action.runner.progress import Progress
 from bfcl_action.runner.verdicts import Judge, checker_judge, judge_outcomes
@@ -38,14 +43,21 @@ class RunOptions:
     """The model the report names; a replay stands in for the model that was recorded."""
     multi_turn: ExecutionOptions | None = None
     """Sandbox settings for multi-turn environments (default limits, this interpreter)."""
+    batch: BatchSettings | None = None
+    """Ask single-turn cases by the provider's Batch API first (needs `cache_dir`)."""
 
     def comparable_settings(self) -> dict[str, object]:
         """Settings that change scores, hashed into the fingerprint (shards of one run share it)."""
+        from bfcl_action.model.providers.openai import is_reasoning_model
+
         backend = self.backend
+        reasoning = is_reasoning_model(backend.model)  # sent no temperature or top_p
         settings: dict[str, object] = {
-            "temperature": "server default" if backend.temperature is None else backend.temperature
+            "temperature": "server default"
+            if backend.temperature is None or reasoning
+            else backend.temperature
         }
-        if backend.top_p is not None:
+        if backend.top_p is not None and not reasoning:
             settings["top_p"] = backend.top_p
         if backend.seed is not None:
             settings["seed"] = backend.seed
@@ -89,6 +101,9 @@ async def collect_answers(
     if backend is None:
         backend, cache = open_backend(options)
     try:
+        batch_notes: list[str] = []
+        if options.batch is not None:
+            batch_notes = await answer_batch(cases, options, backend, options.batch)
         outcomes, stats = await execute(
             list(cases),
             backend,
@@ -101,7 +116,31 @@ async def collect_answers(
             await backend.aclose()
         if cache is not None:
             cache.close()
+    stats.notes.extend(batch_notes)
     return list(outcomes), stats
+
+
+async def answer_batch(
+    cases: Sequence[TestCase], options: RunOptions, backend: Backend, settings: BatchSettings
+) -> list[str]:
+    """Put the answers of the run's single-turn requests into the cache by the Batch API
+    (`bfcl_action.model.batch`); the run's notes about it. Multi-turn cases stay real-time:
+    each step needs the answer before it."""
+    if not isinstance(backend, ChatBackend):
+        raise ConfigError("--batch needs a model endpoint, not a replay", field="batch")
+    requests = [
+        backend.request(case, sample)[0]
+        for case in cases
+        if not is_multi_turn(case)
+        for sample in range(options.repeat)
+    ]
+    outcome = await answer_by_batch(
+        backend.client, requests, settings, log=lambda line: print(line, file=sys.stderr)
+    )
+    notes = outcome.notes(settings.on_failure)
+    if any(is_multi_turn(case) for case in cases):
+        notes.append("batch: multi-turn cases were asked in real time (each step needs the last)")
+    return notes
 
 
 def run_evaluation(
@@ -138,6 +177,7 @@ def run_evaluation(
         f"requests {stats.requests}, cache hits {stats.cache_hits}, retries {stats.retries}, "
         f"infrastructure errors {stats.infra_errors}"
     )
+    notes.extend(stats.notes)
     notes.extend(describe_shapes(stats.shapes))
     if stats.models:
         served = ", ".join(f"{log_line(m, 80)} ({n})" for m, n in stats.models.most_common(3))

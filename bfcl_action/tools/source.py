@@ -22,6 +22,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from bfcl_action.errors import InputError
+from bfcl_action.jsonl import numbered_lines
 
 JsonPath = tuple[str | int, ...]
 
@@ -221,10 +222,8 @@ def parse_jsonl(text: str, file: str) -> Document:
     positions: dict[JsonPath, Position] = {(): (1, 1)}
     key_positions: dict[JsonPath, Position] = {}
     items: list[Any] = []
-    for lineno, line in enumerate(text.removeprefix("\ufeff").splitlines()):
-        if not line.strip():
-            continue
-        parser = _JsonParser(line, file, line_offset=lineno)
+    for number, line in numbered_lines(text):
+        parser = _JsonParser(str(line), file, line_offset=number - 1)
         index = len(items)
         items.append(parser.parse())
         positions.update({(index, *p): v for p, v in parser.positions.items()})

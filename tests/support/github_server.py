@@ -131,6 +131,9 @@ class RecordedRequest:
     body: Any
     token: str | None
     status: int = 0
+    response: Any = None
+    fault: bool = False
+    """The reply was an injected fault (a test's choice, not the server's model of GitHub)."""
 
 
 @dataclass
@@ -210,6 +213,8 @@ class GitHubServer:
         self.faults: list[Fault] = []
         self.requests: list[RecordedRequest] = []
         self.allow_anonymous_reads = True
+        self.validate_against_spec = True
+        """On a clean exit every exchange is checked against GitHub's description."""
         self._routes: list[tuple[str, re.Pattern[str], Handler]] = []
         self._add_routes()
         self._httpd: ThreadingHTTPServer | None = None
@@ -260,8 +265,40 @@ class GitHubServer:
     def __enter__(self) -> GitHubServer:
         return self.start()
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: object, *exc: object) -> None:
         self.stop()
+        if exc_type is None and self.validate_against_spec:
+            self.assert_matches_spec()
+
+    def spec_problems(self) -> list[str]:
+        """Every recorded exchange checked against GitHub's REST description (the vendored
+        subset of `@octokit/openapi`, tests/support/github_openapi.py); injected faults are
+        the test's own replies and are skipped, as are requests that failed authentication."""
+        from tests.support.github_openapi import vendored_validator
+
+        validator = vendored_validator()
+        seen: set[str] = set()
+        out: list[str] = []
+        with self._lock:
+            records = list(self.requests)
+        for record in records:
+            if record.fault or record.status == 401:
+                continue
+            for problem in validator.problems(
+                record.method, record.path, record.body, record.status, record.response
+            ):
+                if problem not in seen:
+                    seen.add(problem)
+                    out.append(problem)
+        return out
+
+    def assert_matches_spec(self) -> None:
+        problems = self.spec_problems()
+        if problems:
+            raise AssertionError(
+                "the local GitHub server drifted from GitHub's REST description "
+                f"({len(problems)} problem(s)):\n  " + "\n  ".join(problems)
+            )
 
     # ----------------------------------------------------------------- setup helpers
     def next_id(self) -> int:
@@ -471,9 +508,22 @@ class GitHubServer:
         record = RecordedRequest(method, path, query, body, token_text)
         with self._lock:
             self.requests.append(record)
+            record.fault = any(f.matches(method, path) for f in self.faults)
             status, reply, headers = self._dispatch(method, path, query, body, token_text)
-            record.status = status
+            if 200 <= status < 300 and not record.fault:
+                reply = self._as_documented(method, path, status, reply)
+            record.status, record.response = status, reply
             return status, reply, headers
+
+    @staticmethod
+    def _as_documented(method: str, path: str, status: int, reply: Any) -> Any:
+        """The reply with the required fields of GitHub's description that the server does
+        not model filled with type-correct placeholders (see `ExchangeValidator.complete`)."""
+        import copy
+
+        from tests.support.github_openapi import vendored_validator
+
+        return vendored_validator().complete(method, path, status, copy.deepcopy(reply))
 
     def _dispatch(
         self, method: str, path: str, query: dict[str, str], body: Any, token_text: str | None
@@ -1303,6 +1353,7 @@ class GitHubServer:
                 "owner": self.add_user("github"),
             },
             "pull_requests": [],
+            "check_suite": {"id": rid},
             "_output": {"title": None, "summary": None, "text": None},
             "_creator": ctx.token.login,
         }
@@ -1386,6 +1437,7 @@ class GitHubServer:
                     "owner": self.add_user("github"),
                 },
                 "pull_requests": [],
+                "check_suite": {"id": rid},
                 "_output": {"title": None, "summary": None, "text": None},
                 "_creator": "github-actions[bot]",
             }

@@ -23,6 +23,8 @@ drive the real `openai` SDK against it. It scripts answers and injects faults:
   strict schema (every property required, `additionalProperties: false`; else 400);
   `structured_outputs = False` answers 400 to any `json_schema` format, as servers without
   the feature do. A reply may carry `refusal` (OpenAI's structured-output refusal).
+- the Batch API: `/files` and `/batches` (`server.batches`, see tests.support.openai_batches);
+  batch lines are answered like real-time requests, and `batch_calls` lists the calls.
 
 Run standalone (for benchmarks, so its CPU is not the client's):
 `python -m tests.support.openai_server --latency 0.2 --fault-rate 0.2` prints the port.
@@ -42,6 +44,8 @@ import threading
 import time
 from collections.abc import Callable
 from typing import Any
+
+from tests.support.openai_batches import BatchAPI
 
 FAULT_KINDS = ("429", "500", "503", "timeout", "reset", "malformed", "empty")
 Reply = dict[str, Any]
@@ -89,7 +93,13 @@ class OpenAIServer:
         self.faults_served: list[str] = []
         self.count = 0
         self.connections = 0
+        self.in_flight = 0
+        self.max_in_flight = 0
+        """Most requests waiting out `latency` at once (the client's concurrency, seen here)."""
         self._planned: list[tuple[str, list[str]]] = []
+        self.batches = BatchAPI(self._chat_answer)
+        """The files and batches endpoints (tests.support.openai_batches)."""
+        self.batch_calls: list[str] = []
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -204,6 +214,7 @@ class OpenAIServer:
                 except (asyncio.IncompleteReadError, ConnectionError):
                     return
                 lines = head.decode("latin-1").split("\r\n")
+                method = lines[0].split(" ")[0]
                 path = lines[0].split(" ")[1] if len(lines[0].split(" ")) > 1 else "/"
                 headers: dict[str, str] = {}
                 for line in lines[1:]:
@@ -211,6 +222,9 @@ class OpenAIServer:
                         key, value = line.split(":", 1)
                         headers[key.strip().lower()] = value.strip()
                 raw = await reader.readexactly(int(headers.get("content-length") or 0))
+                if self.batches.handles(path):
+                    await self._respond_batches(method, path, headers, raw, writer)
+                    continue
                 if not await self._respond(path, headers, raw, writer):
                     return
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
@@ -235,6 +249,39 @@ class OpenAIServer:
         if spec.get("strict"):
             return _strict_schema_error(spec.get("schema"), "schema")
         return None
+
+    def _chat_answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """A batch line's answer: what a real-time request with this body would get."""
+        problem = history_problem(body)
+        if problem is not None:
+            return 400, json.loads(_error(problem, "invalid_request_error"))
+        return 200, completion(body, self.answer_for(body))
+
+    async def _respond_batches(
+        self,
+        method: str,
+        path: str,
+        headers: dict[str, str],
+        raw: bytes,
+        writer: asyncio.StreamWriter,
+    ) -> None:
+        auth = headers.get("authorization", "")
+        if self.api_key is not None and auth != f"Bearer {self.api_key}":
+            status, payload, ctype = (
+                401,
+                _error("Incorrect API key provided.", "invalid_api_key"),
+                "json",
+            )
+        else:
+            status, payload, ctype = self.batches.respond(method, path, headers, raw)
+        with self._lock:
+            self.batch_calls.append(f"{method} {path.split('?', 1)[0]}")
+        content_type = "application/json" if ctype == "json" else ctype
+        head = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}"]
+        head.append(f"Content-Type: {content_type}")
+        head.append(f"Content-Length: {len(payload)}")
+        writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + payload)
+        await writer.drain()
 
     async def _respond(
         self, path: str, headers: dict[str, str], raw: bytes, writer: asyncio.StreamWriter
@@ -286,7 +333,12 @@ class OpenAIServer:
             return True
         fault = self._fault_for(body)
         if self.latency:
-            await asyncio.sleep(self.latency)
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            try:
+                await asyncio.sleep(self.latency)
+            finally:
+                self.in_flight -= 1
         if fault is None:
             send(200, json.dumps(completion(body, self.answer_for(body))).encode())
         elif fault == "429":

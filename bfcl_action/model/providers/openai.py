@@ -13,11 +13,12 @@ tools we built ourselves, which is most of the SDK's CPU cost per call.
 
 from __future__ import annotations
 
+import dataclasses
 import email.utils
 import json
 import re
 import time
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 from urllib.parse import urlsplit
 
 import httpx2
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
     from openai._types import RequestOptions
 
 NAME = "openai"
+BATCH_ENDPOINT: Final = "/v1/chat/completions"
+"""The batch endpoint: OpenAI names it with the `/v1` prefix whatever the base URL."""
 DEFAULT_ENDPOINT = "https://api.openai.com/v1"
 RETRYABLE_STATUS = {408, 409, 429}
 ENDPOINT_STATUS = {401, 403, 404}
@@ -353,6 +356,51 @@ class OpenAIProvider:
         data = await self.chat(self.body(request))
         names = {str(t.get("name")) for t in request.tools}
         return read_message(data, names, time.perf_counter() - start)
+
+    # -- Batch API (bfcl_action.model.batch) -------------------------------------------
+    def batch_line(self, custom_id: str, request: ChatRequest) -> dict[str, Any]:
+        """One line of a batch input file: the body a real-time request would send."""
+        return {
+            "custom_id": custom_id,
+            "method": "POST",
+            "url": BATCH_ENDPOINT,
+            "body": self.body(request),
+        }
+
+    def read_batch_body(self, body: dict[str, Any], tool_names: set[str]) -> ChatResponse:
+        """A batch answer, read as a real-time one (no latency: the batch decides when)."""
+        response = read_message(body, tool_names, 0.0)
+        return dataclasses.replace(response, latency_s=None)
+
+    async def submit_batch(self, data: bytes) -> dict[str, Any]:
+        """Upload the input file (`purpose=batch`) and create a 24-hour batch over it."""
+        try:
+            uploaded = await self.client.files.create(
+                file=("requests.jsonl", data, "application/jsonl"), purpose="batch"
+            )
+            batch = await self.client.batches.create(
+                input_file_id=uploaded.id,
+                endpoint=BATCH_ENDPOINT,
+                completion_window="24h",
+                metadata={"created_by": "bfcl-action"},
+            )
+        except (openai.OpenAIError, httpx2.TransportError, ConnectionError, TimeoutError) as exc:
+            raise translate_error(exc, endpoint=self.endpoint, model=self.model) from exc
+        return batch.model_dump(mode="json")
+
+    async def retrieve_batch(self, batch_id: str) -> dict[str, Any]:
+        try:
+            batch = await self.client.batches.retrieve(batch_id)
+        except (openai.OpenAIError, httpx2.TransportError, ConnectionError, TimeoutError) as exc:
+            raise translate_error(exc, endpoint=self.endpoint, model=self.model) from exc
+        return batch.model_dump(mode="json")
+
+    async def download_file(self, file_id: str) -> bytes:
+        try:
+            content = await self.client.files.content(file_id)
+        except (openai.OpenAIError, httpx2.TransportError, ConnectionError, TimeoutError) as exc:
+            raise translate_error(exc, endpoint=self.endpoint, model=self.model) from exc
+        return content.content
 
     async def aclose(self) -> None:
         await self.client.close()

@@ -1,0 +1,207 @@
+"""A run as plain function calls over resolved settings: the core `run` and the Action share.
+
+`gather_cases` builds the cases (datasets, then the `.bfcl.yml`'s own suites), `select`
+narrows them, `evaluate` asks the model and returns the report in memory, and
+`write_outputs` writes it where the caller wants. Front-ends resolve `RunSettings` once
+(`bfcl_action.settings`), hand in the parsed `.bfcl.yml` and the API key, and never go
+through each other (no argv, no environment variables, no report read back from disk).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from bfcl_action.checker import needs_underscore_to_dot
+from bfcl_action.config import BfclConfig
+from bfcl_action.errors import ConfigError
+from bfcl_action.model.batch import BatchSettings
+from bfcl_action.model.naming import NameMap, with_api_names
+from bfcl_action.models import CaseResult, Mode, RunReport, TestCase
+from bfcl_action.multiturn.check import ExecutionOptions
+from bfcl_action.multiturn.sandbox import SandboxLimits
+from bfcl_action.run_reports import save_report
+from bfcl_action.runner.backends import Backend
+from bfcl_action.runner.pipeline import RunOptions, run_evaluation
+from bfcl_action.runner.progress import Progress
+from bfcl_action.select import select_cases
+from bfcl_action.settings import RunSettings, backend_options
+
+
+def gather_cases(
+    settings: RunSettings, config: BfclConfig | None
+) -> tuple[list[TestCase], list[str]]:
+    """Cases of the datasets, then of the config's suites; plus the dataset labels.
+
+    `categories` names own categories and dataset categories alike: each goes to the side
+    it belongs to (`split_selection`)."""
+    if not settings.datasets and settings.config is None:
+        raise ConfigError("nothing to evaluate: give --dataset and/or --config", field="dataset")
+    categories = list(settings.categories) if settings.categories else None
+    own_names, data_names = split_selection(categories) if categories else ([], [])
+    if categories and settings.datasets and not data_names:
+        raise ConfigError(
+            "--categories names only own categories, so --dataset would load nothing: "
+            "drop --dataset or add one of its categories",
+            field="categories",
+        )
+    cases: list[TestCase] = []
+    datasets: list[str] = []
+    if settings.datasets:
+        from bfcl_action.dataset import load_dataset
+
+        for spec in settings.datasets:
+            loaded = load_dataset(spec, data_names or None)
+            cases.extend(loaded)
+            datasets.append(loaded[0].dataset if loaded and loaded[0].dataset else spec)
+    if settings.config is not None:
+        if config is None:
+            raise ConfigError("the config was not loaded", file=str(settings.config))
+        from bfcl_action.suites import build_cases
+
+        own = build_cases(config, base_dir=settings.config.resolve().parent)
+        if categories and (own_names or not settings.datasets):
+            own = select_cases(own, categories=own_names if settings.datasets else categories)
+        elif categories:
+            own = []
+        cases.extend(own)
+        datasets.append(f"own:{settings.config}")
+    return cases, datasets
+
+
+def split_selection(names: list[str]) -> tuple[list[str], list[str]]:
+    """A `--categories` list as (own names, dataset names); unknown names are an error with a
+    did-you-mean, `all` goes to both."""
+    from bfcl_action.categories import CATEGORIES, DISTRACTOR_SUITE, Group, expand_categories
+
+    def own(member: str) -> bool:
+        if DISTRACTOR_SUITE.fullmatch(member):
+            return True
+        return CATEGORIES[member].group is Group.OWN
+
+    mine: list[str] = []
+    data: list[str] = []
+    for name in names:
+        members = expand_categories([name])
+        if name == "all":
+            mine.append(name)
+            data.append(name)
+        elif members and all(own(m) for m in members):
+            mine.append(name)
+        else:
+            data.append(name)
+    return mine, data
+
+
+def select(settings: RunSettings, cases: list[TestCase]) -> list[TestCase]:
+    """The `ids` / `sample` / `shard` selection; an empty one is an error."""
+    chosen = select_cases(
+        cases,
+        id_pattern=settings.ids,
+        sample=settings.sample,
+        seed=settings.seed,
+        shard=settings.shard or None,
+    )
+    if not chosen:
+        raise ConfigError("the selection is empty: no case to evaluate")
+    return chosen
+
+
+def execution_options(settings: RunSettings) -> ExecutionOptions:
+    """Sandbox settings for multi-turn environments."""
+    return ExecutionOptions(
+        limits=SandboxLimits(
+            call_timeout_s=settings.tool_timeout_s, memory_mb=settings.tool_memory_mb
+        ),
+        python=settings.env_python,
+        paths=tuple(str(Path(p).resolve()) for p in settings.env_paths),
+    )
+
+
+def run_options(settings: RunSettings, datasets: Sequence[str], api_key: str | None) -> RunOptions:
+    notes = (
+        (f"answers replayed from {settings.model.removeprefix('replay:')}",)
+        if settings.replaying
+        else ()
+    )
+    return RunOptions(
+        backend=backend_options(settings, api_key),
+        datasets=list(datasets),
+        repeat=settings.repeat,
+        max_retries=settings.max_retries,
+        cache_dir=settings.cache_dir,
+        shard=settings.shard,
+        model_name=settings.model_name,
+        extra_notes=notes,
+        multi_turn=execution_options(settings),
+        batch=(
+            BatchSettings(wait_s=settings.batch_wait_s, on_failure=settings.batch_fallback)
+            if settings.batch
+            else None
+        ),
+    )
+
+
+def evaluate(
+    settings: RunSettings,
+    config: BfclConfig | None,
+    *,
+    api_key: str | None,
+    progress: Progress | None = None,
+    backend: Backend | None = None,
+) -> tuple[RunReport, list[TestCase]]:
+    """Build and select the cases, ask the model (or the cache at `settings.cache_dir`),
+    check and score: the report, in memory, with the cases it covers."""
+    cases, datasets = gather_cases(settings, config)
+    cases = select(settings, cases)
+    report, _stats = run_evaluation(
+        cases, run_options(settings, datasets, api_key), backend=backend, progress=progress
+    )
+    return report, cases
+
+
+def write_outputs(
+    report: RunReport, output: Path, results_dir: Path | None, cases: Sequence[TestCase] = ()
+) -> None:
+    save_report(report, output)
+    if results_dir is not None:
+        from bfcl_action.results_io import write_result_files
+
+        answered = [r for r in report.results if r.infra_error is None]
+        write_result_files(bfcl_named(report, answered, cases), results_dir)
+
+
+def bfcl_named(
+    report: RunReport, results: list[CaseResult], cases: Sequence[TestCase]
+) -> list[CaseResult]:
+    """Results as BFCL would record them for this model: FC models whose API rejects dots
+    (`needs_underscore_to_dot`) get the API-safe names, so `score` and the official scorer,
+    which expect those for such models, agree with this run."""
+    if report.mode is not Mode.FC or not needs_underscore_to_dot(report.model, Mode.FC):
+        return results
+    by_id = {c.id: c for c in cases}
+    renamed: list[CaseResult] = []
+    for result in results:
+        case = by_id.get(result.id)
+        if case is not None:
+            names = NameMap.for_names(f.name for f in case.functions)
+            result = result.model_copy(
+                update={"model_output": with_api_names(result.model_output, names)}
+            )
+        renamed.append(result)
+    return renamed
+
+
+def print_summary(report: RunReport) -> None:
+    """Per-suite scores, infrastructure errors and notes, on standard output."""
+    infra = [r for r in report.results if r.infra_error is not None]
+    for label, score in report.categories.items():
+        print(f"{label:32} {score.correct:5}/{score.total:<5} {score.accuracy:7.2%}")
+    if infra:
+        print(f"infrastructure errors: {len(infra)} (excluded from accuracy)")
+        for r in infra[:20]:
+            print(f"  {r.id}: {r.infra_error}")
+    for note in report.notes:
+        print(note)
+    sys.stdout.flush()

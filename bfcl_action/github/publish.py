@@ -1,0 +1,211 @@
+"""Publishing one run, shared by every activity: outcome, resilient GitHub calls, check runs,
+job summary and step outputs.
+
+`attempt` wraps each GitHub call: a failure becomes a warning and a line in the job summary,
+never a crash, so `finish` can always write the report to the job summary and the outputs
+before the exit code. Pull-request (`activities`) and scheduled (`scheduled`) runs both
+publish through here; neither imports the other.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+from github import Github, GithubException
+from github.Repository import Repository
+
+from bfcl_action.compare import Comparison, Verdict, compare_runs
+from bfcl_action.digest import make_digest
+from bfcl_action.github import outputs
+from bfcl_action.github.checks import (
+    Annotation,
+    Conclusion,
+    check_summary_room,
+    publish_check_run,
+    summary_with_digest,
+)
+from bfcl_action.github.client import describe_error
+from bfcl_action.github.context import DEFAULT_CHECK_NAME, ActionContext
+from bfcl_action.github.evaluate import Engine
+from bfcl_action.models import RunReport
+from bfcl_action.report.markdown import DEFAULT_TITLE, render_comment, render_summary
+
+T = TypeVar("T")
+
+
+@dataclass
+class Outcome:
+    """What one run produced and what could not be posted; feeds outputs and the summary."""
+
+    verdict: str = "skipped"
+    report_path: Path | None = None
+    comparison: Comparison | None = None
+    comment_id: int | None = None
+    comment_url: str = ""
+    comment_file: Path | None = None
+    check_run_id: int | None = None
+    problems: list[str] = field(default_factory=list)
+    exit_code: int = 0
+
+
+def attempt(outcome: Outcome, what: str, action: Callable[[], T]) -> T | None:
+    """Run one GitHub call; on failure record a warning naming `what` and return None."""
+    try:
+        return action()
+    except GithubException as exc:
+        message = f"could not {what}: {describe_error(exc)}"
+    except Exception as exc:  # urllib3 retry exhaustion, connection errors, ...
+        message = f"could not {what}: {describe_error(exc)}"
+    outcome.problems.append(message)
+    outputs.warning(message, title="bfcl-action")
+    return None
+
+
+def title_for(ctx: ActionContext) -> str:
+    name = ctx.inputs.check_name
+    return DEFAULT_TITLE if name == DEFAULT_CHECK_NAME else f"{DEFAULT_TITLE} ({name})"
+
+
+def output_dir(ctx: ActionContext) -> Path:
+    path = (Path(ctx.inputs.working_directory or ".") / ctx.inputs.output_dir).resolve()
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+# ------------------------------------------------------------------------------ check run
+def conclusion_of(comparison: Comparison) -> Conclusion:
+    if comparison.fails:
+        return "failure"
+    if comparison.verdict is Verdict.REGRESSION:
+        return "neutral"
+    return "success"
+
+
+def check_title(comparison: Comparison) -> str:
+    return f"{comparison.overall.score_line()} · {comparison.verdict.value.replace('_', ' ')}"
+
+
+def publish_check(
+    ctx: ActionContext,
+    outcome: Outcome,
+    repo: Repository,
+    sha: str,
+    report: RunReport,
+    comparison: Comparison,
+    annotations: list[Annotation],
+) -> None:
+    summary = check_summary(ctx, report, comparison)
+    run = attempt(
+        outcome,
+        f"publish the `{ctx.inputs.check_name}` check run on {sha[:12]}",
+        lambda: publish_check_run(
+            repo,
+            sha,
+            ctx.inputs.check_name,
+            conclusion=conclusion_of(comparison),
+            title=check_title(comparison),
+            summary=summary,
+            annotations=annotations,
+            details_url=ctx.run_url or None,
+        ),
+    )
+    if run is not None:
+        outcome.check_run_id = run.id
+
+
+def check_summary(ctx: ActionContext, report: RunReport, comparison: Comparison) -> str:
+    digest = make_digest(report)
+    body = render_comment(
+        comparison,
+        title=title_for(ctx),
+        full_report_url=ctx.run_url or None,
+        max_bytes=check_summary_room(digest),
+    )
+    return summary_with_digest(body, digest)
+
+
+# ------------------------------------------------------------------------------ baseline
+def save_baseline(
+    ctx: ActionContext, gh: Github, engine: Engine, report: RunReport, report_path: Path
+) -> int:
+    outcome = Outcome(report_path=report_path)
+    comparison = compare_runs(None, report, engine.thresholds(ctx))
+    comparison.notes.append(
+        f"baseline run on `{ctx.sha[:12]}`: its digest is stored in the `{ctx.inputs.check_name}` "
+        "check run, where pull requests find it"
+    )
+    outcome.comparison = comparison
+    outcome.verdict = comparison.verdict.value
+    repo = attempt(outcome, "read the repository", lambda: gh.get_repo(ctx.repository))
+    if repo is not None and ctx.sha:
+        publish_check(ctx, outcome, repo, ctx.sha, report, comparison, [])
+    return finish(ctx, outcome)
+
+
+# ------------------------------------------------------------------------------ finish
+def problems_markdown(problems: list[str]) -> str:
+    lines = "\n".join(f"- {outputs.neutralize_log(p)}" for p in problems)
+    return (
+        "\n### ⚠️ Not everything could be posted to GitHub\n\n"
+        f"{lines}\n\nThe report above and the step outputs are complete.\n"
+    )
+
+
+def finish(ctx: ActionContext, outcome: Outcome) -> int:
+    """Job summary, then outputs, then the exit code: always in this order."""
+    comparison = outcome.comparison
+    summary = ""
+    if comparison is not None:
+        summary = render_summary(
+            comparison,
+            title=title_for(ctx),
+            full_report_url=ctx.run_url or None,
+            max_bytes=outputs.SUMMARY_LIMIT - 64_000,
+        )
+    if outcome.problems:
+        summary += problems_markdown(outcome.problems)
+    if outcome.comment_file is not None:
+        summary += (
+            f"\nThe comment could not be posted with this token; it was written to "
+            f"`{outcome.comment_file}` for a `workflow_run` job to post.\n"
+        )
+    outputs.append_summary(ctx.step_summary_path, summary)
+    outputs.write_outputs(ctx.output_path, output_values(outcome))
+    outcome.exit_code = comparison.exit_code if comparison is not None else 0
+    print(
+        f"bfcl-action: verdict {outcome.verdict}"
+        + (f", score {output_values(outcome)['score']}%" if comparison else ""),
+        file=sys.stderr,
+    )
+    return outcome.exit_code
+
+
+def pct(value: float | None) -> str:
+    return "" if value is None else f"{value * 100:.2f}"
+
+
+def output_values(outcome: Outcome) -> dict[str, str]:
+    comparison = outcome.comparison
+    categories: dict[str, float | None] = {}
+    score = ""
+    if comparison is not None:
+        head = comparison.overall.head
+        score = pct(head.accuracy if head else None)
+        for row in comparison.suites:
+            if row.head is not None:
+                acc = row.head.accuracy
+                categories[row.suite] = None if acc is None else round(acc * 100, 2)
+    return {
+        "score": score,
+        "verdict": outcome.verdict,
+        "categories": json.dumps(categories, sort_keys=True),
+        "report-path": str(outcome.report_path or ""),
+        "comment-id": str(outcome.comment_id or ""),
+        "comment-file": str(outcome.comment_file or ""),
+        "check-run-id": str(outcome.check_run_id or ""),
+    }
