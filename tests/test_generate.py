@@ -347,3 +347,18 @@ def test_a_verify_model_other_than_the_proposer_checks_and_is_recorded(
     assert proposers == {"scripted-model"} and verifiers == {"checker-model"}
     data = YAML(typ="safe").load((repo / "cases" / "generated.yml").read_text())
     assert {c["provenance"]["verify_model"] for c in data["cases"]} == {"checker-model"}
+
+
+def test_progress_lines_name_the_generate_command(
+    repo: Path, server: OpenAIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        [
+            "generate", "--config", str(repo / ".bfcl.yml"), "--base-url", server.base_url,
+            "--cache", str(repo / ".cache"), "--per-tool", "2", "--tools", "get_weather",
+        ]
+    )  # fmt: skip
+    assert code == 0
+    err = capsys.readouterr().err
+    assert "bfcl-action generate: finished 1/1 answers" in err
+    assert "bfcl-action run:" not in err

@@ -258,7 +258,7 @@ def _link(command: GenerateCommand, settings: RunSettings, api_key: str | None) 
         cache=ResponseCache(settings.cache_dir) if settings.cache_dir is not None else None,
         max_requests=command.max_requests,
         structured=command.structured,
-        progress=make_progress(sys.stderr, enabled=not command.quiet),
+        progress=make_progress(sys.stderr, enabled=not command.quiet, label="generate"),
         seed=command.seed,
     )
 
