@@ -50,6 +50,8 @@ class Inputs(BaseModel):
     concurrency: str = ""
     env_python: str = ""
     tool_timeout: str = ""
+    batch: bool = False
+    batch_wait: str = ""
     thresholds: str = ""
     fail_on_regression: bool = True
     comment: CommentMode = CommentMode.STICKY

@@ -173,6 +173,8 @@ def run_overrides(ctx: ActionContext, config: Path | None) -> RunOverrides:
         concurrency=_number(ctx, "concurrency", int),
         env_python=ctx.inputs.env_python or None,
         tool_timeout_s=_number(ctx, "tool_timeout", float),
+        batch=ctx.inputs.batch or None,
+        batch_wait_s=_number(ctx, "batch_wait", float),
     )
 
 
