@@ -49,7 +49,10 @@ def request_key(identity: dict[str, Any], request: ChatRequest) -> str:
     tools = request.tools_key or (
         sha256_hex(canonical_json(request.tools)) if request.tools else ""
     )
-    head = canonical_json({"v": KEY_VERSION, **identity, "tools": tools, "sample": request.sample})
+    fields = {"v": KEY_VERSION, **identity, "tools": tools, "sample": request.sample}
+    if request.response_format is not None:
+        fields["response_format"] = request.response_format
+    head = canonical_json(fields)
     return sha256_hex(head + "\n" + json.dumps(request.messages, sort_keys=True))
 
 

@@ -76,6 +76,9 @@ class ChatRequest:
     tools_key: str = ""
     sample: int = 0
     case_id: str = ""
+    response_format: dict[str, Any] | None = None
+    """A structured-output format (Chat Completions' `response_format`), when one is asked
+    for (`bfcl-action generate` asks for a JSON schema); part of the cache key when set."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,8 @@ class ChatResponse:
     shapes: tuple[str, ...] = ()
     batch: bool = False
     """Answered through the Batch API (billed at the batch discount)."""
+    refusal: str | None = None
+    """A structured-output refusal (`message.refusal`), when the model declined."""
     cached: bool = field(default=False, compare=False)
     """Served from the response cache in this run (not stored)."""
 
@@ -126,6 +131,7 @@ class ChatResponse:
             "system_fingerprint": self.system_fingerprint,
             "shapes": list(self.shapes),
             "batch": self.batch,
+            **({"refusal": self.refusal} if self.refusal else {}),
         }
 
     @classmethod
@@ -145,6 +151,7 @@ class ChatResponse:
             system_fingerprint=data.get("system_fingerprint"),
             shapes=tuple(data.get("shapes") or ()),
             batch=bool(data.get("batch")),
+            refusal=data.get("refusal") or None,
         )
 
 

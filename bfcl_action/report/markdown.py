@@ -28,6 +28,7 @@ from bfcl_action.compare import (
     p_text,
 )
 from bfcl_action.impact import WordChange
+from bfcl_action.report.coverage import generate_command
 
 COMMENT_LIMIT = limits.COMMENT_BODY.size
 """GitHub's cap on an issue or PR comment body, in characters."""
@@ -238,6 +239,7 @@ def _render(
     charts: Sequence[tuple[str, str]],
     full_report_url: str | None,
     cut_note: str | None,
+    uncovered_tools: Sequence[str] = (),
 ) -> str:
     groups, shown = _flip_groups(comparison, flip_limit)
     flips = comparison.flipped
@@ -261,6 +263,8 @@ def _render(
         full_report_url=full_report_url,
         cut_note=cut_note,
         headline_limit=HEADLINE_LIMIT,
+        uncovered_tools=list(uncovered_tools),
+        generate_command=generate_command(list(uncovered_tools)),
     )
 
 
@@ -331,8 +335,12 @@ def render_comment(
     charts: Sequence[tuple[str, str]] = (),
     max_chars: int = COMMENT_LIMIT,
     max_bytes: int | None = None,
+    uncovered_tools: Sequence[str] = (),
 ) -> str:
     """The PR comment: headline, per-suite table, collapsed details; at most `max_chars`.
+
+    `uncovered_tools` (`report.coverage.tools_without_cases`) are named with the command
+    that would draft cases for them.
 
     With `max_bytes` the budget is UTF-8 bytes instead (a check-run summary, which GitHub
     measures in bytes). `charts` are `(alt text, image URL)` pairs (GitHub shows SVG images
@@ -350,6 +358,7 @@ def render_comment(
         list_limit=20,
         charts=charts,
         full_report_url=full_report_url,
+        uncovered_tools=uncovered_tools,
     )
 
 

@@ -280,6 +280,7 @@ def read_message(data: dict[str, Any], tool_names: set[str], latency: float) -> 
     assert isinstance(usage, dict)
     model = data.get("model")
     fingerprint = data.get("system_fingerprint")
+    refusal = message.get("refusal")
     return ChatResponse(
         content=content,
         tool_calls=tuple(calls),
@@ -291,6 +292,7 @@ def read_message(data: dict[str, Any], tool_names: set[str], latency: float) -> 
         model=model if isinstance(model, str) else None,
         system_fingerprint=fingerprint if isinstance(fingerprint, str) else None,
         shapes=tuple(dict.fromkeys(seen)),
+        refusal=refusal if isinstance(refusal, str) and refusal else None,
     )
 
 
@@ -338,6 +340,8 @@ class OpenAIProvider:
         }
         if request.tools:
             body["tools"] = wire_tools(request.tools)
+        if request.response_format is not None:
+            body["response_format"] = request.response_format
         return body
 
     async def chat(self, body: dict[str, Any]) -> dict[str, Any]:
