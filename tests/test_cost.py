@@ -152,3 +152,16 @@ def test_a_run_reports_tokens_and_dollars_from_the_responses(
     again = RunReport.model_validate_json(out.read_text())
     assert again.cost is not None and again.cost.cost_usd == 0.0
     assert again.cost.full_cost_usd == pytest.approx(report.cost.full_cost_usd)
+
+
+def test_the_pr_comment_states_the_head_runs_cost() -> None:
+    from bfcl_action.compare import compare_runs
+    from bfcl_action.report import render_comment
+
+    head = priced_report()
+    comparison = compare_runs(None, head)
+    text = render_comment(comparison)
+    assert "Cost: **$" in text and "this run" in text and "prompt-cached" in text
+    unpriced = head.model_copy(update={"cost": run_cost(head.results)})
+    unpriced.cost.cost_usd = None  # type: ignore[union-attr]
+    assert "add it under `pricing:`" in render_comment(compare_runs(None, unpriced))

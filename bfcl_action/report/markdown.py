@@ -28,6 +28,7 @@ from bfcl_action.compare import (
     p_text,
 )
 from bfcl_action.impact import WordChange
+from bfcl_action.models import RunCost
 from bfcl_action.report.coverage import generate_command
 
 COMMENT_LIMIT = limits.COMMENT_BODY.size
@@ -171,6 +172,24 @@ def _code_cell(value: Any, limit: int | None = None) -> Safe:
     return Safe(escape.md_code(value, limit, in_table=True))
 
 
+def _cost_text(cost: RunCost) -> Safe:
+    """The head run's tokens and dollars, one line (numbers only: nothing untrusted)."""
+    tokens = (
+        f"{cost.input_tokens:,} prompt tokens ({cost.cached_tokens:,} prompt-cached), "
+        f"{cost.output_tokens:,} completion tokens"
+    )
+    if cost.cost_usd is None or cost.full_cost_usd is None:
+        return Safe(
+            f"Tokens: {tokens} · no price for this model: add it under `pricing:` in "
+            "`.bfcl.yml` to see dollars"
+        )
+    extra = f", {cost.batch:,} answers by batch" if cost.batch else ""
+    return Safe(
+        f"Cost: **${cost.cost_usd:,.4f}** this run (${cost.full_cost_usd:,.4f} with nothing "
+        f"reused{extra}) · {tokens}"
+    )
+
+
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
@@ -201,6 +220,7 @@ def _environment() -> jinja2.Environment:
         "code": _code,
         "code_cell": _code_cell,
         "json": _json,
+        "cost_text": _cost_text,
     }
     env.filters.update(filters)
     return env
