@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -321,6 +322,8 @@ def test_the_example_generated_cases_are_what_generate_writes(
     example = Path(__file__).parents[1] / "examples" / "weather-app"
     copy = tmp_path / "weather-app"
     shutil.copytree(example, copy)
+    # a repository of its own: config paths may not leave the repository (docs/security.md)
+    subprocess.run(["git", "init", "-q", str(copy)], check=True)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-local-scripted")
     with OpenAIServer() as srv:
         srv.responder = responder(load_script(example / "generate" / "script.json"))
