@@ -213,3 +213,56 @@ def test_the_local_batch_api_rejects_what_openai_rejects(server: OpenAIServer) -
     assert batch.errors is not None
     codes = {e.code for e in batch.errors.data or []}
     assert {"duplicate_custom_id", "mismatched_endpoint"} <= codes
+
+
+def test_bfcl_action_run_batch_end_to_end(
+    server: OpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bfcl_action.cli import main
+    from tests.test_runner_cli import LIVE, weather_responder
+
+    monkeypatch.setenv("BFCL_ACTION_LIVE_DIR", str(LIVE))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-never-printed")
+    server.responder = weather_responder
+
+    def run(out: str, *extra: str) -> RunReport:
+        code = main(
+            [
+                "run", "--dataset", "live@2026-W48", "--model", "test-model",
+                "--base-url", server.base_url, "--cache", str(tmp_path / out / "cache"),
+                "--output", str(tmp_path / out / "run.json"), "--quiet", *extra,
+            ]
+        )  # fmt: skip
+        assert code == 0
+        return RunReport.model_validate_json((tmp_path / out / "run.json").read_text())
+
+    realtime = run("rt")
+    asked_in_real_time = server.count  # identical requests of a run are asked once
+    server.reset_log()
+    batched = run("batch", "--batch", "--batch-wait", "60")
+    assert server.count == 0
+    assert server.batches.answered_lines == asked_in_real_time > 0
+    assert verdicts(batched) == verdicts(realtime)
+    assert batched.fingerprint == realtime.fingerprint  # a batch run is comparable
+
+
+def test_batch_with_no_cache_is_a_clear_error(
+    server: OpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bfcl_action.cli import main
+
+    code = main(
+        ["run", "--dataset", "live@2026-W48", "--model", "m", "--base-url", server.base_url,
+         "--no-cache", "--batch", "--output", str(tmp_path / "r.json")]
+    )  # fmt: skip
+    assert code != 0
+    assert "batch" in capsys.readouterr().err
+
+
+def test_batch_answers_are_this_runs_answers_not_reuse(
+    server: OpenAIServer, tmp_path: Path
+) -> None:
+    batched = run(server, tmp_path, BatchSettings(**FAST))
+    assert all(r.batch and not r.reused for r in batched.results)
+    again = run(server, tmp_path, BatchSettings(**FAST))  # now they are an earlier run's
+    assert all(r.reused for r in again.results)
