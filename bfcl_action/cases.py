@@ -45,8 +45,11 @@ CASE_KEYS = {
     "category",
     "description",
     "execute",
+    "provenance",
 }
-"""`execute` (an executable check) is validated by `bfcl_action.multiturn.executable`."""
+"""`execute` (an executable check) is validated by `bfcl_action.multiturn.executable`;
+`provenance` (who drafted a case and which checks it passed, written by `bfcl-action
+generate`) is kept for the reader of the file and ignored by the evaluation."""
 GIVEN_CATEGORIES = {
     "simple": "own_simple",
     "multiple": "own_multiple",

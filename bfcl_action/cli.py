@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "validate": "check .bfcl.yml, tool files and own cases without calling a model",
     "history": "show the trend of a scheduled-run history file (table or SVG)",
     "categories": "list every valid category and group name",
+    "generate": "draft own test cases for your tools with a model, verified by our checker",
 }
 """Every subcommand with its one-line help (the same text its module registers).
 

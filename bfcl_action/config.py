@@ -22,6 +22,7 @@ from rapidfuzz import process
 
 from bfcl_action.budget import read_text
 from bfcl_action.categories import CATEGORIES, Group, did_you_mean
+from bfcl_action.cost import Price
 from bfcl_action.errors import ConfigError, InputError
 from bfcl_action.models import Mode, SourceLocation
 from bfcl_action.thresholds import STRICT_KEYS, CategoryKey, Thresholds
@@ -203,6 +204,8 @@ class BfclConfig(_Strict):
     thresholds: Thresholds = Field(default_factory=Thresholds)
     weights: dict[CategoryKey, Annotated[float, Field(ge=0)]] = Field(default_factory=dict)
     """Per-category (or suite) weight in the overall own score; default 1."""
+    pricing: dict[str, Price] = Field(default_factory=dict)
+    """Model name (or glob) -> US dollars per million tokens (docs/cost.md)."""
 
     _doc: Document | None = PrivateAttr(default=None)
     _norm = field_validator("tools", "tools_exclude", "cases", "multi_turn", mode="before")(

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from bfcl_action.digest import RunDigest, parse_digest
 from bfcl_action.errors import InputError
-from bfcl_action.models import RunReport
+from bfcl_action.models import RequestCounts, RunReport
 from bfcl_action.redact import redact
 from bfcl_action.scoring import build_report, repeat_summary
 from bfcl_action.select import parse_shard
@@ -140,7 +140,26 @@ def merge_reports(named: Sequence[tuple[str, RunReport]]) -> RunReport:
     )
     extra, _ = repeat_summary(results)
     merged.summary.update(extra)
+    merged.requests = sum_requests([r.requests for _, r in named])
     return merged
+
+
+def sum_requests(parts: Sequence[RequestCounts | None]) -> RequestCounts | None:
+    """The request counts of several shards as one run's (None when no shard recorded any)."""
+    known = [p for p in parts if p is not None]
+    if not known:
+        return None
+    total = RequestCounts(cache=known[0].cache)
+    for part in known:
+        total.asked += part.asked
+        total.reused += part.reused
+        total.shared += part.shared
+        total.retries += part.retries
+        for label, n in part.served_fresh.items():
+            total.served_fresh[label] = total.served_fresh.get(label, 0) + n
+        for label, n in part.served_cached.items():
+            total.served_cached[label] = total.served_cached.get(label, 0) + n
+    return total
 
 
 __all__ = [

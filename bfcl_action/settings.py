@@ -97,6 +97,10 @@ class RunSettings(BaseModel):
     """Samples per case (`model.samples` in `.bfcl.yml`)."""
     cache_dir: Path | None = Field(default_factory=default_cache_dir)
     """Response cache directory; None neither reads nor writes a cache."""
+    cache_max_age_days: float = 7.0
+    """Cached answers older than this are neither reused nor kept (0 reuses none)."""
+    fresh: bool = False
+    """Ask every request afresh, still writing the cache (scheduled runs measure drift)."""
     max_infra_error_rate: float = 0.05
     # --- multi-turn environments
     env_python: str | None = None
@@ -150,6 +154,8 @@ class RunOverrides(BaseModel):
     repeat: int | None = None
     cache_dir: Path | None = None
     no_cache: bool = False
+    cache_max_age_days: float | None = None
+    fresh: bool | None = None
     max_infra_error_rate: float | None = None
     env_python: str | None = None
     env_paths: tuple[str, ...] | None = None

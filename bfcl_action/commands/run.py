@@ -102,6 +102,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     run.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     run.add_argument(
+        "--cache-max-age",
+        type=float,
+        metavar="DAYS",
+        help="reuse cached answers at most this old, drop older ones "
+        f"(default {DEFAULTS.cache_max_age_days:g}; 0: none)",
+    )
+    run.add_argument(
+        "--fresh",
+        action="store_true",
+        help="ask every request afresh (the cache is still written): what scheduled runs do",
+    )
+    run.add_argument(
         "--max-infra-error-rate",
         type=float,
         metavar="RATE",
@@ -174,6 +186,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="PATH",
         help="also write run metrics as OpenMetrics text (Pushgateway-ready; docs/scheduled.md)",
     )
+    out.add_argument(
+        "--metrics-emf",
+        type=Path,
+        metavar="PATH",
+        help="also write run metrics as CloudWatch Embedded Metric Format lines (docs/cost.md)",
+    )
     out.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=main)
 
@@ -217,6 +235,8 @@ def overrides_from_args(args: argparse.Namespace) -> RunOverrides:
         repeat=args.repeat,
         cache_dir=args.cache,
         no_cache=args.no_cache,
+        cache_max_age_days=args.cache_max_age,
+        fresh=args.fresh or None,
         max_infra_error_rate=args.max_infra_error_rate,
         env_python=args.env_python,
         env_paths=tuple(args.env_path) or None,
@@ -242,11 +262,14 @@ def main(args: argparse.Namespace) -> int:
     progress = make_progress(sys.stderr, enabled=not args.quiet)
     report, cases = evaluate(settings, config, api_key=api_key, progress=progress)
     write_outputs(report, args.output, args.results_dir, cases)
-    if args.metrics_json or args.metrics_openmetrics:
+    if args.metrics_json or args.metrics_openmetrics or args.metrics_emf:
         from bfcl_action.metrics import write_metrics
 
         write_metrics(
-            report, json_path=args.metrics_json, openmetrics_path=args.metrics_openmetrics
+            report,
+            json_path=args.metrics_json,
+            openmetrics_path=args.metrics_openmetrics,
+            emf_path=args.metrics_emf,
         )
     print_summary(report)
     print(f"wrote the run report to {args.output}" + _results_note(args.results_dir))

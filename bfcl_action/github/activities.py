@@ -65,6 +65,7 @@ from bfcl_action.github.publish import (
 from bfcl_action.github.scheduled import SCHEDULED_EVENTS
 from bfcl_action.github.statuses import CategoryStatus, post_statuses
 from bfcl_action.models import RunReport
+from bfcl_action.report.coverage import tools_without_cases
 from bfcl_action.report.markdown import render_comment
 from bfcl_action.run_reports import load_baseline, load_report, save_report
 
@@ -254,12 +255,14 @@ def process_pull_request(
     comparison.notes.insert(0, f"baseline: {where}")
     outcome.comparison = comparison
     outcome.verdict = comparison.verdict.value
-    notes = annotations_for(comparison, engine.tools(ctx), report)
+    tools = engine.tools(ctx)
+    notes = annotations_for(comparison, tools, report)
     body = render_comment(
         comparison,
         title=title_for(ctx),
         full_report_url=ctx.run_url or None,
         max_chars=COMMENT_LIMIT - len(comment_marker(ctx.inputs.check_name)) - 1,
+        uncovered_tools=tools_without_cases(tools.locations, report),
     )
     if repo is not None:
         post_comment(ctx, outcome, gh, repo, pr.number, body, comparison)

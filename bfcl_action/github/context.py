@@ -25,6 +25,10 @@ start names its job `bfcl`. Two runs of one name on a commit make the PR's check
 ambiguous and let `filter=latest` answer with the job's run (no digest) instead of ours."""
 
 
+SCHEDULED_EVENTS = ("schedule", "workflow_dispatch")
+"""Events that track a model over time (no PR): fresh answers, history, alert issue."""
+
+
 class CommentMode(StrEnum):
     """`comment` input: one comment updated in place, only when something regressed, or none."""
 
@@ -72,6 +76,10 @@ class Inputs(BaseModel):
     history_branch: str = "bfcl-data"
     metrics_json: str = ""
     metrics_openmetrics: str = ""
+    metrics_emf: str = ""
+    # The response cache across workflow runs (docs/action.md, "Paying only for what changed").
+    response_cache: bool = True
+    response_cache_max_age: str = ""
 
 
 INPUT_NAMES: tuple[str, ...] = tuple(name.replace("_", "-") for name in Inputs.model_fields)
@@ -166,6 +174,9 @@ class ActionContext(BaseModel):
     """Seconds between API writes; None keeps PyGithub's default (tests set 0)."""
     retry_wait_cap: float = 120.0
     """Longest `retry-after` the client will sleep on a rate limit before giving up."""
+    response_cache_dir: Path | None = None
+    """Where action.yml restores and saves the response cache (`BFCL_RESPONSE_CACHE_DIR`);
+    None: the user cache directory of this machine."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> ActionContext:
@@ -197,6 +208,9 @@ class ActionContext(BaseModel):
             workspace=Path(env.get("GITHUB_WORKSPACE") or "."),
             github_throttle=float(throttle) if throttle else None,
             retry_wait_cap=float(env.get("BFCL_GITHUB_RETRY_WAIT_CAP") or 120),
+            response_cache_dir=(
+                Path(env["BFCL_RESPONSE_CACHE_DIR"]) if env.get("BFCL_RESPONSE_CACHE_DIR") else None
+            ),
         )
 
     # ------------------------------------------------------------------ derived facts
@@ -230,6 +244,11 @@ class ActionContext(BaseModel):
     @property
     def default_branch(self) -> str:
         return str((self.event.get("repository") or {}).get("default_branch") or "main")
+
+    @property
+    def scheduled(self) -> bool:
+        """A run that tracks the model over time (scheduled or dispatched, no PR)."""
+        return self.event_name in SCHEDULED_EVENTS and self.pull_request is None
 
     @property
     def has_api_key(self) -> bool:
