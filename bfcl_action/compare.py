@@ -20,11 +20,19 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, computed_field
 
-from bfcl_action.categories import is_multi_turn
+from bfcl_action.categories import CATEGORIES, is_multi_turn
+from bfcl_action.diagnostics import CallBalance, ToolDiagnostic, call_balance, diagnose_tools
 from bfcl_action.digest import FAIL, INFRA, PASS, RunDigest, outcome_of
 from bfcl_action.fingerprint import case_set_hash
 from bfcl_action.impact import ToolChange
-from bfcl_action.models import CaseResult, ExpectedCall, RunReport, TestCase
+from bfcl_action.models import (
+    CaseResult,
+    ExpectedCall,
+    RequestCounts,
+    RunCost,
+    RunReport,
+    TestCase,
+)
 from bfcl_action.stats import mcnemar_exact, wilson_interval
 from bfcl_action.thresholds import OVERALL as OVERALL
 from bfcl_action.thresholds import Thresholds as Thresholds
@@ -174,6 +182,14 @@ class Comparison(BaseModel):
     suites: list[SuiteComparison]
     verdict: Verdict
     infra_errors: list[InfraFailure] = Field(default_factory=list)
+    requests: RequestCounts | None = None
+    """What the head run asked the model and reused from the response cache."""
+    cost: RunCost | None = None
+    """The head run's tokens and dollars (`bfcl_action.cost`)."""
+    tools: list[ToolDiagnostic] = Field(default_factory=list)
+    """Per own tool: cases offering and expecting it, pass rates, dominant failure."""
+    calls: CallBalance | None = None
+    """False calls vs missed calls over the own cases (the irrelevance/relevance trade-off)."""
     changed_tools: list[InvolvedTool] = Field(default_factory=list)
     """Every changed tool definition, those involved in newly failing cases first."""
     uninvolved_tool_changes: int = 0
@@ -627,7 +643,18 @@ def compare_runs(
             )
 
     involved, others = _involved_tools(changed_tools, rows, head_suites)
+    base_outcomes: dict[str, str] | None = None
+    if comparable:
+        base_outcomes = {}
+        for suite in base_suites.values():
+            base_outcomes.update(suite.outcomes or {})
+    base_results = base.results if comparable and isinstance(base, RunReport) else None
+    own_results = [r for r in head.results if r.category in CATEGORIES]
     return Comparison(
+        requests=head.requests,
+        cost=head.cost,
+        tools=diagnose_tools(own_results, base_outcomes),
+        calls=call_balance(own_results, base_results, base_outcomes),
         base_model=base.model if base is not None else None,
         head_model=head.model,
         mode=str(head.mode),

@@ -194,13 +194,21 @@ def _date(record: HistoryRecord) -> str:
     return record.created_at[:10] or "?"
 
 
+def _label(record: HistoryRecord) -> str:
+    """A chart tick for one run: its date over its short sha (else its run id), so runs of
+    one day stay apart."""
+    date = _date(record)
+    below = record.sha[:7] or (f"run {record.run_id}" if record.run_id else "")
+    return f"{date}\n{below}" if below else date
+
+
 def history_svg(records: Sequence[HistoryRecord], *, title: str, last: int = 52) -> str:
     """The trend chart of the newest `last` records (`bfcl_action.report`'s history chart)."""
     from bfcl_action.report.charts import render_history_svg
 
     shown = list(records)[-last:]
     return render_history_svg(
-        [r.as_digest() for r in shown], labels=[_date(r) for r in shown], title=title
+        [r.as_digest() for r in shown], labels=[_label(r) for r in shown], title=title
     )
 
 

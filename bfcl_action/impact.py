@@ -370,11 +370,25 @@ def changed_requests(
     response cache: a changed message, a changed tool the case offers (or its order), a
     changed setting, a new case. Everything else is answered from the cache.
     """
+    return request_delta(head, head_options, base, base_options, repeat=repeat)[0]
+
+
+def request_delta(
+    head: Sequence[TestCase],
+    head_options: BackendOptions,
+    base: Sequence[TestCase],
+    base_options: BackendOptions,
+    *,
+    repeat: int = 1,
+) -> tuple[list[TestCase], set[str]]:
+    """`changed_requests`, plus the distinct new request keys: what a cached head run sends
+    (cases asking the same thing, e.g. a case and its k=0 distractor copy, are asked once)."""
     asked: set[str] = set()
     for keys in request_keys(base, base_options, repeat=repeat).values():
         asked |= keys
     wanted = request_keys(head, head_options, repeat=repeat)
-    return [c for c in head if not wanted[c.id] <= asked]
+    new = {k for keys in wanted.values() for k in keys} - asked
+    return [c for c in head if not wanted[c.id] <= asked], new
 
 
 def tools_at_ref(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -134,6 +134,15 @@ class CaseResult(BaseModel):
     latency_s: float | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
+    cached_tokens: int | None = None
+    """Prompt tokens the provider served from its prompt cache (part of `input_tokens`)."""
+    reused: bool = False
+    """The answer came from the response cache (an earlier run paid for it)."""
+    batch: bool = False
+    """The answer came through the Batch API (billed at the batch discount)."""
+    cost_usd: float | None = None
+    """What this answer costs at the rate it was asked at (`bfcl_action.cost`; None: no
+    price for the model). Paid by this run unless `reused`."""
     # Case context for reports (filled by `bfcl_action.compare.attach_case_context`), so a
     # stored report can show what was asked and expected without the dataset at hand.
     question: str | None = None
@@ -158,6 +167,50 @@ class CategoryScore(BaseModel):
     accuracy: float
 
 
+class RunCost(BaseModel):
+    """Tokens and dollars of a run (`bfcl_action.cost`)."""
+
+    answers: int = 0
+    """Cases with an answer (infrastructure errors have none)."""
+    reused: int = 0
+    """Answers from the response cache (paid for by an earlier run)."""
+    batch: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    """Prompt tokens served from the provider's prompt cache (part of `input_tokens`)."""
+    priced_as: str | None = None
+    """The `pricing:` entry that priced the run, or None (no price: tokens only)."""
+    cost_usd: float | None = None
+    full_cost_usd: float | None = None
+
+
+class RequestCounts(BaseModel):
+    """What a run paid for: model requests asked (retries aside) and answers reused from the
+    response cache, with the serving model and fingerprint of each side."""
+
+    asked: int = 0
+    reused: int = 0
+    shared: int = 0
+    """Requests identical to one already asked in the run, answered by that one."""
+    retries: int = 0
+    cache: Literal["on", "off", "fresh"] = "off"
+    """`fresh`: the cache was written but never read (scheduled runs measure the provider)."""
+    served_fresh: dict[str, int] = Field(default_factory=dict)
+    served_cached: dict[str, int] = Field(default_factory=dict)
+
+    def drift(self) -> tuple[list[str], list[str]] | None:
+        """(fresh, cached) serving labels when fresh answers name a model or fingerprint
+        that none of the cached answers beside them do: the provider changed the model
+        behind the name since those answers were cached."""
+        if not self.served_fresh or not self.served_cached:
+            return None
+        fresh, cached = set(self.served_fresh), set(self.served_cached)
+        if fresh <= cached:
+            return None
+        return sorted(fresh - cached), sorted(cached - fresh) or sorted(cached)
+
+
 class RunReport(BaseModel):
     """Everything one evaluation run produced; the unit that is stored, merged and compared.
 
@@ -179,5 +232,9 @@ class RunReport(BaseModel):
     categories: dict[str, CategoryScore] = Field(default_factory=dict)
     summary: dict[str, float | None] = Field(default_factory=dict)
     notes: list[str] = Field(default_factory=list)
+    cost: RunCost | None = None
+    """Tokens and dollars (`bfcl_action.cost`); dollars only where `pricing:` has the model."""
     shard: str = ""
     """`i/n` when this report holds one shard of a run (`run --shard`); empty otherwise."""
+    requests: RequestCounts | None = None
+    """What this run asked the model and reused from the cache (None: not recorded)."""

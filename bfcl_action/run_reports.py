@@ -17,7 +17,8 @@ from pydantic import ValidationError
 
 from bfcl_action.digest import RunDigest, parse_digest
 from bfcl_action.errors import InputError
-from bfcl_action.models import RunReport
+from bfcl_action.models import RequestCounts, RunReport
+from bfcl_action.redact import redact
 from bfcl_action.scoring import build_report, repeat_summary
 from bfcl_action.select import parse_shard
 
@@ -51,10 +52,11 @@ def load_report(path: Path) -> RunReport:
 
 
 def save_report(report: RunReport, path: Path) -> None:
-    """Write `report` as indented JSON, creating the folder; `load_report` reads it back."""
+    """Write `report` as indented JSON, creating the folder; `load_report` reads it back.
+    Every known secret is redacted first (`bfcl_action.redact`)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(report.model_dump_json(indent=1) + "\n", encoding="utf-8")
+        path.write_text(redact(report.model_dump_json(indent=1)) + "\n", encoding="utf-8")
     except OSError as exc:
         raise InputError(f"cannot write the run report: {exc.strerror}", file=str(path)) from None
 
@@ -138,7 +140,26 @@ def merge_reports(named: Sequence[tuple[str, RunReport]]) -> RunReport:
     )
     extra, _ = repeat_summary(results)
     merged.summary.update(extra)
+    merged.requests = sum_requests([r.requests for _, r in named])
     return merged
+
+
+def sum_requests(parts: Sequence[RequestCounts | None]) -> RequestCounts | None:
+    """The request counts of several shards as one run's (None when no shard recorded any)."""
+    known = [p for p in parts if p is not None]
+    if not known:
+        return None
+    total = RequestCounts(cache=known[0].cache)
+    for part in known:
+        total.asked += part.asked
+        total.reused += part.reused
+        total.shared += part.shared
+        total.retries += part.retries
+        for label, n in part.served_fresh.items():
+            total.served_fresh[label] = total.served_fresh.get(label, 0) + n
+        for label, n in part.served_cached.items():
+            total.served_cached[label] = total.served_cached.get(label, 0) + n
+    return total
 
 
 __all__ = [

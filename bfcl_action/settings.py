@@ -97,12 +97,19 @@ class RunSettings(BaseModel):
     """Samples per case (`model.samples` in `.bfcl.yml`)."""
     cache_dir: Path | None = Field(default_factory=default_cache_dir)
     """Response cache directory; None neither reads nor writes a cache."""
+    cache_max_age_days: float = 7.0
+    """Cached answers older than this are neither reused nor kept (0 reuses none)."""
+    fresh: bool = False
+    """Ask every request afresh, still writing the cache (scheduled runs measure drift)."""
     max_infra_error_rate: float = 0.05
     # --- multi-turn environments
     env_python: str | None = None
     env_paths: tuple[str, ...] = ()
     tool_timeout_s: float = 10.0
     tool_memory_mb: int = 1024
+    exec_allow_hosts: tuple[str, ...] = ()
+    """Non-loopback hosts executable checks may POST to (front-ends only, never
+    `.bfcl.yml`: a fork PR edits that file; docs/security.md)."""
     # --- Batch API (bfcl_action.model.batch)
     batch: bool = False
     """Ask single-turn cases by the provider's Batch API first (answers land in the cache)."""
@@ -147,11 +154,14 @@ class RunOverrides(BaseModel):
     repeat: int | None = None
     cache_dir: Path | None = None
     no_cache: bool = False
+    cache_max_age_days: float | None = None
+    fresh: bool | None = None
     max_infra_error_rate: float | None = None
     env_python: str | None = None
     env_paths: tuple[str, ...] | None = None
     tool_timeout_s: float | None = None
     tool_memory_mb: int | None = None
+    exec_allow_hosts: tuple[str, ...] | None = None
     batch: bool | None = None
     batch_wait_s: float | None = None
     batch_fallback: Literal["realtime", "error"] | None = None

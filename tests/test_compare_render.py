@@ -100,7 +100,8 @@ def test_tools_chart_plots_accuracy_by_number_of_offered_tools() -> None:
     report = make_report({}, results=results)
     assert tool_count_curve(report) == [(1, 9, 10), (4, 6, 10), (8, 2, 10)]
     root = ET.fromstring(render_tools_svg(report))
-    assert len(root.findall(f".//{SVG}circle")) == 3
+    points = [c for c in root.iter(f"{SVG}circle") if "tools:" in (c.findtext(f"{SVG}title") or "")]
+    assert len(points) == 3
     assert "8 tools: 20.0% (2/10)" in [t.text for t in root.iter(f"{SVG}title")]
 
 
@@ -138,3 +139,21 @@ def test_tools_chart_falls_back_to_the_k_of_distractor_suites() -> None:
     assert tool_count_curve(report) == [(0, 4, 4), (4, 4, 4), (16, 2, 4), (32, 0, 4)]
     root = ET.fromstring(render_tools_svg(report))
     assert "distractor tools added" in [t.text for t in root.iter(f"{SVG}text")]
+
+
+def test_history_series_that_coincide_are_told_apart() -> None:
+    runs = [
+        make_report({"simple_python": "1100", "live_simple": "1100", "multiple": "1"})
+        for _ in range(3)
+    ]
+    root = ET.fromstring(render_history_svg(runs))
+    shapes = {el.tag for el in root.iter() if el.find(f"{SVG}title") is not None}
+    assert {f"{SVG}circle", f"{SVG}rect", f"{SVG}path"} <= shapes  # one marker shape per series
+    legend = [t.text for t in root.iter(f"{SVG}text")]
+    assert "live_simple = simple_python: same scores" in legend
+
+
+def test_history_runs_with_the_same_date_get_distinct_ticks() -> None:
+    runs = [make_report({"simple_python": "1"}, created_at="2026-11-30T0{i}:00Z") for i in range(3)]
+    labels = [t.text for t in ET.fromstring(render_history_svg(runs)).iter(f"{SVG}text")]
+    assert {"2026-11-30", "2026-11-30 #2", "2026-11-30 #3"} <= set(labels)

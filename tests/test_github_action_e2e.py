@@ -81,6 +81,7 @@ def run_action(
     sha: str = "",
     in_process: bool = False,
     workspace: Path | None = None,
+    extra_env: dict[str, str] | None = None,
     **inputs: str,
 ) -> ActionRun:
     """Run the entrypoint; `in_process=True` skips the interpreter start for side checks.
@@ -117,6 +118,7 @@ def run_action(
         env["INPUT_WORKING_DIRECTORY"] = workdir.relative_to(workspace).as_posix()
     for name, value in inputs.items():
         env["INPUT_" + name.upper()] = value
+    env.update(extra_env or {})
     if in_process:
         stdout, stderr = io.StringIO(), io.StringIO()
         with (
@@ -207,6 +209,7 @@ def run_pr(
     in_process: bool = False,
     token: str = "write-token",
     workspace: Path | None = None,
+    extra_env: dict[str, str] | None = None,
     **inputs: str,
 ) -> ActionRun:
     report = write_report(tmp_path / "head.json", make_report({"simple_python": outcomes}))

@@ -52,6 +52,7 @@ def test_every_input_value_reaches_the_parsed_context() -> None:
         "statuses": "true",
         "comment": "on-regression",
         "alert": "false",
+        "response-cache": "false",
         "batch": "true",
     }
     env = {}

@@ -108,7 +108,7 @@ def test_impact_command_with_two_tool_directories(capsys) -> None:
     out = capsys.readouterr().out
     assert code == 0
     assert "  changed  get_forecast" in out
-    assert "Impacted cases (their model request changed): 37 of 63" in out
+    assert "Impacted cases (their model request changed): 37 of 63 (36 distinct requests" in out
 
 
 def test_no_change_means_no_impacted_case(repo: Path, capsys, monkeypatch) -> None:

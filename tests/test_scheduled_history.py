@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from tests.support.github_server import GitHubServer, running_github_server
 from tests.support.reports import make_report
 from tests.test_scheduled_alerts import DROPPED, HEALTHY, scheduled_run
 
+SVG = "{http://www.w3.org/2000/svg}"
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "t",
     "GIT_AUTHOR_EMAIL": "t@example.com",
@@ -102,8 +104,25 @@ def test_the_last_digest_is_a_baseline_for_the_next_run() -> None:
 def test_the_chart_has_a_point_per_run() -> None:
     text = append_line(append_line("", record(day=7)), record(DROPPED, day=14))
     svg = history_svg(parse_history(text)[0], title="bfcl")
-    assert "simple_python @ 2026-12-07: 100.0% (20/20)" in svg
-    assert "simple_python @ 2026-12-14: 50.0% (10/20)" in svg
+    assert "simple_python @ 2026-12-07 aaaaaaa: 100.0% (20/20)" in svg
+    assert "simple_python @ 2026-12-14 aaaaaaa: 50.0% (10/20)" in svg
+
+
+def test_runs_of_one_day_get_their_own_tick_with_date_and_short_sha() -> None:
+    first, second = record(day=7), record(DROPPED, day=7)
+    second.sha = "b" * 40
+    svg = history_svg([first, second, record(day=7)], title="bfcl")
+    root = ET.fromstring(svg)
+    ticks = [
+        [span.text for span in text.iter(f"{SVG}tspan")]
+        for text in root.iter(f"{SVG}text")
+        if list(text.iter(f"{SVG}tspan"))
+    ]
+    assert ticks == [
+        ["2026-12-07", "aaaaaaa"],
+        ["2026-12-07", "bbbbbbb"],
+        ["2026-12-07", "aaaaaaa #2"],
+    ]
 
 
 # ------------------------------------------------------------------------------ data branch

@@ -17,9 +17,9 @@ from typing import Any
 from bfcl_action.config import BfclConfig, find_config, load_config
 from bfcl_action.errors import ConfigError
 from bfcl_action.impact import (
-    changed_requests,
     describe_tool_changes,
     options_for,
+    request_delta,
     tool_changes,
     tools_at_ref,
     tree_at_ref,
@@ -119,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
     base_name = args.base_ref or str(args.base_tools)
     changes = tool_changes(base.functions, head.functions)
     cases = _build(config, config_dir, head, args.own_only)
-    hit = changed_requests(
+    hit, new_keys = request_delta(
         cases,
         options_for(config.model),
         base_cases,
@@ -138,6 +138,7 @@ def run(args: argparse.Namespace) -> int:
                 "changed": changes.changed,
             },
             "total_cases": len(cases),
+            "requests": len(new_keys),
             "impacted": [c.id for c in hit],
         }
         print(json.dumps(payload, indent=2))
@@ -154,7 +155,10 @@ def run(args: argparse.Namespace) -> int:
     ):
         for name in names:
             print(f"  {label:8} {name}")
-    print(f"Impacted cases (their model request changed): {len(hit)} of {len(cases)}")
+    print(
+        f"Impacted cases (their model request changed): {len(hit)} of {len(cases)}"
+        f" ({len(new_keys)} distinct requests to ask)"
+    )
     by_suite: dict[str, list[str]] = {}
     for case in hit:
         by_suite.setdefault(case.label(), []).append(case.id)

@@ -9,7 +9,6 @@ downstream receives one typed object and tests can build it directly.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
@@ -17,12 +16,17 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
+from bfcl_action import credentials, redact
 from bfcl_action.errors import ConfigError
 
 DEFAULT_CHECK_NAME = "bfcl-action"
 """Not `bfcl`: GitHub Actions gives every job a check run named after the job, and the quick
 start names its job `bfcl`. Two runs of one name on a commit make the PR's checks list
 ambiguous and let `filter=latest` answer with the job's run (no digest) instead of ours."""
+
+
+SCHEDULED_EVENTS = ("schedule", "workflow_dispatch")
+"""Events that track a model over time (no PR): fresh answers, history, alert issue."""
 
 
 class CommentMode(StrEnum):
@@ -50,6 +54,7 @@ class Inputs(BaseModel):
     concurrency: str = ""
     env_python: str = ""
     tool_timeout: str = ""
+    exec_allow_hosts: str = ""
     batch: bool = False
     batch_wait: str = ""
     thresholds: str = ""
@@ -71,6 +76,10 @@ class Inputs(BaseModel):
     history_branch: str = "bfcl-data"
     metrics_json: str = ""
     metrics_openmetrics: str = ""
+    metrics_emf: str = ""
+    # The response cache across workflow runs (docs/action.md, "Paying only for what changed").
+    response_cache: bool = True
+    response_cache_max_age: str = ""
 
 
 INPUT_NAMES: tuple[str, ...] = tuple(name.replace("_", "-") for name in Inputs.model_fields)
@@ -122,7 +131,10 @@ def parse_inputs(env: Mapping[str, str]) -> Inputs:
                 ) from None
         else:
             values[field_name] = raw
-    return Inputs(**values)
+    inputs = Inputs(**values)
+    redact.register(inputs.api_key.get_secret_value())
+    redact.register(inputs.github_token.get_secret_value())
+    return inputs
 
 
 class PullRequestInfo(BaseModel):
@@ -162,10 +174,13 @@ class ActionContext(BaseModel):
     """Seconds between API writes; None keeps PyGithub's default (tests set 0)."""
     retry_wait_cap: float = 120.0
     """Longest `retry-after` the client will sleep on a rate limit before giving up."""
+    response_cache_dir: Path | None = None
+    """Where action.yml restores and saves the response cache (`BFCL_RESPONSE_CACHE_DIR`);
+    None: the user cache directory of this machine."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> ActionContext:
-        env = os.environ if env is None else env
+        env = credentials.environment() if env is None else env
         event: dict[str, Any] = {}
         event_path = env.get("GITHUB_EVENT_PATH", "")
         if event_path:
@@ -193,6 +208,9 @@ class ActionContext(BaseModel):
             workspace=Path(env.get("GITHUB_WORKSPACE") or "."),
             github_throttle=float(throttle) if throttle else None,
             retry_wait_cap=float(env.get("BFCL_GITHUB_RETRY_WAIT_CAP") or 120),
+            response_cache_dir=(
+                Path(env["BFCL_RESPONSE_CACHE_DIR"]) if env.get("BFCL_RESPONSE_CACHE_DIR") else None
+            ),
         )
 
     # ------------------------------------------------------------------ derived facts
@@ -226,6 +244,11 @@ class ActionContext(BaseModel):
     @property
     def default_branch(self) -> str:
         return str((self.event.get("repository") or {}).get("default_branch") or "main")
+
+    @property
+    def scheduled(self) -> bool:
+        """A run that tracks the model over time (scheduled or dispatched, no PR)."""
+        return self.event_name in SCHEDULED_EVENTS and self.pull_request is None
 
     @property
     def has_api_key(self) -> bool:

@@ -173,9 +173,26 @@ def run_overrides(ctx: ActionContext, config: Path | None) -> RunOverrides:
         concurrency=_number(ctx, "concurrency", int),
         env_python=ctx.inputs.env_python or None,
         tool_timeout_s=_number(ctx, "tool_timeout", float),
+        exec_allow_hosts=tuple(ctx.inputs.exec_allow_hosts.replace(",", " ").split()) or None,
         batch=ctx.inputs.batch or None,
         batch_wait_s=_number(ctx, "batch_wait", float),
+        **cache_overrides(ctx),
     )
+
+
+def cache_overrides(ctx: ActionContext) -> dict[str, Any]:
+    """The response cache of a workflow run: the directory action.yml restores from and
+    saves to `actions/cache`, the age limit, and never a reuse on a scheduled run (provider
+    drift is what those measure; their fresh answers are still saved for later PRs)."""
+    if not ctx.inputs.response_cache:
+        return {"no_cache": True}
+    values: dict[str, Any] = {
+        "cache_max_age_days": _number(ctx, "response_cache_max_age", float),
+        "fresh": True if ctx.scheduled else None,
+    }
+    if ctx.response_cache_dir is not None:
+        values["cache_dir"] = ctx.response_cache_dir
+    return values
 
 
 def run_settings(ctx: ActionContext, loaded: LoadedConfig) -> RunSettings:

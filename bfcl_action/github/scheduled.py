@@ -30,6 +30,7 @@ from bfcl_action.errors import BfclActionError, InputError
 from bfcl_action.escape import md_code, md_inline
 from bfcl_action.github import alerts, outputs
 from bfcl_action.github.checks import completed_runs, newest_with_markers, publish_check_run
+from bfcl_action.github.context import SCHEDULED_EVENTS as CONTEXT_SCHEDULED_EVENTS
 from bfcl_action.github.context import ActionContext
 from bfcl_action.github.evaluate import Engine, workdir
 from bfcl_action.github.publish import (
@@ -58,7 +59,7 @@ from bfcl_action.history import (
 from bfcl_action.metrics import write_metrics
 from bfcl_action.models import RunReport
 
-SCHEDULED_EVENTS = ("schedule", "workflow_dispatch")
+SCHEDULED_EVENTS = CONTEXT_SCHEDULED_EVENTS
 SCHEDULED_MARKER = "<!-- bfcl-action:scheduled -->"
 HISTORY_MODES = ("artifact", "branch", "off")
 MAX_COMMITS = 50
@@ -69,15 +70,16 @@ SCHEDULED_OUTPUTS = ("alert", "alert-issue", "history-path")
 
 
 def is_scheduled(ctx: ActionContext) -> bool:
-    return ctx.event_name in SCHEDULED_EVENTS and ctx.pull_request is None
+    return ctx.scheduled
 
 
 def export_metrics(ctx: ActionContext, report: RunReport) -> list[Path]:
-    """The `metrics-json` / `metrics-openmetrics` files, for any event."""
+    """The `metrics-json` / `metrics-openmetrics` / `metrics-emf` files, for any event."""
     base = workdir(ctx)
     json_path = base / ctx.inputs.metrics_json if ctx.inputs.metrics_json else None
     om_path = base / ctx.inputs.metrics_openmetrics if ctx.inputs.metrics_openmetrics else None
-    return write_metrics(report, json_path=json_path, openmetrics_path=om_path)
+    emf_path = base / ctx.inputs.metrics_emf if ctx.inputs.metrics_emf else None
+    return write_metrics(report, json_path=json_path, openmetrics_path=om_path, emf_path=emf_path)
 
 
 def history_name(check_name: str) -> str:

@@ -31,12 +31,31 @@ CREATE TABLE IF NOT EXISTS responses (
 )
 """
 FILE_NAME = "responses.sqlite3"
+DEFAULT_MAX_AGE_S = 7 * 24 * 3600.0
+"""Answers older than this are neither reused nor kept (a week: the provider may have
+changed the model behind the name since)."""
 
 
 class ResponseCache:
-    """`get(key)` / `put(key, ...)`; counts hits and writes for the progress line and report."""
+    """`get(key)` / `put(key, ...)`; counts hits and writes for the progress line and report.
 
-    def __init__(self, directory: str | Path) -> None:
+    `max_age_s` bounds staleness: older rows are deleted on open and never returned (None:
+    no limit). `read=False` makes a fresh cache: only answers written since it was opened
+    are returned (this run's, e.g. the Batch API stage's), every other request is asked
+    afresh and stored, for runs that measure the provider (scheduled runs) yet feed later
+    PR runs.
+    """
+
+    def __init__(
+        self,
+        directory: str | Path,
+        *,
+        max_age_s: float | None = DEFAULT_MAX_AGE_S,
+        read: bool = True,
+    ) -> None:
+        self.max_age_s = max_age_s
+        self.read = read
+        self.opened = time.time()
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / FILE_NAME
@@ -47,6 +66,19 @@ class ResponseCache:
             self._db = self._open()
         self.hits = 0
         self.writes = 0
+        self.expired = self._prune()
+
+    def _oldest(self) -> float:
+        oldest = 0.0 if self.max_age_s is None else time.time() - self.max_age_s
+        return oldest if self.read else max(oldest, self.opened)
+
+    def _prune(self) -> int:
+        """Delete rows past the age limit; how many went."""
+        if self.max_age_s is None:
+            return 0
+        oldest = time.time() - self.max_age_s
+        gone = self._db.execute("DELETE FROM responses WHERE created < ?", (oldest,))
+        return max(0, gone.rowcount)
 
     def _open(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -62,7 +94,9 @@ class ResponseCache:
         return db
 
     def get(self, key: str) -> ChatResponse | None:
-        row = self._db.execute("SELECT answer FROM responses WHERE key = ?", (key,)).fetchone()
+        row = self._db.execute(
+            "SELECT answer FROM responses WHERE key = ? AND created >= ?", (key, self._oldest())
+        ).fetchone()
         if row is None:
             return None
         self.hits += 1
@@ -77,8 +111,11 @@ class ResponseCache:
         self.writes += 1
 
     def __contains__(self, key: object) -> bool:
-        """Whether an answer is stored under `key` (not counted as a hit)."""
-        row = self._db.execute("SELECT 1 FROM responses WHERE key = ?", (key,)).fetchone()
+        """Whether `get(key)` would answer (not counted as a hit): within the age limit, and
+        written since opening in a fresh cache."""
+        row = self._db.execute(
+            "SELECT 1 FROM responses WHERE key = ? AND created >= ?", (key, self._oldest())
+        ).fetchone()
         return row is not None
 
     def __len__(self) -> int:

@@ -36,6 +36,7 @@ from bfcl_action.model.types import (
     Message,
     RequestStats,
     TransientError,
+    served_label,
 )
 
 KEY_VERSION = "2"
@@ -48,7 +49,10 @@ def request_key(identity: dict[str, Any], request: ChatRequest) -> str:
     tools = request.tools_key or (
         sha256_hex(canonical_json(request.tools)) if request.tools else ""
     )
-    head = canonical_json({"v": KEY_VERSION, **identity, "tools": tools, "sample": request.sample})
+    fields = {"v": KEY_VERSION, **identity, "tools": tools, "sample": request.sample}
+    if request.response_format is not None:
+        fields["response_format"] = request.response_format
+    head = canonical_json(fields)
     return sha256_hex(head + "\n" + json.dumps(request.messages, sort_keys=True))
 
 
@@ -81,12 +85,19 @@ class ModelClient:
         self._stopped: EndpointError | None = None
         self._answered: dict[str, asyncio.Future[ChatResponse]] = {}
         """Keys asked in this run (in flight or answered), for identical requests."""
+        self._fresh: set[str] = set()
+        """Keys the batch stage put in the cache during this run (this run's answers)."""
         self._refused: dict[str, str] = {}
         """Keys this run must not ask, with the reason (e.g. pending in a batch)."""
 
     def key(self, request: ChatRequest) -> str:
         """The cache key `request` is stored under (what `impact` predicts with)."""
         return request_key(self._identity, request)
+
+    def mark_fresh(self, key: str) -> None:
+        """The answer cached under `key` was received in this run (by a batch): reading it
+        is not reuse of an earlier run's answer."""
+        self._fresh.add(key)
 
     def refuse(self, key: str, reason: str) -> None:
         """Answer the request under `key` with `InfraFailure(reason)` unless it is cached:
@@ -117,8 +128,12 @@ class ModelClient:
             return shared
         hit = self.cache.get(key)
         if hit is not None:
+            if key in self._fresh:
+                self._count(hit)
+                self.stats.batched += 1
+                return hit
             self.stats.cache_hits += 1
-            self._count(hit)
+            self._count(hit, cached=True)
             return dataclasses.replace(hit, cached=True)
         if key in self._refused:
             raise InfraFailure(self._refused[key], 0)
@@ -192,7 +207,9 @@ class ModelClient:
         reason = str(exc).split(":")[0]
         self.stats.retry_reasons[reason] = self.stats.retry_reasons.get(reason, 0) + 1
 
-    def _count(self, response: ChatResponse) -> None:
+    def _count(self, response: ChatResponse, *, cached: bool = False) -> None:
+        label = served_label(response.model, response.system_fingerprint)
+        (self.stats.served_cached if cached else self.stats.served_fresh)[label] += 1
         self.stats.shapes.update(response.shapes)
         if response.model:
             self.stats.models[response.model] += 1
@@ -258,3 +275,5 @@ def _add(total: RequestStats, part: RequestStats) -> None:
     total.shapes.update(part.shapes)
     total.models.update(part.models)
     total.fingerprints.update(part.fingerprints)
+    total.served_fresh.update(part.served_fresh)
+    total.served_cached.update(part.served_cached)

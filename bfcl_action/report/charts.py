@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import jinja2
+import markupsafe
 
 from bfcl_action.digest import RunDigest
 from bfcl_action.escape import xml_text
@@ -46,7 +47,10 @@ _ENV = jinja2.Environment(
     trim_blocks=True,
     lstrip_blocks=True,
     undefined=jinja2.StrictUndefined,
-    finalize=lambda v: xml_text(v) if isinstance(v, str) else v,
+    # macro output (the markers) is already markup; every other string is made XML-safe
+    finalize=lambda v: (
+        v if isinstance(v, markupsafe.Markup) or not isinstance(v, str) else (xml_text(v))
+    ),
 )
 
 
@@ -70,13 +74,53 @@ class _Point:
     high_y: float | None = None
 
 
+MARKERS = ["circle", "square", "triangle", "diamond", "down", "cross"]
+"""Marker shapes cycled across series, so lines that sit on each other stay distinguishable."""
+DASHES = ["", "6 3", "2 3", "8 3 2 3"]
+"""Stroke patterns cycled across series (after the shapes), for the same reason."""
+
+
 @dataclass
 class _Series:
     label: str
     color: str
     width: float = 2
+    marker: str = "circle"
+    dash: str = ""
     points: list[_Point] = field(default_factory=list)
     segments: list[list[_Point]] = field(default_factory=list)
+
+    def shape(self) -> tuple[tuple[float, float], ...]:
+        return tuple((p.x, p.y) for p in self.points)
+
+
+def _style(series: list[_Series]) -> None:
+    """Give every series its own marker and dash pattern; `overall` keeps a plain line."""
+    plain = [s for s in series if s.label != "overall"]
+    for index, s in enumerate(plain):
+        s.marker = MARKERS[index % len(MARKERS)]
+        s.dash = DASHES[(index // len(MARKERS)) % len(DASHES)]
+
+
+def _overlaps(series: list[_Series]) -> list[str]:
+    """Legend notes for series drawn exactly on top of each other (same points)."""
+    groups: dict[tuple[tuple[float, float], ...], list[str]] = {}
+    for s in series:
+        if s.points:
+            groups.setdefault(s.shape(), []).append(s.label)
+    return [f"{' = '.join(names)}: same scores" for names in groups.values() if len(names) > 1]
+
+
+def distinct_labels(labels: Sequence[str]) -> list[str]:
+    """Labels made unique: a repeated label gets ` #2`, ` #3`, ... in order of appearance."""
+    seen: dict[str, int] = {}
+    out = []
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+        out.append(label if seen[label] == 1 else f"{label} #{seen[label]}")
+    if len(set(out)) != len(out):  # a label already ended in " #2": number every one
+        out = [f"{label} #{i + 1}" for i, label in enumerate(labels)]
+    return out
 
 
 def _y_ticks(plot: _Plot) -> list[dict[str, object]]:
@@ -85,16 +129,28 @@ def _y_ticks(plot: _Plot) -> list[dict[str, object]]:
 
 def _legend(series: list[_Series], plot: _Plot) -> list[dict[str, object]]:
     items: list[dict[str, object]] = [
-        {"x": plot.right + 16, "y": plot.top + 8 + 18 * i, "color": s.color, "label": s.label}
+        {
+            "x": plot.right + 16,
+            "y": plot.top + 8 + 18 * i,
+            "color": s.color,
+            "label": s.label,
+            "marker": s.marker,
+            "dash": s.dash,
+            "width": s.width,
+        }
         for i, s in enumerate(series[:MAX_LEGEND])
     ]
-    if len(series) > MAX_LEGEND:
+    extra = [f"+{len(series) - MAX_LEGEND} more"] if len(series) > MAX_LEGEND else []
+    for offset, text in enumerate([*extra, *_overlaps(series)]):
         items.append(
             {
                 "x": plot.right + 16,
-                "y": plot.top + 8 + 18 * MAX_LEGEND,
-                "color": "#ffffff",
-                "label": f"+{len(series) - MAX_LEGEND} more",
+                "y": plot.top + 8 + 18 * (min(len(series), MAX_LEGEND) + offset),
+                "color": "",
+                "label": text,
+                "marker": "",
+                "dash": "",
+                "width": 0,
             }
         )
     return items
@@ -103,6 +159,7 @@ def _legend(series: list[_Series], plot: _Plot) -> list[dict[str, object]]:
 def _draw(
     title: str, x_title: str, plot: _Plot, x_ticks: list[dict[str, object]], series: list[_Series]
 ) -> str:
+    _style(series)
     return _ENV.get_template("chart.svg.j2").render(
         width=WIDTH,
         height=HEIGHT,
@@ -142,26 +199,32 @@ def render_history_svg(
 
     Digests work as well as reports, so a history can be rebuilt from earlier check runs.
 
-    `labels` name the x positions (default: each report's date, or its index).
+    `labels` name the x positions (default: each report's date, or its index); a label may
+    hold two lines (`"2026-11-30\\nab12cd3"`), and repeated labels get ` #2`, ` #3`, so every
+    run has its own tick. Every series has its own marker and dash pattern, and series drawn
+    exactly on top of each other are named together in the legend.
     """
     plot = _Plot()
     n = len(reports)
-    labels = (
+    labels = distinct_labels(
         list(labels)
         if labels is not None
-        else [(r.created_at[:10] or str(i + 1)) for i, r in enumerate(reports)]
+        else [(r.created_at[:10] or f"run {i + 1}") for i, r in enumerate(reports)]
     )
     inner_left, inner_right = plot.left + PAD, plot.right - PAD
     step = (inner_right - inner_left) / max(1, n - 1)
     xs = [
         round(inner_left + step * i if n > 1 else (plot.left + plot.right) / 2, 1) for i in range(n)
     ]
-    widest = max((len(label) for label in labels), default=1) * CHAR_WIDTH + 10
+    widest = max((len(line) for lb in labels for line in lb.split("\n")), default=1)
+    widest = widest * CHAR_WIDTH + 10
     every = max(1, math.ceil(widest / step)) if n > 1 else 1
     shown = list(range(0, n, every))
     if shown and shown[-1] != n - 1:  # always label the latest run, dropping a crowded one
         shown[-1 if n - 1 - shown[-1] < every else len(shown) :] = [n - 1]
-    x_ticks: list[dict[str, object]] = [{"x": xs[i], "label": labels[i]} for i in shown]
+    x_ticks: list[dict[str, object]] = [
+        {"x": xs[i], "label": labels[i], "lines": labels[i].split("\n")} for i in shown
+    ]
     per_report = [_suite_counts(r) for r in reports]
     names = sorted({name for counts in per_report for name in counts})
     table: dict[str, list[tuple[int, int] | None]] = {
@@ -183,7 +246,8 @@ def render_history_svg(
                 segment = []
                 continue
             accuracy = cell[0] / cell[1]
-            tip = f"{name} @ {labels[i]}: {accuracy * 100:.1f}% ({cell[0]}/{cell[1]})"
+            at = labels[i].replace("\n", " ")
+            tip = f"{name} @ {at}: {accuracy * 100:.1f}% ({cell[0]}/{cell[1]})"
             point = _Point(x=xs[i], y=plot.y(accuracy), tip=tip)
             s.points.append(point)
             segment.append(point)
@@ -272,6 +336,6 @@ def render_tools_svg(
         last = -math.inf
         for k, _, _ in curve:  # label ticks that do not collide with the previous label
             if x_of(k) - last >= len(str(k)) * CHAR_WIDTH + 8:
-                x_ticks.append({"x": x_of(k), "label": str(k)})
+                x_ticks.append({"x": x_of(k), "label": str(k), "lines": [str(k)]})
                 last = x_of(k)
     return _draw(title, axis, plot, x_ticks, series)

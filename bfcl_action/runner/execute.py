@@ -56,6 +56,8 @@ class ExecutionStats:
     shapes: Counter[str] = field(default_factory=Counter)
     models: Counter[str] = field(default_factory=Counter)
     fingerprints: Counter[str] = field(default_factory=Counter)
+    served_fresh: Counter[str] = field(default_factory=Counter)
+    served_cached: Counter[str] = field(default_factory=Counter)
     notes: list[str] = field(default_factory=list)
     """What stages before the requests did (e.g. the batch stage), for the run's notes."""
 
@@ -118,6 +120,8 @@ async def execute(
         stats.shapes = Counter(requests.shapes)
         stats.models = Counter(requests.models)
         stats.fingerprints = Counter(requests.fingerprints)
+        stats.served_fresh = Counter(requests.served_fresh)
+        stats.served_cached = Counter(requests.served_cached)
     if stopped:
         raise stopped[0]
     return outcomes, stats

@@ -7,16 +7,17 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from bfcl_action.compare import attach_case_context
 from bfcl_action.errors import ConfigError
 from bfcl_action.escape import log_line
 from bfcl_action.model.batch import BatchSettings, answer_by_batch
-from bfcl_action.model.cache import ResponseCache
+from bfcl_action.model.cache import DEFAULT_MAX_AGE_S, ResponseCache
 from bfcl_action.model.options import BackendOptions
 from bfcl_action.model.retry import RetryPolicy
 from bfcl_action.model.shapes import describe_shapes
-from bfcl_action.models import RunReport, TestCase
+from bfcl_action.models import RequestCounts, RunReport, TestCase
 from bfcl_action.multiturn.check import ExecutionOptions
 from bfcl_action.multiturn.conversation import is_multi_turn
 from bfcl_action.runner.backends import Backend, create_backend
@@ -37,6 +38,10 @@ class RunOptions:
     max_retries: int = 6
     retry_base_delay: float = 0.5
     cache_dir: Path | None = None
+    cache_max_age_s: float | None = DEFAULT_MAX_AGE_S
+    """Cached answers older than this are not reused (None: no limit)."""
+    cache_read: bool = True
+    """False: ask every request afresh (still writing the cache), as scheduled runs do."""
     shard: str = ""
     extra_notes: Sequence[str] = field(default_factory=tuple)
     model_name: str | None = None
@@ -70,7 +75,11 @@ class RunOptions:
 
 def open_backend(options: RunOptions) -> tuple[Backend, ResponseCache | None]:
     """The run's backend over its request path (cache, retries); the caller closes both."""
-    cache = ResponseCache(options.cache_dir) if options.cache_dir else None
+    cache = (
+        ResponseCache(options.cache_dir, max_age_s=options.cache_max_age_s, read=options.cache_read)
+        if options.cache_dir
+        else None
+    )
     try:
         backend = create_backend(
             options.backend,
@@ -198,9 +207,26 @@ def run_evaluation(
     )
     report.summary.update(extra)
     report.shard = options.shard
+    report.requests = request_counts(stats, options)
     # the question, expected answer and offered tools travel with each result, so a later
     # comparison can explain a flipped case without the dataset at hand
     return attach_case_context(report, cases), stats
+
+
+def request_counts(stats: ExecutionStats, options: RunOptions) -> RequestCounts:
+    """The run's requests as the report keeps them (asked = sent, retries aside)."""
+    cache: Literal["on", "off", "fresh"] = "off"
+    if options.cache_dir is not None:
+        cache = "on" if options.cache_read else "fresh"
+    return RequestCounts(
+        asked=max(0, stats.requests - stats.retries),
+        reused=stats.cache_hits,
+        shared=stats.shared,
+        retries=stats.retries,
+        cache=cache,
+        served_fresh=dict(stats.served_fresh),
+        served_cached=dict(stats.served_cached),
+    )
 
 
 def infra_error_rate(report: RunReport) -> float:
