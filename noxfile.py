@@ -213,7 +213,7 @@ def _demo_generate(session: nox.Session, example: Path, out: Path) -> None:
         shutil.copytree(example, copy)
         session.run(
             "python", str(example / "generate" / "make_generated.py"),
-            "--dir", str(copy / "generate"), "--run",
+            "--dir", str(copy), "--run",
         )
         for name in ("generated.yml", "generated.review.md"):
             made = (copy / "generate" / name).read_bytes()
