@@ -198,3 +198,27 @@ def demo(session: nox.Session) -> None:
     print("=" * 76)
     print(f"written to {out}/: " + ", ".join(sorted(p.name for p in out.iterdir())))
     print("The Action would fail this PR (exit 1): own_multiple regressed significantly.")
+    _demo_generate(session, example, out)
+
+
+def _demo_generate(session: nox.Session, example: Path, out: Path) -> None:
+    """Draft cases for three weather tools with a scripted model, as `bfcl-action generate`
+    does with a real one (docs/generate.md), on a copy of the example; then evaluate them."""
+    import shutil
+    import tempfile
+
+    session.log("drafting verified cases with a scripted model (bfcl-action generate)")
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "weather-app"
+        shutil.copytree(example, copy)
+        session.run(
+            "python", str(example / "generate" / "make_generated.py"),
+            "--dir", str(copy / "generate"), "--run",
+        )
+        for name in ("generated.yml", "generated.review.md"):
+            made = (copy / "generate" / name).read_bytes()
+            shutil.copy(copy / "generate" / name, out / name)
+            same = made == (example / "generate" / name).read_bytes()
+            print(f"{name}: {'identical to' if same else 'DIFFERS from'} the committed one")
+    print("\n" + "=" * 28 + " the generated cases " + "=" * 27 + "\n")
+    print((out / "generated.yml").read_text(encoding="utf-8"))

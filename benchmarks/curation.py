@@ -12,6 +12,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from benchmarks._hostile import hostile_contributions, valid_contributions
 from benchmarks._synthetic import Planted, generate
 from curation.build import build, gather
 from curation.canonical import answer_key, function_text, similarity_text
@@ -107,7 +108,42 @@ def run_build(n: int) -> dict[str, Any]:
     }
 
 
+def run_hostile(n_valid: int = 2_000) -> dict[str, Any]:
+    """Hostile contributions mixed into valid ones: time of the whole build, the process's
+    peak RSS after it (it runs first, so that is its own peak, imports included), and
+    whether every valid one was released and every hostile one rejected."""
+    import random
+
+    rows = valid_contributions(n_valid) + hostile_contributions()
+    random.Random(5).shuffle(rows)  # noqa: S311 (a reproducible order, not a secret)
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "mixed.jsonl"
+        src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        start = time.perf_counter()
+        intake = gather([src], workers=1)
+        report = build(
+            live_dir=Path(tmp) / "live",
+            items=intake.items,
+            intake_drops=intake.drops,
+            references=[],
+            version="2026-W50",
+        )
+        seconds = time.perf_counter() - start
+    reasons = {d.origin.ref: f"{d.reason}: {d.detail[:80]}" for d in report.drops}
+    return {
+        "valid": n_valid,
+        "hostile": len(hostile_contributions()),
+        "released": report.added,
+        "all_valid_released": report.added == n_valid,
+        "all_hostile_rejected": len(report.drops) == len(hostile_contributions()),
+        "rejections": sorted(reasons.values()),
+        "seconds": round(seconds, 2),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+
+
 def main(sizes: tuple[int, ...] = (10_000, 100_000)) -> dict[str, Any]:
+    hostile = run_hostile()
     runs = [run_build(n) for n in sizes]
     rows, planted = generate(20_000, seed=11)
     quality = near_dup_quality(rows, planted)
@@ -120,6 +156,7 @@ def main(sizes: tuple[int, ...] = (10_000, 100_000)) -> dict[str, Any]:
             3,
         ),
         "near_duplicates": quality,
+        "hostile": hostile,
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "targets": {"seconds_100k": 120, "recall": 0.95, "precision": 0.99},
     }
@@ -136,6 +173,14 @@ def main(sizes: tuple[int, ...] = (10_000, 100_000)) -> dict[str, Any]:
         f"precision {quality['precision']:.4f} on {quality['planted_near_pairs']} planted pairs"
     )
     print(f"curation: peak RSS {result['peak_rss_mb']} MB")
+    print(
+        f"curation: hostile mix: {hostile['hostile']} hostile + {hostile['valid']} valid in "
+        f"{hostile['seconds']} s, peak RSS {hostile['peak_rss_mb']} MB; every valid "
+        f"released: {hostile['all_valid_released']}, every hostile rejected: "
+        f"{hostile['all_hostile_rejected']}"
+    )
+    for reason in hostile["rejections"]:
+        print(f"curation:   rejected {reason}")
     return result
 
 

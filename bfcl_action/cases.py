@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bfcl_action.authoring import call_options, call_problems, call_shape, checker_objection
+from bfcl_action.budget import read_text, repository_root
 from bfcl_action.errors import InputError
 from bfcl_action.globs import expand_globs
 from bfcl_action.models import ExpectedCall, FunctionDoc, Message, SourceLocation, TestCase
@@ -44,8 +45,11 @@ CASE_KEYS = {
     "category",
     "description",
     "execute",
+    "provenance",
 }
-"""`execute` (an executable check) is validated by `bfcl_action.multiturn.executable`."""
+"""`execute` (an executable check) is validated by `bfcl_action.multiturn.executable`;
+`provenance` (who drafted a case and which checks it passed, written by `bfcl-action
+generate`) is kept for the reader of the file and ignored by the evaluation."""
 GIVEN_CATEGORIES = {
     "simple": "own_simple",
     "multiple": "own_multiple",
@@ -407,7 +411,12 @@ def load_cases(
 
     Raises `CaseValidationError` with every problem of every file, rejected cases included.
     """
-    files, unmatched = expand_globs(patterns, base_dir)
+    root = repository_root(base_dir)
+    try:
+        files, unmatched = expand_globs(patterns, base_dir, root=root)
+    except InputError as exc:
+        issue = ToolIssue(file=exc.file or ".bfcl.yml", message=exc.message)
+        raise CaseValidationError([issue]) from None
     early = [
         unmatched_issue(p, patterns, origins, key="cases", what="case file") for p in unmatched
     ]
@@ -415,9 +424,9 @@ def load_cases(
     for path in files:
         name = display_name(path, base_dir)
         try:
-            sources.append((name, path.read_text(encoding="utf-8")))
-        except (OSError, UnicodeDecodeError) as exc:
-            early.append(ToolIssue(file=name, message=f"cannot read file: {exc}"))
+            sources.append((name, read_text(path, root=root, display=name)))
+        except InputError as exc:
+            early.append(ToolIssue(file=name, message=exc.message))
     return _finish(sources, tools, early)
 
 

@@ -11,8 +11,10 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from bfcl_action import __version__
+from bfcl_action import __version__, credentials
 from bfcl_action.errors import BfclActionError
+from bfcl_action.escape import log_line
+from bfcl_action.logstream import std_streams
 
 COMMANDS: dict[str, str] = {
     "score": "score BFCL result files (as the official tool writes them)",
@@ -26,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "validate": "check .bfcl.yml, tool files and own cases without calling a model",
     "history": "show the trend of a scheduled-run history file (table or SVG)",
     "categories": "list every valid category and group name",
+    "generate": "draft own test cases for your tools with a model, verified by our checker",
 }
 """Every subcommand with its one-line help (the same text its module registers).
 
@@ -58,20 +61,28 @@ def command_of(argv: Sequence[str]) -> str:
     return ""
 
 
+def entry() -> int:
+    """The console script: protect the secrets first (`credentials.protect_process`)."""
+    credentials.protect_process()
+    return main()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command with every printed line redacted and defused (`logstream`)."""
     arguments = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(only=command_of(arguments))
-    args = parser.parse_args(arguments)
-    try:
-        code: int = args.func(args)
-    except BfclActionError as exc:
-        print(f"bfcl-action: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("bfcl-action: interrupted", file=sys.stderr)
-        return 130
-    return code
+    with std_streams():
+        parser = build_parser(only=command_of(arguments))
+        args = parser.parse_args(arguments)
+        try:
+            code: int = args.func(args)
+        except BfclActionError as exc:
+            print(f"bfcl-action: error: {log_line(exc)}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print("bfcl-action: interrupted", file=sys.stderr)
+            return 130
+        return code
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry())

@@ -25,7 +25,14 @@ from bfcl_action.diagnostics import CallBalance, ToolDiagnostic, call_balance, d
 from bfcl_action.digest import FAIL, INFRA, PASS, RunDigest, outcome_of
 from bfcl_action.fingerprint import case_set_hash
 from bfcl_action.impact import ToolChange
-from bfcl_action.models import CaseResult, ExpectedCall, RequestCounts, RunReport, TestCase
+from bfcl_action.models import (
+    CaseResult,
+    ExpectedCall,
+    RequestCounts,
+    RunCost,
+    RunReport,
+    TestCase,
+)
 from bfcl_action.stats import mcnemar_exact, wilson_interval
 from bfcl_action.thresholds import OVERALL as OVERALL
 from bfcl_action.thresholds import Thresholds as Thresholds
@@ -177,6 +184,8 @@ class Comparison(BaseModel):
     infra_errors: list[InfraFailure] = Field(default_factory=list)
     requests: RequestCounts | None = None
     """What the head run asked the model and reused from the response cache."""
+    cost: RunCost | None = None
+    """The head run's tokens and dollars (`bfcl_action.cost`)."""
     tools: list[ToolDiagnostic] = Field(default_factory=list)
     """Per own tool: cases offering and expecting it, pass rates, dominant failure."""
     calls: CallBalance | None = None
@@ -643,6 +652,7 @@ def compare_runs(
     own_results = [r for r in head.results if r.category in CATEGORIES]
     return Comparison(
         requests=head.requests,
+        cost=head.cost,
         tools=diagnose_tools(own_results, base_outcomes),
         calls=call_balance(own_results, base_results, base_outcomes),
         base_model=base.model if base is not None else None,

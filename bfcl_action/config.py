@@ -20,8 +20,10 @@ from pydantic import (
 )
 from rapidfuzz import process
 
+from bfcl_action.budget import read_text
 from bfcl_action.categories import CATEGORIES, Group, did_you_mean
-from bfcl_action.errors import ConfigError
+from bfcl_action.cost import Price
+from bfcl_action.errors import ConfigError, InputError
 from bfcl_action.models import Mode, SourceLocation
 from bfcl_action.thresholds import STRICT_KEYS, CategoryKey, Thresholds
 from bfcl_action.tools.source import Document, ParseError, parse_yaml
@@ -202,6 +204,8 @@ class BfclConfig(_Strict):
     thresholds: Thresholds = Field(default_factory=Thresholds)
     weights: dict[CategoryKey, Annotated[float, Field(ge=0)]] = Field(default_factory=dict)
     """Per-category (or suite) weight in the overall own score; default 1."""
+    pricing: dict[str, Price] = Field(default_factory=dict)
+    """Model name (or glob) -> US dollars per million tokens (docs/cost.md)."""
 
     _doc: Document | None = PrivateAttr(default=None)
     _norm = field_validator("tools", "tools_exclude", "cases", "multi_turn", mode="before")(
@@ -307,9 +311,9 @@ def load_config(path: Path, display: str | None = None) -> BfclConfig:
     """Read `.bfcl.yml`; a missing file is an error naming the path."""
     name = display or str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read config: {exc.strerror or exc}", file=name) from None
+        text = read_text(path, display=name)
+    except InputError as exc:
+        raise ConfigError(f"cannot read config: {exc.message}", file=name) from None
     return parse_config(text, name)
 
 

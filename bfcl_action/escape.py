@@ -3,7 +3,8 @@
 Untrusted: model output, questions, tool descriptions, error messages quoting them, even
 suite labels from a contributed config. Every renderer goes through these functions (the
 Markdown templates apply `md_inline` to every expression by default), so a hostile string
-cannot open HTML, ping a user or team (`@name`), link an issue (`#123`), start a workflow
+cannot open HTML, ping a user or team (`@name`), link an issue (`#123`, `GH-123`) or a URL
+(bare `https://...`, `www.`), start a workflow
 command in a log (`::set-output`, `##[error]`), or break a Markdown table (`|`, newlines).
 """
 
@@ -26,6 +27,8 @@ _MD_PUNCT = re.compile(r"([\\`*_\[\]|~!])")
 _MENTION = re.compile(r"@(?=[A-Za-z0-9])")
 _ISSUE_REF = re.compile(r"#(?=[0-9])")
 _BACKTICKS = re.compile(r"`+")
+_AUTOLINK = re.compile(r"(?i)\b(https?|ftp|mailto|www)(?=(://|:|\.))")
+_GH_REF = re.compile(r"(?i)\b(GH)-(?=[0-9])")
 
 
 def truncate(text: str, limit: int | None) -> str:
@@ -58,6 +61,8 @@ def md_inline(value: object, limit: int | None = None) -> str:
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     text = _MD_PUNCT.sub(r"\\\1", text)
     text = re.sub(r"^([#+\-=>]|\d+[.)])", r"\\\1", text)
+    text = _AUTOLINK.sub(lambda m: m.group(1) + ZWJ, text)  # bare URLs stay text
+    text = _GH_REF.sub(lambda m: m.group(1) + ZWJ + "-", text)  # GH-1 is not a link
     return _defuse(text)
 
 
@@ -81,6 +86,16 @@ def md_code(value: object, limit: int | None = None, *, in_table: bool = False) 
 def log_line(value: object, limit: int | None = None) -> str:
     """Text for a workflow log: one line that cannot start or smuggle a workflow command."""
     return _defuse(truncate(one_line(str(value)), limit))
+
+
+_COMMAND_START = re.compile(r"^([ \t]*)(::|##\[|##vso\[)", re.MULTILINE)
+
+
+def neutralize_commands(text: str) -> str:
+    """Every line of `text` kept, but none can start a workflow command (`::name::`,
+    `##[name]`, `##vso[`): a zero-width joiner splits the opening marker. For text that
+    must stay multi-line (a log stream, a job summary printed locally)."""
+    return _COMMAND_START.sub(lambda m: m.group(1) + m.group(2)[0] + ZWJ + m.group(2)[1:], text)
 
 
 def xml_text(value: object, limit: int | None = None) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from bfcl_action.checker import needs_underscore_to_dot
 from bfcl_action.config import BfclConfig
+from bfcl_action.cost import cost_line, priced, run_cost
 from bfcl_action.errors import ConfigError
 from bfcl_action.model.batch import BatchSettings
 from bfcl_action.model.naming import NameMap, with_api_names
@@ -116,6 +117,7 @@ def execution_options(settings: RunSettings) -> ExecutionOptions:
         ),
         python=settings.env_python,
         paths=tuple(str(Path(p).resolve()) for p in settings.env_paths),
+        http_allow=settings.exec_allow_hosts,
     )
 
 
@@ -160,6 +162,10 @@ def evaluate(
     report, _stats = run_evaluation(
         cases, run_options(settings, datasets, api_key), backend=backend, progress=progress
     )
+    report.results, priced_as = priced(
+        report.results, report.model, config.pricing if config else {}
+    )
+    report.cost = run_cost(report.results, priced_as)
     return report, cases
 
 
@@ -206,4 +212,6 @@ def print_summary(report: RunReport) -> None:
             print(f"  {r.id}: {r.infra_error}")
     for note in report.notes:
         print(note)
+    if report.cost is not None and report.cost.answers:
+        print(cost_line(report.cost))
     sys.stdout.flush()

@@ -10,6 +10,12 @@ answer alike, or a tool present on both sides looks added or removed. The rule, 
   pattern segment that starts with `.` too: `tools/*.json` never picks up
   `tools/.draft.json`, and `**` never descends into `.git`.
 - Matching is case-sensitive.
+
+Expanding a config's patterns (`expand_globs`) also keeps them inside the repository
+(issue 16): an absolute pattern is an error, every match is resolved (symlinks included) and
+must lie inside `root`, directory symlinks are never followed (`os.walk`), so a loop such as
+`tools/a -> ..` cannot be walked forever, and the walk stops at the budget's file and entry
+counts (`bfcl_action.budget`).
 """
 
 from __future__ import annotations
@@ -18,6 +24,16 @@ import os
 from collections.abc import Sequence
 from fnmatch import fnmatchcase
 from pathlib import Path
+
+from bfcl_action.budget import (
+    DEFAULT_BUDGET,
+    BudgetError,
+    ParseBudget,
+    check_pattern,
+    excerpt,
+    repository_root,
+    resolve_inside,
+)
 
 _MAGIC = frozenset("*?[")
 
@@ -56,7 +72,7 @@ def matches_any(path: str, patterns: Sequence[str]) -> bool:
     return any(glob_match(path, p) for p in patterns)
 
 
-def glob_files(pattern: str, base_dir: Path) -> list[Path]:
+def glob_files(pattern: str, base_dir: Path, budget: ParseBudget = DEFAULT_BUDGET) -> list[Path]:
     """Files under `base_dir` named by `pattern`, sorted; directories are never returned.
 
     Leading literal segments (`tools/`, `../shared/`, an absolute path) are joined to
@@ -75,7 +91,13 @@ def glob_files(pattern: str, base_dir: Path) -> list[Path]:
         return []
     unbounded = "**" in segments
     found: list[Path] = []
+    entries = 0
     for current, dirs, files in os.walk(root):
+        entries += len(dirs) + len(files)
+        if entries > budget.max_walk_entries:
+            raise BudgetError(
+                f"pattern {excerpt(pattern)} walks over {budget.max_walk_entries} entries"
+            )
         rel = Path(current).relative_to(root).parts
         if not unbounded and len(rel) >= len(segments) - 1:
             dirs[:] = []
@@ -84,6 +106,10 @@ def glob_files(pattern: str, base_dir: Path) -> list[Path]:
         for name in files:
             if _match((*rel, name), segments):
                 found.append(Path(current, name))
+                if len(found) > budget.max_files_per_glob:
+                    raise BudgetError(
+                        f"pattern {excerpt(pattern)} matches over {budget.max_files_per_glob} files"
+                    )
     return sorted(found)
 
 
@@ -102,23 +128,43 @@ def _could_descend(parts: Sequence[str], pats: Sequence[str]) -> bool:
 
 
 def expand_globs(
-    patterns: Sequence[str], base_dir: Path, exclude: Sequence[str] = ()
+    patterns: Sequence[str],
+    base_dir: Path,
+    exclude: Sequence[str] = (),
+    *,
+    root: Path | None = None,
+    budget: ParseBudget = DEFAULT_BUDGET,
 ) -> tuple[list[Path], list[str]]:
     """Files matched by `patterns` (relative to `base_dir`), in pattern order, minus `exclude`.
 
     Returns the files and the patterns that matched nothing (usually a typo worth reporting).
+    Raises `BudgetError` for an absolute pattern, a match that resolves outside `root`
+    (default: the git work tree holding `base_dir`), or a pattern over the budget.
     """
-    excluded = {p.resolve() for pattern in exclude for p in glob_files(pattern, base_dir)}
+    root = root if root is not None else repository_root(base_dir)
+    for pattern in (*patterns, *exclude):
+        check_pattern(pattern)
+    excluded = {p.resolve() for pattern in exclude for p in glob_files(pattern, base_dir, budget)}
     files: list[Path] = []
+    seen: set[Path] = set()
     unmatched: list[str] = []
     for pattern in patterns:
-        matched = glob_files(pattern, base_dir)
+        matched = glob_files(pattern, base_dir, budget)
         if not matched:
             unmatched.append(pattern)
         for path in matched:
-            if path.resolve() not in excluded and path not in files:
+            real = resolve_inside(path, root, display=_shown(path, base_dir))
+            if real not in excluded and real not in seen:
+                seen.add(real)
                 files.append(path)
     return files, unmatched
+
+
+def _shown(path: Path, base_dir: Path) -> str:
+    try:
+        return path.relative_to(base_dir).as_posix()
+    except ValueError:
+        return path.name
 
 
 __all__ = ["expand_globs", "glob_files", "glob_match", "matches_any"]

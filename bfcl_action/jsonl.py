@@ -16,7 +16,9 @@ from typing import Any, NamedTuple
 
 import pydantic_core
 
+from bfcl_action.budget import BudgetError, check_value
 from bfcl_action.errors import BfclActionError, InputError
+from bfcl_action.escape import log_line
 
 
 class JsonlLine(NamedTuple):
@@ -52,6 +54,14 @@ def _parse(raw: str | bytes, number: int, objects: bool) -> JsonlLine:
             return JsonlLine(number, None, f"not valid JSON: {exc.msg}", exc.colno)
         except UnicodeDecodeError as exc:
             return JsonlLine(number, None, f"not valid JSON: {exc.reason}")
+        except RecursionError:
+            return JsonlLine(number, None, "not valid JSON: nested too deeply")
+        except ValueError as exc:  # an integer over Python's digit limit
+            return JsonlLine(number, None, f"not valid JSON: {log_line(exc, 120)}")
+    try:
+        check_value(value)
+    except BudgetError as exc:
+        return JsonlLine(number, None, exc.message)
     if objects and not isinstance(value, dict):
         return JsonlLine(number, None, f"expected a JSON object, found {type(value).__name__}")
     return JsonlLine(number, value)

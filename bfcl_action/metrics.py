@@ -1,4 +1,5 @@
-"""Metrics of a run for teams that chart elsewhere: JSON, and OpenMetrics text.
+"""Metrics of a run for teams that chart elsewhere: JSON, OpenMetrics text, and CloudWatch
+Embedded Metric Format lines.
 
 Per model and reported suite (plus `overall`): case counts by outcome, accuracy, the
 infrastructure error rate, latency percentiles and token counts, all from the `CaseResult`
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from bfcl_action.cost import run_cost
 from bfcl_action.models import CaseResult, RunReport
 
 METRICS_SCHEMA_VERSION = 1
@@ -49,6 +51,9 @@ class SuiteMetrics(BaseModel):
     latency_s: LatencyStats = Field(default_factory=LatencyStats)
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_tokens: int = 0
+    cost_usd: float | None = None
+    """What this run paid for the suite's answers (None: no price for the model)."""
 
 
 class RunMetrics(BaseModel):
@@ -97,11 +102,14 @@ def _suite_metrics(suite: str, category: str, results: Iterable[CaseResult]) -> 
         ),
         input_tokens=sum(r.input_tokens or 0 for r in items),
         output_tokens=sum(r.output_tokens or 0 for r in items),
+        cached_tokens=sum(r.cached_tokens or 0 for r in items),
+        cost_usd=run_cost(items).cost_usd,
     )
 
 
 def run_metrics(report: RunReport) -> RunMetrics:
-    """Metrics of every suite of `report` and of the whole run (pure)."""
+    """Metrics of every suite of `report` and of the whole run (pure); dollars where the
+    results are priced (`bfcl_action.cost`)."""
     by_suite: dict[str, list[CaseResult]] = {}
     for result in report.results:
         by_suite.setdefault(result.label(), []).append(result)
@@ -166,7 +174,10 @@ def render_openmetrics(report: RunReport) -> str:
         "latency": _Family(
             "bfcl_latency_seconds", "summary", "Model latency per answered case.", "seconds"
         ),
-        "tokens": _Family("bfcl_tokens", "gauge", "Tokens used, by direction (input, output)."),
+        "tokens": _Family(
+            "bfcl_tokens", "gauge", "Tokens used, by direction (input, output, cached_input)."
+        ),
+        "cost": _Family("bfcl_cost_dollars", "gauge", "What this run paid (US dollars)."),
         "timestamp": _Family(
             "bfcl_run_timestamp_seconds",
             "gauge",
@@ -194,6 +205,9 @@ def render_openmetrics(report: RunReport) -> str:
         families["latency"].add(labels, float(latency.sum), "_sum")
         families["tokens"].add({**labels, "direction": "input"}, row.input_tokens)
         families["tokens"].add({**labels, "direction": "output"}, row.output_tokens)
+        families["tokens"].add({**labels, "direction": "cached_input"}, row.cached_tokens)
+        if row.cost_usd is not None:
+            families["cost"].add(labels, row.cost_usd)
     stamp = _epoch(metrics.created_at)
     if stamp is not None:
         families["timestamp"].add(
@@ -215,8 +229,64 @@ def _epoch(created_at: str) -> float | None:
         return None
 
 
+# ------------------------------------------------------------ CloudWatch Embedded Metric Format
+EMF_NAMESPACE = "BFCL"
+
+
+def render_cloudwatch_emf(report: RunReport, *, namespace: str = EMF_NAMESPACE) -> str:
+    """One CloudWatch Embedded Metric Format record per suite (and `overall`), one JSON
+    object per line: a log line CloudWatch turns into metrics (`Accuracy`, `InfraErrorRate`,
+    `LatencyP50`, tokens, `CostUSD`) with the dimensions Model and Suite, so an alarm can
+    watch `Accuracy` of `overall` for a model (the recipe in docs/scheduled.md)."""
+    import json
+
+    metrics = run_metrics(report)
+    stamp = _epoch(metrics.created_at)
+    millis = int(stamp * 1000) if stamp is not None else 0
+    lines = []
+    for row in [metrics.overall, *metrics.suites]:
+        values: dict[str, tuple[float | int, str]] = {
+            "InfraErrorRate": (row.error_rate, "None"),
+            "Cases": (row.cases, "Count"),
+            "InputTokens": (row.input_tokens, "Count"),
+            "OutputTokens": (row.output_tokens, "Count"),
+            "CachedInputTokens": (row.cached_tokens, "Count"),
+        }
+        if row.accuracy is not None:
+            values["Accuracy"] = (row.accuracy, "None")
+        if row.latency_s.p50 is not None:
+            values["LatencyP50"] = (row.latency_s.p50, "Seconds")
+        if row.latency_s.p90 is not None:
+            values["LatencyP90"] = (row.latency_s.p90, "Seconds")
+        if row.cost_usd is not None:
+            values["CostUSD"] = (row.cost_usd, "None")
+        record: dict[str, object] = {
+            "_aws": {
+                "Timestamp": millis,
+                "CloudWatchMetrics": [
+                    {
+                        "Namespace": namespace,
+                        "Dimensions": [["Model", "Suite"]],
+                        "Metrics": [{"Name": k, "Unit": u} for k, (_, u) in values.items()],
+                    }
+                ],
+            },
+            "Model": metrics.model,
+            "Suite": row.suite,
+            "Mode": metrics.mode,
+            "Fingerprint": metrics.fingerprint,
+            **{k: v for k, (v, _) in values.items()},
+        }
+        lines.append(json.dumps(record, sort_keys=True))
+    return "\n".join(lines) + "\n"
+
+
 def write_metrics(
-    report: RunReport, *, json_path: Path | None = None, openmetrics_path: Path | None = None
+    report: RunReport,
+    *,
+    json_path: Path | None = None,
+    openmetrics_path: Path | None = None,
+    emf_path: Path | None = None,
 ) -> list[Path]:
     """Write the requested metrics files (atomically); returns the paths written."""
     from bfcl_action.history import write_atomic
@@ -228,4 +298,7 @@ def write_metrics(
     if openmetrics_path is not None:
         write_atomic(openmetrics_path, render_openmetrics(report))
         written.append(openmetrics_path)
+    if emf_path is not None:
+        write_atomic(emf_path, render_cloudwatch_emf(report))
+        written.append(emf_path)
     return written

@@ -134,6 +134,15 @@ class CaseResult(BaseModel):
     latency_s: float | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
+    cached_tokens: int | None = None
+    """Prompt tokens the provider served from its prompt cache (part of `input_tokens`)."""
+    reused: bool = False
+    """The answer came from the response cache (an earlier run paid for it)."""
+    batch: bool = False
+    """The answer came through the Batch API (billed at the batch discount)."""
+    cost_usd: float | None = None
+    """What this answer costs at the rate it was asked at (`bfcl_action.cost`; None: no
+    price for the model). Paid by this run unless `reused`."""
     # Case context for reports (filled by `bfcl_action.compare.attach_case_context`), so a
     # stored report can show what was asked and expected without the dataset at hand.
     question: str | None = None
@@ -156,6 +165,24 @@ class CategoryScore(BaseModel):
     total: int
     infra_errors: int = 0
     accuracy: float
+
+
+class RunCost(BaseModel):
+    """Tokens and dollars of a run (`bfcl_action.cost`)."""
+
+    answers: int = 0
+    """Cases with an answer (infrastructure errors have none)."""
+    reused: int = 0
+    """Answers from the response cache (paid for by an earlier run)."""
+    batch: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    """Prompt tokens served from the provider's prompt cache (part of `input_tokens`)."""
+    priced_as: str | None = None
+    """The `pricing:` entry that priced the run, or None (no price: tokens only)."""
+    cost_usd: float | None = None
+    full_cost_usd: float | None = None
 
 
 class RequestCounts(BaseModel):
@@ -205,6 +232,8 @@ class RunReport(BaseModel):
     categories: dict[str, CategoryScore] = Field(default_factory=dict)
     summary: dict[str, float | None] = Field(default_factory=dict)
     notes: list[str] = Field(default_factory=list)
+    cost: RunCost | None = None
+    """Tokens and dollars (`bfcl_action.cost`); dollars only where `pricing:` has the model."""
     shard: str = ""
     """`i/n` when this report holds one shard of a run (`run --shard`); empty otherwise."""
     requests: RequestCounts | None = None

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from bfcl_action.categories import CATEGORIES, Checker, Directory
 from bfcl_action.errors import InputError
+from bfcl_action.escape import log_line
 from bfcl_action.jsonl import read_jsonl
 from bfcl_action.models import CaseResult, TestCase
 
@@ -156,12 +157,33 @@ def _suite_dir(result: CaseResult) -> Path:
     return prefix / bfcl_directory(result.category)
 
 
+def _inside(path: Path, directory: Path) -> Path:
+    """`path` unless it resolves outside `directory` (a model or suite name such as `..`)."""
+    root = directory.resolve()
+    real = path.resolve()
+    if real != root and root not in real.parents:
+        raise InputError(
+            f"refusing to write outside {directory}: a model or suite name leads to "
+            f"{log_line(real, 200)}",
+            file=str(directory),
+        )
+    return path
+
+
+def model_folder(model_name: str) -> str:
+    """The folder of a model's files (BFCL's rule: `/` becomes `_`); never `.`, `..` or empty."""
+    folder = model_name.replace("/", "_").replace("\\", "_")
+    if folder.strip(".") == "" or folder.startswith("."):
+        folder = "_" + folder
+    return folder
+
+
 def write_result_files(results: Sequence[CaseResult], directory: Path) -> list[Path]:
     """Write model outputs as BFCL result files, so the official tool can score our runs."""
     grouped: dict[Path, list[CaseResult]] = defaultdict(list)
     for result in results:
         name = f"{VERSION_PREFIX}_{result.category}_result.json"
-        grouped[directory / _suite_dir(result) / name].append(result)
+        grouped[_inside(directory / _suite_dir(result) / name, directory)].append(result)
     written: list[Path] = []
     for path, rows in grouped.items():
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -257,11 +279,11 @@ def write_score_files(
     cases: Mapping[str, TestCase] | None = None,
 ) -> list[Path]:
     """Write `<directory>/<model>/<group>/BFCL_v4_<category>_score.json` per suite."""
-    model_dir = directory / model_name.replace("/", "_")
+    model_dir = directory / model_folder(model_name)
     grouped: dict[Path, list[CaseResult]] = defaultdict(list)
     for result in results:
         name = f"{VERSION_PREFIX}_{result.category}_score.json"
-        grouped[model_dir / _suite_dir(result) / name].append(result)
+        grouped[_inside(model_dir / _suite_dir(result) / name, directory)].append(result)
     written: list[Path] = []
     for path, rows in grouped.items():
         path.parent.mkdir(parents=True, exist_ok=True)

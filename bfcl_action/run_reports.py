@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from bfcl_action.digest import RunDigest, parse_digest
 from bfcl_action.errors import InputError
 from bfcl_action.models import RequestCounts, RunReport
+from bfcl_action.redact import redact
 from bfcl_action.scoring import build_report, repeat_summary
 from bfcl_action.select import parse_shard
 
@@ -51,10 +52,11 @@ def load_report(path: Path) -> RunReport:
 
 
 def save_report(report: RunReport, path: Path) -> None:
-    """Write `report` as indented JSON, creating the folder; `load_report` reads it back."""
+    """Write `report` as indented JSON, creating the folder; `load_report` reads it back.
+    Every known secret is redacted first (`bfcl_action.redact`)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(report.model_dump_json(indent=1) + "\n", encoding="utf-8")
+        path.write_text(redact(report.model_dump_json(indent=1)) + "\n", encoding="utf-8")
     except OSError as exc:
         raise InputError(f"cannot write the run report: {exc.strerror}", file=str(path)) from None
 

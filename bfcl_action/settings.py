@@ -107,6 +107,9 @@ class RunSettings(BaseModel):
     env_paths: tuple[str, ...] = ()
     tool_timeout_s: float = 10.0
     tool_memory_mb: int = 1024
+    exec_allow_hosts: tuple[str, ...] = ()
+    """Non-loopback hosts executable checks may POST to (front-ends only, never
+    `.bfcl.yml`: a fork PR edits that file; docs/security.md)."""
     # --- Batch API (bfcl_action.model.batch)
     batch: bool = False
     """Ask single-turn cases by the provider's Batch API first (answers land in the cache)."""
@@ -158,6 +161,7 @@ class RunOverrides(BaseModel):
     env_paths: tuple[str, ...] | None = None
     tool_timeout_s: float | None = None
     tool_memory_mb: int | None = None
+    exec_allow_hosts: tuple[str, ...] | None = None
     batch: bool | None = None
     batch_wait_s: float | None = None
     batch_fallback: Literal["realtime", "error"] | None = None

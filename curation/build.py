@@ -96,6 +96,7 @@ def changelog_entry(
     parent: str | None,
     withdrawals: dict[str, str] | None = None,
     notes: Sequence[str] = (),
+    renamed: int = 0,
 ) -> str:
     """What changed against the parent and why: additions per category and origin, every
     withdrawn id with its reason (explicit and from re-curation), drops by reason."""
@@ -121,6 +122,22 @@ def changelog_entry(
         dropped[d.reason] = dropped.get(d.reason, 0) + 1
     if dropped:
         lines.append("- dropped: " + ", ".join(f"{r} {n}" for r, n in sorted(dropped.items())))
+    superseded = len(result.superseded)
+    if renamed:
+        lines.append(
+            f"- {renamed} ids renamed to BFCL's shape (`live_simple-00042` -> "
+            "`live_simple_00042`, same number; the old spelling is kept as an alias), because "
+            "BFCL's tools read the category from the id and could not read or sort the old one"
+        )
+    if superseded:
+        lines.append(
+            f"- {superseded} released entries superseded by a corrected re-curation of the same "
+            "source (each listed below with what changed)"
+        )
+    if len(withdrawn) > superseded:
+        lines.append(f"- {len(withdrawn) - superseded} released entries withdrawn (reasons below)")
+    if len(result.added) > superseded:
+        lines.append(f"- {len(result.added) - superseded} entries new to the set")
     for note in notes:
         lines.append(f"- {note}")
     if withdrawn:
@@ -164,7 +181,11 @@ def build(
     """Curate the batch against what `live_dir` holds and write the next release if there is
     anything to add or withdraw. Nothing is written when the batch changes nothing."""
     settings = settings or load_settings(live_dir / "curation.yml")
-    registry = migrate_ids(load_registry(live_dir / "registry.jsonl"))
+    loaded = load_registry(live_dir / "registry.jsonl")
+    registry = migrate_ids(loaded)
+    renamed = sum(1 for e in registry.entries if e.aliases) - sum(
+        1 for e in loaded.entries if e.aliases
+    )
     parent = latest_version(live_dir)
     previous = read_release_items(live_dir / "releases" / parent) if parent else []
     if withdrawals:
@@ -217,7 +238,7 @@ def build(
     changelog = live_dir / "CHANGELOG.md"
     old = changelog.read_text(encoding="utf-8") if changelog.exists() else "# Live releases\n\n"
     head, _, rest = old.partition("\n\n")
-    entry = changelog_entry(result, version, parent, withdrawals, notes)
+    entry = changelog_entry(result, version, parent, withdrawals, notes, renamed)
     _write_atomic(changelog, f"{head}\n\n{entry}{rest}")
     if not (live_dir / "curation.yml").exists():
         _write_atomic(live_dir / "curation.yml", _settings_yaml(settings))

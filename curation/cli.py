@@ -30,7 +30,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     from curation.sources import bfcl_live_cases, official_cases
 
     intake = gather(args.input)
-    notes: list[str] = []
+    notes: list[str] = list(args.note)
     if args.from_bfcl:
         intake.add_cases(bfcl_live_cases(args.from_bfcl), source=f"bfcl-eval {args.from_bfcl}")
     if args.contributions_since_release:
@@ -138,6 +138,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="ID=REASON",
         help="withdraw a released id (it becomes a tombstone, never reused)",
+    )
+    b.add_argument(
+        "--note",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="a line for the changelog and the build report saying why (repeatable)",
     )
     b.add_argument("--from-issues", metavar="OWNER/NAME", help="read open issue-form contributions")
     b.add_argument("--issue-label", default="live-contribution")

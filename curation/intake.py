@@ -20,7 +20,7 @@ from bfcl_action.errors import BfclActionError
 from bfcl_action.jsonl import numbered_lines
 from bfcl_action.models import FunctionDoc, TestCase
 from bfcl_action.tools.source import plain_scalar
-from curation.budget import BudgetExceeded, check_json_text
+from curation.budget import BudgetExceeded, check_json_text, check_value
 from curation.models import Contribution, Drop, Item, Origin
 from curation.normalize import to_item
 from curation.tools_bridge import parse_functions
@@ -55,6 +55,13 @@ class Intake:
             )
 
     def _add(self, raw: Any, origin: Origin) -> None:
+        try:
+            check_value(raw)
+        except BudgetExceeded as exc:
+            self.drops.append(
+                Drop(stage="intake", reason=exc.reason, origin=origin, detail=exc.detail)
+            )
+            return
         try:
             contribution = Contribution.model_validate(raw)
         except ValidationError as exc:

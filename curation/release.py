@@ -137,6 +137,7 @@ def dataset_card(
     if fresh:
         paths = "\n".join(f"    - fresh/BFCL_v4_{c}.json" for c in sorted(fresh))
         configs.append(f"- config_name: fresh\n  data_files:\n  - split: test\n    path:\n{paths}")
+    config_names = [c.split("\n", 1)[0].removeprefix("- config_name: ") for c in configs]
     total = sum(counts.values())
     imported = origins.get("imported-bfcl", 0)
     share = f"{imported / total:.1%}" if total else "0%"
@@ -185,7 +186,8 @@ Contributors are credited by the handle they agreed to publish, otherwise by a s
 pseudonym (`anon-...`) or `anonymous`.
 
 Load with `datasets>={MIN_DATASETS_VERSION}` (earlier versions fail on most configs):
-`datasets.load_dataset("<path to this folder>", "live_simple")`, `"answers"`, `"fresh"`.
+`datasets.load_dataset("<path to this folder>", "live_simple")`; the other configs are
+{", ".join(f"`{c}`" for c in config_names if c != "live_simple")}.
 """
     return text.encode()
 

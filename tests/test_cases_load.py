@@ -194,7 +194,7 @@ def test_structural_mistakes_are_all_reported(tools) -> None:
         "cases.yml:7:3: case typo: missing expect (expected calls, [] (no call) or 'any' "
         "(some call))",
         "cases.yml:9:3: case typo: expcet: unknown key (expected one of category, description,"
-        " execute, expect, id, messages, question, tools, found 'expcet')",
+        " execute, expect, id, messages, provenance, question, tools, found 'expcet')",
         "cases.yml:10:11: case typo: tools[0]: unknown tool (expected one of "
         + ", ".join(t.name for t in tools)
         + ", found 'get_wether' (string))",

@@ -105,3 +105,31 @@ def test_origins_never_record_absolute_paths(tmp_path: Path) -> None:
     intake.add_file(path)
     (it,) = intake.items
     assert not it.origin.ref.startswith("/") and it.origin.ref == "c.jsonl:1"
+
+
+def test_hostile_contributions_mixed_with_valid_ones_lose_nothing_valid(tmp_path: Path) -> None:
+    from benchmarks._hostile import hostile_contributions, valid_contributions
+
+    rows = valid_contributions(30) + hostile_contributions()
+    src = tmp_path / "mixed.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    intake = gather([src])
+    report = build(
+        live_dir=tmp_path / "live",
+        items=intake.items,
+        intake_drops=intake.drops,
+        references=[],
+        version="2026-W50",
+    )
+    assert report.added == 30
+    assert sorted(d.reason for d in report.drops) == sorted(
+        [
+            "too_deep",
+            "ref_cycle",
+            "ref_expansion",
+            "invalid_functions",
+            "invalid_functions",
+            "invalid_functions",
+        ]
+    )
+    assert all(d.detail for d in report.drops)

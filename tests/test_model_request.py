@@ -98,7 +98,7 @@ def test_ask_is_the_same_path_for_synchronous_callers(server: OpenAIServer, tmp_
 
 
 def test_the_strict_server_rejects_a_tool_call_left_unanswered() -> None:
-    history = [
+    history: list[dict[str, Any]] = [
         {"role": "user", "content": "hi"},
         {
             "role": "assistant",

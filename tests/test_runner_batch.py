@@ -257,3 +257,12 @@ def test_batch_with_no_cache_is_a_clear_error(
     )  # fmt: skip
     assert code != 0
     assert "batch" in capsys.readouterr().err
+
+
+def test_batch_answers_are_this_runs_answers_not_reuse(
+    server: OpenAIServer, tmp_path: Path
+) -> None:
+    batched = run(server, tmp_path, BatchSettings(**FAST))
+    assert all(r.batch and not r.reused for r in batched.results)
+    again = run(server, tmp_path, BatchSettings(**FAST))  # now they are an earlier run's
+    assert all(r.reused for r in again.results)

@@ -58,11 +58,12 @@ _LONG = re.compile(r"(-?\d+)[lL]$")
 _FLOAT = re.compile(r"(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)[fF]$")
 _DOUBLE = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$")
 _AS_LIST = re.compile(r"new\s+ArrayList<\w*>\(Arrays\.asList\((.+?)\)\)")
-_DOUBLE_BRACE_LIST = re.compile(r"new\s+ArrayList<\w*>\(\)\s*\{\{\s*(.+?)\s*\}\}", re.DOTALL)
+_DOUBLE_BRACE_HEAD = re.compile(r"new\s+ArrayList<\w*>\(\)\s*\{\{")
 _ADD = re.compile(r"add\((.+?)\)")
 _EMPTY_LIST = re.compile(r"new\s+ArrayList<\w*>\(\)")
 _ARRAY = re.compile(r"new\s+\w+\[\]\s*\{(.*?)\}")
-_MAP = re.compile(r"new\s+HashMap<.*?>\s*\(\)\s*\{\s*\{?\s*(.*?)\s*\}?\s*\}", re.DOTALL)
+_MAP_START = re.compile(r"new\s+HashMap<")
+_MAP_HEAD_END = re.compile(r">\s*\(\)\s*\{")
 _PUT = re.compile(r"put\(\"(.*?)\",\s*(.*?)\)")
 _EMPTY_MAP = re.compile(r"new\s+HashMap<.*?>\s*\(\)")
 
@@ -127,18 +128,74 @@ def _array_list(text: str, item_type: str | None) -> Any:
     if match:
         parts = match.group(1).split(",")
     else:
-        match = _DOUBLE_BRACE_LIST.search(text)
-        if not match:
+        body = _double_brace_body(text)
+        if body is None:
             return [] if _EMPTY_LIST.search(text) else text
-        parts = _ADD.findall(match.group(1))
+        parts = _ADD.findall(body)
     return [_item(part.strip(), item_type, unquote=True) for part in parts]
 
 
+def _next_non_space(text: str) -> list[int]:
+    """For each index, the first index at or after it that is not whitespace (`\\s`)."""
+    out = [len(text)] * (len(text) + 1)
+    for index in range(len(text) - 1, -1, -1):
+        out[index] = out[index + 1] if text[index].isspace() else index
+    return out
+
+
+def _double_brace_body(text: str) -> str | None:
+    """Group 1 of BFCL's `new\\s+ArrayList<\\w*>\\(\\)\\s*\\{\\{\\s*(.+?)\\s*\\}\\}` (DOTALL,
+    `search`), found in linear time: that pattern backtracks quadratically over whitespace.
+
+    For a head ending at `h`, the regex takes all whitespace (group start `g`), then the
+    shortest group (at least one character) after which only whitespace precedes `}}`; if
+    none exists it gives the group one whitespace character back (`{{ }}` -> `" "`). When a
+    head fails no later head can succeed (its candidates are a subset), so the first head
+    decides."""
+    head = _DOUBLE_BRACE_HEAD.search(text)
+    if head is None:
+        return None
+    nxt = _next_non_space(text)
+    h = head.end()
+    g = nxt[h]
+    for end in range(g + 1, len(text)):
+        r = nxt[end]
+        if text.startswith("}}", r):
+            return text[g:end]
+    if g > h and text.startswith("}}", g):
+        return text[g - 1 : g]
+    return None
+
+
+def _map_body(text: str) -> str | None:
+    """Group 1 of BFCL's `new\\s+HashMap<.*?>\\s*\\(\\)\\s*\\{\\s*\\{?\\s*(.*?)\\s*\\}?\\s*\\}`
+    (DOTALL, `search`), found in linear time (the pattern is polynomial over whitespace:
+    48 s for 300 spaces).
+
+    The head ends at the first `>` after the leftmost `new HashMap<` that is followed by
+    `()` and `{`; the group starts after whitespace, an optional `{` and whitespace, and is
+    the shortest text after which the next non-space character is `}`. No `}` after the
+    group start means no match at all (later heads start later still)."""
+    start = _MAP_START.search(text)
+    if start is None:
+        return None
+    head = _MAP_HEAD_END.search(text, start.end())
+    if head is None:
+        return None
+    nxt = _next_non_space(text)
+    g = nxt[head.end()]
+    if text.startswith("{", g):
+        g = nxt[g + 1]
+    for end in range(g, len(text)):
+        if nxt[end] < len(text) and text[nxt[end]] == "}":
+            return text[g:end]
+    return None
+
+
 def _hash_map(text: str, _item_type: str | None = None) -> Any:
-    match = _MAP.search(text)
-    if not match:
+    body = _map_body(text)
+    if body is None:
         return {} if _EMPTY_MAP.search(text) else text
-    body = match.group(1)
     if not body.strip():
         return {}
     return {key: java_literal(value.strip()) for key, value in _PUT.findall(body)}

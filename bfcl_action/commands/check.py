@@ -22,6 +22,7 @@ from typing import IO, Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from bfcl_action.budget import loads_json
 from bfcl_action.categories import Checker, get_category
 from bfcl_action.errors import BfclActionError, InputError
 from bfcl_action.models import ExpectedCall, FunctionDoc, Mode, TestCase
@@ -71,7 +72,7 @@ def _is_decoded(output: Any) -> bool:
     )
 
 
-def check_line(raw: str, number: int) -> dict[str, Any]:
+def check_line(raw: str | bytes, number: int) -> dict[str, Any]:
     """The output object for one input line; never raises."""
     from bfcl_action.checker import (  # imported here so `--help` never needs it
         check_case,
@@ -82,9 +83,9 @@ def check_line(raw: str, number: int) -> dict[str, Any]:
     entry_id: Any = None
     try:
         try:
-            data = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON: {exc.msg} (column {exc.colno})") from None
+            data = loads_json(raw)
+        except InputError as exc:
+            raise InputError(exc.message) from None
         if not isinstance(data, dict):
             raise InputError(f"expected a JSON object, found {type(data).__name__}")
         entry_id = data.get("id") if isinstance(data.get("id"), str) else None
@@ -144,7 +145,7 @@ def _parse(data: dict[str, Any]) -> CheckLine:
         raise InputError(first["msg"], field=where) from None
 
 
-def check_lines(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
+def check_lines(lines: Iterable[str | bytes]) -> Iterator[dict[str, Any]]:
     """Output objects for the non-blank input lines, in order."""
     for number, raw in enumerate(lines, start=1):
         if raw.strip():
@@ -152,12 +153,17 @@ def check_lines(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
 
 
 @contextmanager
-def _open(name: str, mode: str) -> Iterator[IO[str]]:
+def _open(name: str, mode: str) -> Iterator[IO[Any]]:
+    """Input is read as bytes (a line that is not UTF-8 is that line's `input_error`, not
+    the end of the run); output is text."""
     if name == "-":
-        yield sys.stdin if "r" in mode else sys.stdout
+        yield getattr(sys.stdin, "buffer", sys.stdin) if "r" in mode else sys.stdout
         return
     try:
-        handle = Path(name).open(mode, encoding="utf-8")  # noqa: SIM115 - closed below
+        if "b" in mode:
+            handle: IO[Any] = Path(name).open(mode)  # noqa: SIM115 - closed below
+        else:
+            handle = Path(name).open(mode, encoding="utf-8")  # noqa: SIM115
     except OSError as exc:
         raise InputError(f"cannot open: {exc.strerror}", file=name) from None
     with handle:
@@ -166,7 +172,7 @@ def _open(name: str, mode: str) -> Iterator[IO[str]]:
 
 def run(args: argparse.Namespace) -> int:
     counts = {"valid": 0, "invalid": 0, "malformed": 0}
-    with _open(args.cases, "r") as source, _open(args.output, "w") as sink:
+    with _open(args.cases, "rb") as source, _open(args.output, "w") as sink:
         for out in check_lines(source):
             sink.write(json.dumps(out, ensure_ascii=False) + "\n")
             if out["error_type"] in {INPUT_ERROR, "internal_error"}:

@@ -164,6 +164,24 @@ def _default_run_url() -> str | None:
     return f"{server}/{repo}/actions/runs/{run_id}" if server and repo and run_id else None
 
 
+def _uncovered_tools(config: Path | None, head: RunReport | Any) -> list[str]:
+    """Tools of `--config` that no own case of the head run expects (none without a config,
+    or when the tools cannot be read: the comment is still written)."""
+    if config is None or not isinstance(head, RunReport):
+        return []
+    from bfcl_action.config import load_config
+    from bfcl_action.errors import BfclActionError
+    from bfcl_action.report.coverage import tools_without_cases
+    from bfcl_action.tools.load import load_tools
+
+    try:
+        cfg = load_config(config)
+        tools = load_tools(cfg.tools, base_dir=config.resolve().parent, exclude=cfg.tools_exclude)
+    except BfclActionError:
+        return []
+    return tools_without_cases([f.name for f in tools.functions], head)
+
+
 def _write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
@@ -188,7 +206,11 @@ def run(args: argparse.Namespace) -> int:
     )
     url = args.full_report_url or _default_run_url()
     if args.markdown:
-        _write(args.markdown, render_comment(comparison, title=args.title, full_report_url=url))
+        uncovered = _uncovered_tools(args.config, head)
+        text = render_comment(
+            comparison, title=args.title, full_report_url=url, uncovered_tools=uncovered
+        )
+        _write(args.markdown, text)
     if args.summary:
         _write(args.summary, render_summary(comparison, title=args.title, full_report_url=url))
     if args.json:

@@ -54,6 +54,13 @@ def register(sub: Any) -> None:
         help="also write .github/workflows/bfcl-scheduled.yml: a weekly run with score history "
         "and one alert issue on degradation (keeps an existing .bfcl.yml and bfcl.yml)",
     )
+    parser.add_argument(
+        "--generate",
+        type=int,
+        metavar="N",
+        help="then draft N verified cases per tool with the model (`bfcl-action generate`; "
+        "prints the command instead when no API key is set)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -292,4 +299,39 @@ def run(args: argparse.Namespace) -> int:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         print(f"wrote {path}")
+    if args.generate is not None:
+        return draft_cases(root / ".bfcl.yml", args.generate)
     return 0
+
+
+CASE_GLOB = "cases/*.yml"
+
+
+def with_case_glob(config_text: str) -> str:
+    """The starter config listing `cases/*.yml`, where `generate` writes its drafts."""
+    return config_text.replace(
+        "cases: []\n",
+        f"cases:\n  - {CASE_GLOB}   # drafts from `bfcl-action generate`: cases/generated.yml\n",
+        1,
+    )
+
+
+def draft_cases(config: Path, per_tool: int) -> int:
+    """`generate` for the new config, or the exact command when no key is configured."""
+    from bfcl_action.commands.generate import GenerateCommand, run_generate
+
+    command = f"bfcl-action generate --config {config} --per-tool {per_tool}"
+    if not (os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL")):
+        print(
+            "no OPENAI_API_KEY set, so no cases were drafted; set it (or OPENAI_BASE_URL for a "
+            f"local server) and run:\n  {command}"
+        )
+        return 0
+    print(f"drafting {per_tool} cases per tool: {command}")
+    code = run_generate(GenerateCommand(config=config, per_tool=per_tool, note_unlisted=False))
+    text = config.read_text(encoding="utf-8")
+    listed = with_case_glob(text)
+    if code == 0 and listed != text:
+        config.write_text(listed, encoding="utf-8")
+        print(f"listed {CASE_GLOB} under cases: in {config}")
+    return code

@@ -11,6 +11,7 @@ import os
 import sys
 from pathlib import Path
 
+from bfcl_action import credentials
 from bfcl_action.evaluation import evaluate, print_summary, write_outputs
 from bfcl_action.models import Mode
 from bfcl_action.runner.pipeline import infra_error_rate
@@ -143,6 +144,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=int,
         help=f"address-space limit (default {DEFAULTS.tool_memory_mb})",
     )
+    env.add_argument(
+        "--exec-allow-host",
+        action="append",
+        default=[],
+        metavar="HOST[:PORT]",
+        help="executable checks may POST to this non-loopback host (repeatable; default: "
+        "loopback only)",
+    )
     batch = p.add_argument_group("Batch API (docs/batch.md)")
     batch.add_argument(
         "--batch",
@@ -176,6 +185,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=Path,
         metavar="PATH",
         help="also write run metrics as OpenMetrics text (Pushgateway-ready; docs/scheduled.md)",
+    )
+    out.add_argument(
+        "--metrics-emf",
+        type=Path,
+        metavar="PATH",
+        help="also write run metrics as CloudWatch Embedded Metric Format lines (docs/cost.md)",
     )
     out.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=main)
@@ -227,6 +242,7 @@ def overrides_from_args(args: argparse.Namespace) -> RunOverrides:
         env_paths=tuple(args.env_path) or None,
         tool_timeout_s=args.tool_timeout,
         tool_memory_mb=args.tool_memory_mb,
+        exec_allow_hosts=tuple(h for e in args.exec_allow_host for h in e.split(",") if h) or None,
         batch=args.batch,
         batch_wait_s=args.batch_wait,
         batch_fallback=args.batch_fallback,
@@ -241,15 +257,19 @@ def main(args: argparse.Namespace) -> int:
         config = load_config(args.config)
     settings = resolve_run_settings(overrides_from_args(args), config, environ=os.environ)
     check_settings(settings, model_hint="give --model or `model.name` in --config")
-    api_key = api_key_from_env(settings, os.environ)
+    credentials.get(settings.api_key_env)  # held, out of the environment, redacted from now on
+    api_key = api_key_from_env(settings, credentials.environment())
     progress = make_progress(sys.stderr, enabled=not args.quiet)
     report, cases = evaluate(settings, config, api_key=api_key, progress=progress)
     write_outputs(report, args.output, args.results_dir, cases)
-    if args.metrics_json or args.metrics_openmetrics:
+    if args.metrics_json or args.metrics_openmetrics or args.metrics_emf:
         from bfcl_action.metrics import write_metrics
 
         write_metrics(
-            report, json_path=args.metrics_json, openmetrics_path=args.metrics_openmetrics
+            report,
+            json_path=args.metrics_json,
+            openmetrics_path=args.metrics_openmetrics,
+            emf_path=args.metrics_emf,
         )
     print_summary(report)
     print(f"wrote the run report to {args.output}" + _results_note(args.results_dir))

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from bfcl_action.commands.impact import _config
+from bfcl_action.logstream import emit_command
 from bfcl_action.suites import build_cases, load_multi_turn, load_own
 from bfcl_action.tools.issues import Severity, ToolIssue, ToolValidationError
 from bfcl_action.tools.load import ToolSet
@@ -75,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     except ToolValidationError as exc:
         if args.annotations:
             for issue in exc.issues:
-                print(annotation(issue, base=rel))
+                emit_command(annotation(issue, base=rel))
         raise
     if args.derived:
         cases = build_cases(config, base_dir=config_dir, external=False)
@@ -84,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     for warning in tools.warnings:
         print(warning.render())
         if args.annotations:
-            print(annotation(warning, base=rel))
+            emit_command(annotation(warning, base=rel))
     formats = Counter(str(f) for f in tools.formats.values())
     suites = Counter(c.label() for c in cases)
     summary: dict[str, Any] = {

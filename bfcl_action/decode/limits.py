@@ -37,3 +37,7 @@ MAX_VALUE_SIZE: Final = 1_000_000
 
 MAX_INT_BITS: Final = 1_000_000
 """Largest integer (in bits) an evaluated operator (`2 ** n`, `1 << n`) may build."""
+
+MAX_TOTAL_INT_BITS: Final = 4_000_000
+"""All integers evaluated operators of one output may build together, charged before each is
+computed (19,000 x `1 << 999990` would be 2.5 GB; 200 x `3 ** 500000` 9 s of CPU)."""

@@ -37,7 +37,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bfcl_action.decode.errors import DecodeError, failed
-from bfcl_action.decode.limits import MAX_DEPTH, MAX_INT_BITS, MAX_VALUE_SIZE
+from bfcl_action.decode.limits import MAX_DEPTH, MAX_INT_BITS, MAX_TOTAL_INT_BITS, MAX_VALUE_SIZE
 from bfcl_action.decode.prompt_text import bracket_text
 from bfcl_action.decode.python_fast import decode_python_fast, not_a_call_list
 from bfcl_action.models import Call
@@ -130,6 +130,7 @@ class _Decoder:
 
     def __init__(self) -> None:
         self.budget = _WORK_BUDGET
+        self.int_bits = MAX_TOTAL_INT_BITS
         self.depth = 0
 
     def enter(self) -> None:
@@ -288,13 +289,18 @@ class _Evaluator:
         return result
 
     def guard(self, op: ast.operator, left: Any, right: Any) -> None:
-        """Refuse operations whose result would be huge before Python builds it."""
+        """Refuse operations whose result would be huge before Python builds it; big integer
+        results are also charged, before they are computed, to the output's total."""
         if isinstance(op, ast.Pow) and _is_int(left) and _is_int(right) and right > 0:
             if abs(left) > 1 and right * left.bit_length() > MAX_INT_BITS:
                 raise failed(f"power result over {MAX_INT_BITS} bits")
+            if abs(left) > 1:
+                self.spend_bits(right * left.bit_length())
         elif isinstance(op, ast.LShift) and _is_int(left) and _is_int(right):
             if left and right + left.bit_length() > MAX_INT_BITS:
                 raise failed(f"shift result over {MAX_INT_BITS} bits")
+            if left and right > 0:
+                self.spend_bits(right + left.bit_length())
         elif isinstance(op, ast.Mult):
             for sequence, count in ((left, right), (right, left)):
                 if (
@@ -309,11 +315,13 @@ class _Evaluator:
                 and left.bit_length() + right.bit_length() > MAX_INT_BITS
             ):
                 raise failed(f"product over {MAX_INT_BITS} bits")
+            if _is_int(left) and _is_int(right):
+                self.spend_bits(left.bit_length() + right.bit_length())
         elif isinstance(op, ast.Add) and isinstance(left, _SIZED) and isinstance(right, _SIZED):
             if len(left) + len(right) > MAX_VALUE_SIZE:
                 raise failed(f"concatenation over {MAX_VALUE_SIZE} items")
         elif isinstance(op, ast.Mod) and isinstance(left, str | bytes):
-            _guard_percent_format(left)
+            _guard_percent_format(left, right)
 
     def apply(self, function: Callable[..., Any], *args: Any) -> Any:
         try:
@@ -322,6 +330,12 @@ class _Evaluator:
             raise
         except (ArithmeticError, TypeError, ValueError, MemoryError, RecursionError) as exc:
             raise failed(f"operator failed: {type(exc).__name__}: {exc}") from None
+
+    def spend_bits(self, bits: int) -> None:
+        """Charge an integer result of `bits` bits (all of one output: `MAX_TOTAL_INT_BITS`)."""
+        self.decoder.int_bits -= bits
+        if self.decoder.int_bits < 0:
+            raise failed(f"evaluated operators build over {MAX_TOTAL_INT_BITS} bits of integers")
 
     def spend(self, amount: int) -> None:
         self.decoder.budget -= amount
@@ -333,12 +347,21 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int)
 
 
-def _guard_percent_format(template: str | bytes) -> None:
+def _guard_percent_format(template: str | bytes, arguments: Any) -> None:
+    """Refuse a `%` format whose result would be large, before it is built: the template,
+    every width and precision, and the arguments' sizes bound the result's length."""
     raw = template.encode("utf-8", "surrogatepass") if isinstance(template, str) else template
+    estimate = len(raw)
     for match in _PERCENT_DIRECTIVE.finditer(raw):
         for group in match.groups():
             if group == b"*" or (group is not None and len(group) > 4):
                 raise failed("%-format width or precision too large to evaluate")
+            if group is not None:
+                estimate += int(group)
+        if estimate > MAX_VALUE_SIZE:
+            raise failed(f"%-format result over {MAX_VALUE_SIZE} characters")
+    if estimate + _logical_size(arguments) > MAX_VALUE_SIZE:
+        raise failed(f"%-format result over {MAX_VALUE_SIZE} characters")
 
 
 def _logical_size(value: Any) -> int:

@@ -118,7 +118,10 @@ def decode_python_fast(source: str) -> list[tuple[str, dict[str, Any]]] | None:
         return None
     calls: list[tuple[str, dict[str, Any]]] = []
     arguments: dict[str, Any] = {}
-    for name, text in _TOKENS.findall(source, 1, len(source) - 1):
+    # Trailing separators hold no token; left in, each of their positions would restart a
+    # failing `_TOKENS` match that scans them all again (quadratic on `[f(a=1)    ...   ]`).
+    inner_end = max(1, min(len(source) - 1, _inner_end(source)))
+    for name, text in _TOKENS.findall(source, 1, inner_end):
         if text:
             first = text[0]
             if first == "'" or first == '"':
@@ -131,6 +134,14 @@ def decode_python_fast(source: str) -> list[tuple[str, dict[str, Any]]] | None:
             arguments = {}
             calls.append((name, arguments))
     return calls
+
+
+def _inner_end(source: str) -> int:
+    """End of the text inside the outer brackets, trailing separators (` \\t\\n,)`) cut."""
+    end = len(source) - 1
+    while end > 1 and source[end - 1] in " \t\n,)":
+        end -= 1
+    return end
 
 
 def _atom(text: str) -> Any:

@@ -25,6 +25,7 @@ from typing import Any
 from github import Github
 from github.Repository import Repository
 
+from bfcl_action import redact
 from bfcl_action.compare import Comparison, Verdict, compare_runs
 from bfcl_action.digest import RunDigest, parse_digest
 from bfcl_action.errors import BfclActionError, InputError
@@ -64,6 +65,7 @@ from bfcl_action.github.publish import (
 from bfcl_action.github.scheduled import SCHEDULED_EVENTS
 from bfcl_action.github.statuses import CategoryStatus, post_statuses
 from bfcl_action.models import RunReport
+from bfcl_action.report.coverage import tools_without_cases
 from bfcl_action.report.markdown import render_comment
 from bfcl_action.run_reports import load_baseline, load_report, save_report
 
@@ -144,7 +146,7 @@ def main(
     if activity is Activity.SKIP:
         return skip_without_key(ctx, github_factory)
     report_path = output_dir(ctx) / "report.json"
-    report = engine.run(ctx, report_path)
+    report = redact.redact_model(engine.run(ctx, report_path))
     if not report_path.is_file():
         save_report(report, report_path)
     if activity is Activity.SHARD:
@@ -253,12 +255,14 @@ def process_pull_request(
     comparison.notes.insert(0, f"baseline: {where}")
     outcome.comparison = comparison
     outcome.verdict = comparison.verdict.value
-    notes = annotations_for(comparison, engine.tools(ctx), report)
+    tools = engine.tools(ctx)
+    notes = annotations_for(comparison, tools, report)
     body = render_comment(
         comparison,
         title=title_for(ctx),
         full_report_url=ctx.run_url or None,
         max_chars=COMMENT_LIMIT - len(comment_marker(ctx.inputs.check_name)) - 1,
+        uncovered_tools=tools_without_cases(tools.locations, report),
     )
     if repo is not None:
         post_comment(ctx, outcome, gh, repo, pr.number, body, comparison)
@@ -400,7 +404,7 @@ def write_comment_artifact(
     """Comment body and metadata for a `workflow_run` job to post (upload this directory)."""
     folder = output_dir(ctx) / COMMENT_DIR
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "body.md").write_text(body, encoding="utf-8")
+    (folder / "body.md").write_text(redact.redact(body), encoding="utf-8")
     meta = {
         "version": 1,
         "repository": ctx.repository,
@@ -412,7 +416,7 @@ def write_comment_artifact(
         "summary": check_summary(ctx, report, comparison),
         "annotations": [a.model_dump() for a in annotations],
     }
-    (folder / "meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+    (folder / "meta.json").write_text(redact.redact(json.dumps(meta, indent=1)), encoding="utf-8")
     return folder
 
 

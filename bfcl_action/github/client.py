@@ -12,13 +12,36 @@ from typing import Any
 
 from github import Auth, Github, GithubException, GithubRetry
 from github.GithubException import RateLimitExceededExceedsMaxWait
+from github.Requester import Requester
 
 from bfcl_action.github.context import ActionContext
+from bfcl_action.redact import redact_value
 
 DEFAULT_TOTAL_RETRIES = 4
 
 # PyGithub logs every retried 403 at INFO; the action reports failures itself, once.
 logging.getLogger("github.GithubRetry").setLevel(logging.WARNING)
+
+_send_json = Requester.requestJsonAndCheck
+
+
+def _send_redacted(
+    self: Requester,
+    verb: str,
+    url: str,
+    parameters: dict[str, Any] | None = None,
+    headers: dict[str, str] | None = None,
+    input: Any | None = None,
+    follow_302_redirect: bool = False,
+) -> tuple[dict[str, Any], Any]:
+    """Every JSON body this process sends to GitHub (comments, check runs, annotations,
+    statuses, issues) passes `redact` first: the one output edge no caller can forget."""
+    return _send_json(
+        self, verb, url, parameters, headers, redact_value(input), follow_302_redirect
+    )
+
+
+Requester.requestJsonAndCheck = _send_redacted  # type: ignore[method-assign]
 
 
 class CappedRetry(GithubRetry):

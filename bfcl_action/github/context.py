@@ -9,7 +9,6 @@ downstream receives one typed object and tests can build it directly.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
+from bfcl_action import credentials, redact
 from bfcl_action.errors import ConfigError
 
 DEFAULT_CHECK_NAME = "bfcl-action"
@@ -54,6 +54,7 @@ class Inputs(BaseModel):
     concurrency: str = ""
     env_python: str = ""
     tool_timeout: str = ""
+    exec_allow_hosts: str = ""
     batch: bool = False
     batch_wait: str = ""
     thresholds: str = ""
@@ -75,6 +76,7 @@ class Inputs(BaseModel):
     history_branch: str = "bfcl-data"
     metrics_json: str = ""
     metrics_openmetrics: str = ""
+    metrics_emf: str = ""
     # The response cache across workflow runs (docs/action.md, "Paying only for what changed").
     response_cache: bool = True
     response_cache_max_age: str = ""
@@ -129,7 +131,10 @@ def parse_inputs(env: Mapping[str, str]) -> Inputs:
                 ) from None
         else:
             values[field_name] = raw
-    return Inputs(**values)
+    inputs = Inputs(**values)
+    redact.register(inputs.api_key.get_secret_value())
+    redact.register(inputs.github_token.get_secret_value())
+    return inputs
 
 
 class PullRequestInfo(BaseModel):
@@ -175,7 +180,7 @@ class ActionContext(BaseModel):
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> ActionContext:
-        env = os.environ if env is None else env
+        env = credentials.environment() if env is None else env
         event: dict[str, Any] = {}
         event_path = env.get("GITHUB_EVENT_PATH", "")
         if event_path:

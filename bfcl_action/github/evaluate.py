@@ -173,6 +173,7 @@ def run_overrides(ctx: ActionContext, config: Path | None) -> RunOverrides:
         concurrency=_number(ctx, "concurrency", int),
         env_python=ctx.inputs.env_python or None,
         tool_timeout_s=_number(ctx, "tool_timeout", float),
+        exec_allow_hosts=tuple(ctx.inputs.exec_allow_hosts.replace(",", " ").split()) or None,
         batch=ctx.inputs.batch or None,
         batch_wait_s=_number(ctx, "batch_wait", float),
         **cache_overrides(ctx),

@@ -8,12 +8,14 @@ Untrusted text (model output, tool descriptions, GitHub error messages) passes t
 from __future__ import annotations
 
 import secrets
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
 
 from bfcl_action import github_limits as limits
+from bfcl_action.escape import neutralize_commands
+from bfcl_action.logstream import emit_command
+from bfcl_action.redact import redact
 
 SUMMARY_LIMIT = limits.JOB_SUMMARY.size
 """GitHub rejects a step's job summary over 1 MiB (bytes)."""
@@ -31,8 +33,7 @@ def escape_property(text: str) -> str:
 
 def neutralize_log(text: str) -> str:
     """Text safe to print in a log: no line can start a workflow command."""
-    lines = text.splitlines() or [""]
-    return "\n".join((" " + line) if line.lstrip().startswith("::") else line for line in lines)
+    return neutralize_commands(text)
 
 
 def workflow_command(
@@ -55,11 +56,11 @@ def workflow_command(
 
 
 def warning(message: str, *, title: str | None = None, stream: TextIO | None = None) -> None:
-    print(workflow_command("warning", message, title=title), file=stream or sys.stdout)
+    emit_command(workflow_command("warning", message, title=title), stream)
 
 
 def notice(message: str, *, title: str | None = None, stream: TextIO | None = None) -> None:
-    print(workflow_command("notice", message, title=title), file=stream or sys.stdout)
+    emit_command(workflow_command("notice", message, title=title), stream)
 
 
 def _delimiter(value: str) -> str:
@@ -86,7 +87,7 @@ def write_outputs(path: Path | None, values: Mapping[str, str]) -> None:
             print(f"{name}={neutralize_log(value)}")
         return
     with path.open("a", encoding="utf-8") as fh:
-        fh.write(text)
+        fh.write(redact(text))
 
 
 def fit_summary(markdown: str, limit: int = SUMMARY_LIMIT) -> str:
@@ -104,4 +105,4 @@ def append_summary(path: Path | None, markdown: str) -> None:
     existing = path.stat().st_size if path.exists() else 0
     text = fit_summary(text, max(0, SUMMARY_LIMIT - existing))
     with path.open("a", encoding="utf-8") as fh:
-        fh.write(text + "\n")
+        fh.write(redact(text) + "\n")

@@ -74,11 +74,12 @@ def is_scheduled(ctx: ActionContext) -> bool:
 
 
 def export_metrics(ctx: ActionContext, report: RunReport) -> list[Path]:
-    """The `metrics-json` / `metrics-openmetrics` files, for any event."""
+    """The `metrics-json` / `metrics-openmetrics` / `metrics-emf` files, for any event."""
     base = workdir(ctx)
     json_path = base / ctx.inputs.metrics_json if ctx.inputs.metrics_json else None
     om_path = base / ctx.inputs.metrics_openmetrics if ctx.inputs.metrics_openmetrics else None
-    return write_metrics(report, json_path=json_path, openmetrics_path=om_path)
+    emf_path = base / ctx.inputs.metrics_emf if ctx.inputs.metrics_emf else None
+    return write_metrics(report, json_path=json_path, openmetrics_path=om_path, emf_path=emf_path)
 
 
 def history_name(check_name: str) -> str:

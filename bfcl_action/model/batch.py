@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from bfcl_action.errors import ConfigError
+from bfcl_action.jsonl import scan_jsonl
 from bfcl_action.model.request import ModelClient
 from bfcl_action.model.retry import InfraFailure, with_retries
 from bfcl_action.model.types import ChatRequest, ChatResponse
@@ -314,8 +315,8 @@ async def _collect(
     if batch.get("output_file_id"):
         file_id = str(batch["output_file_id"])
         text = (await _retried(client, lambda: provider.download_file(file_id))).decode()
-        for raw in text.splitlines():
-            entry = _json_line(raw)
+        for line in scan_jsonl(text):
+            entry: dict[str, Any] = line.value or {}
             key = str(entry.get("custom_id", ""))
             response = entry.get("response")
             if not isinstance(response, dict):
@@ -335,13 +336,14 @@ async def _collect(
             client.cache.put(
                 key, case_id=request.case_id if request else "", model=client.model, answer=answer
             )
+            client.mark_fresh(key)
             answered.add(key)
             outcome.failed.pop(key, None)
     if batch.get("error_file_id"):
         error_id = str(batch["error_file_id"])
         text = (await _retried(client, lambda: provider.download_file(error_id))).decode()
-        for raw in text.splitlines():
-            entry = _json_line(raw)
+        for line in scan_jsonl(text):
+            entry = line.value or {}
             key = str(entry.get("custom_id", ""))
             if key and key not in answered:
                 outcome.failed[key] = _error_text(entry)
@@ -363,11 +365,3 @@ async def _collect(
 async def _retried(client: ModelClient, call: Callable[[], Awaitable[T]]) -> T:
     """A files or batches call under the run's retry policy (429s, 5xx, dropped links)."""
     return await with_retries(call, client.policy)
-
-
-def _json_line(raw: str) -> dict[str, Any]:
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}

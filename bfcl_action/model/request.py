@@ -49,7 +49,10 @@ def request_key(identity: dict[str, Any], request: ChatRequest) -> str:
     tools = request.tools_key or (
         sha256_hex(canonical_json(request.tools)) if request.tools else ""
     )
-    head = canonical_json({"v": KEY_VERSION, **identity, "tools": tools, "sample": request.sample})
+    fields = {"v": KEY_VERSION, **identity, "tools": tools, "sample": request.sample}
+    if request.response_format is not None:
+        fields["response_format"] = request.response_format
+    head = canonical_json(fields)
     return sha256_hex(head + "\n" + json.dumps(request.messages, sort_keys=True))
 
 
@@ -82,12 +85,19 @@ class ModelClient:
         self._stopped: EndpointError | None = None
         self._answered: dict[str, asyncio.Future[ChatResponse]] = {}
         """Keys asked in this run (in flight or answered), for identical requests."""
+        self._fresh: set[str] = set()
+        """Keys the batch stage put in the cache during this run (this run's answers)."""
         self._refused: dict[str, str] = {}
         """Keys this run must not ask, with the reason (e.g. pending in a batch)."""
 
     def key(self, request: ChatRequest) -> str:
         """The cache key `request` is stored under (what `impact` predicts with)."""
         return request_key(self._identity, request)
+
+    def mark_fresh(self, key: str) -> None:
+        """The answer cached under `key` was received in this run (by a batch): reading it
+        is not reuse of an earlier run's answer."""
+        self._fresh.add(key)
 
     def refuse(self, key: str, reason: str) -> None:
         """Answer the request under `key` with `InfraFailure(reason)` unless it is cached:
@@ -118,6 +128,10 @@ class ModelClient:
             return shared
         hit = self.cache.get(key)
         if hit is not None:
+            if key in self._fresh:
+                self._count(hit)
+                self.stats.batched += 1
+                return hit
             self.stats.cache_hits += 1
             self._count(hit, cached=True)
             return dataclasses.replace(hit, cached=True)

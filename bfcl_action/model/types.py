@@ -76,6 +76,9 @@ class ChatRequest:
     tools_key: str = ""
     sample: int = 0
     case_id: str = ""
+    response_format: dict[str, Any] | None = None
+    """A structured-output format (Chat Completions' `response_format`), when one is asked
+    for (`bfcl-action generate` asks for a JSON schema); part of the cache key when set."""
 
 
 @dataclass(frozen=True)
@@ -95,10 +98,16 @@ class ChatResponse:
     raw_tool_calls: tuple[dict[str, Any], ...] = ()
     input_tokens: int | None = None
     output_tokens: int | None = None
+    cached_tokens: int | None = None
+    """Prompt tokens the provider served from its prompt cache (billed at a lower rate)."""
     latency_s: float | None = None
     model: str | None = None
     system_fingerprint: str | None = None
     shapes: tuple[str, ...] = ()
+    batch: bool = False
+    """Answered through the Batch API (billed at the batch discount)."""
+    refusal: str | None = None
+    """A structured-output refusal (`message.refusal`), when the model declined."""
     cached: bool = field(default=False, compare=False)
     """Served from the response cache in this run (not stored)."""
 
@@ -116,10 +125,13 @@ class ChatResponse:
             "raw_tool_calls": list(self.raw_tool_calls),
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
+            "cached_tokens": self.cached_tokens,
             "latency_s": self.latency_s,
             "model": self.model,
             "system_fingerprint": self.system_fingerprint,
             "shapes": list(self.shapes),
+            "batch": self.batch,
+            **({"refusal": self.refusal} if self.refusal else {}),
         }
 
     @classmethod
@@ -133,10 +145,13 @@ class ChatResponse:
             raw_tool_calls=tuple(data.get("raw_tool_calls") or ()),
             input_tokens=data.get("input_tokens"),
             output_tokens=data.get("output_tokens"),
+            cached_tokens=data.get("cached_tokens"),
             latency_s=data.get("latency_s"),
             model=data.get("model"),
             system_fingerprint=data.get("system_fingerprint"),
             shapes=tuple(data.get("shapes") or ()),
+            batch=bool(data.get("batch")),
+            refusal=data.get("refusal") or None,
         )
 
 
@@ -154,6 +169,8 @@ class RequestStats:
     cache_hits: int = 0
     """Answers from the cache, written by an earlier run."""
     shared: int = 0
+    batched: int = 0
+    """Answers received through the Batch API in this run (not cache hits)."""
     """Requests identical to one already asked in this run, answered by that one."""
     retries: int = 0
     retry_reasons: dict[str, int] = field(default_factory=dict)

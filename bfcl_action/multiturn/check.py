@@ -46,6 +46,8 @@ class ExecutionOptions:
     limits: SandboxLimits = field(default_factory=SandboxLimits)
     python: str | None = None
     paths: tuple[str, ...] = ()
+    http_allow: tuple[str, ...] = ()
+    """Non-loopback hosts (`HOST` or `HOST:PORT`) executable checks may POST to."""
 
     def sandbox(self, extra_paths: Sequence[str] = ()) -> Sandbox:
         paths = [Path(p) for p in (*extra_paths, *self.paths)]

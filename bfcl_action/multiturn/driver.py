@@ -50,6 +50,7 @@ class ConversationAnswer:
 
     output: list[list[Any]]
     input_tokens: int = 0
+    cached_tokens: int = 0
     output_tokens: int = 0
     latency_s: float = 0.0
     steps: int = 0
@@ -169,6 +170,7 @@ class ConversationDriver:
         self.answer.steps += 1
         self.answer.cached_steps += int(response.cached)
         self.answer.input_tokens += response.input_tokens or 0
+        self.answer.cached_tokens += response.cached_tokens or 0
         self.answer.output_tokens += response.output_tokens or 0
         self.answer.latency_s += response.latency_s or 0.0
         return response

@@ -11,7 +11,8 @@ execute:
 
 The model's calls and, when no `result` is given, the expected call (the first option of
 every parameter of the case's `expect`) run in the sandbox (`bfcl_action.multiturn.sandbox`),
-from the repository root; a URL target is POSTed the arguments as JSON instead. The verdict
+from the repository root; a URL target is POSTed the arguments as JSON instead (loopback
+only unless the workflow allows the host: `multiturn/http_tools.py`). The verdict
 replaces the AST check: a call AST matching would reject (another spelling of the same city)
 passes when it computes the same result. Error types:
 `executable:decoder_failed`, `executable:wrong_count`, `executable:unknown_function`,
@@ -21,9 +22,7 @@ the worker), `executable:expected_call_failed`, `executable:wrong_result`.
 
 from __future__ import annotations
 
-import json
-import urllib.error
-import urllib.request
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -32,10 +31,10 @@ from bfcl_action.decode import DecodeError, decode_output
 from bfcl_action.errors import InputError
 from bfcl_action.models import Call, CaseResult, Mode, TestCase
 from bfcl_action.multiturn.check import ExecutionOptions, case_result
+from bfcl_action.multiturn.http_tools import http_invoke
 from bfcl_action.multiturn.sandbox import Sandbox
 
 FIELD = "execute"
-_MAX_HTTP_BYTES = 4 * 1024 * 1024
 COMPARATORS = ("exact", "structural")
 
 
@@ -103,38 +102,12 @@ def expected_call(case: TestCase) -> Call:
     return Call(name=name, arguments=arguments)
 
 
-def _run(sandbox: Sandbox, target: str, call: Call) -> dict[str, Any]:
+def _run(sandbox: Sandbox, target: str, call: Call, allow: Sequence[str] = ()) -> dict[str, Any]:
     if target.startswith(("http://", "https://")):
-        return http_invoke(target, call.arguments, timeout=sandbox.limits.call_timeout_s)
+        return http_invoke(
+            target, call.arguments, timeout=sandbox.limits.call_timeout_s, allow=allow
+        )
     return sandbox.invoke(target, (), dict(call.arguments))
-
-
-def http_invoke(url: str, arguments: dict[str, Any], *, timeout: float) -> dict[str, Any]:
-    """POST the arguments as a JSON object; the JSON (or text) answer is the result.
-
-    For tools served by a process the workflow starts (`http://127.0.0.1:PORT/tool`). An
-    HTTP error status is the call's exception; no answer within `timeout` is a timeout."""
-    body = json.dumps(arguments).encode("utf-8")
-    request = urllib.request.Request(  # noqa: S310 - the case author's own endpoint
-        url, data=body, method="POST", headers={"Content-Type": "application/json"}
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
-            raw = response.read(_MAX_HTTP_BYTES + 1)
-    except urllib.error.HTTPError as exc:
-        detail = exc.read(500).decode("utf-8", "replace")
-        return {"ok": True, "raised": f"HTTP {exc.code}: {detail}".strip()}
-    except (urllib.error.URLError, TimeoutError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        return {"ok": False, "error": f"{url}: {reason}"}
-    if len(raw) > _MAX_HTTP_BYTES:
-        return {"ok": True, "raised": f"answer larger than {_MAX_HTTP_BYTES} bytes"}
-    text = raw.decode("utf-8", "replace")
-    try:
-        value = json.loads(text)
-    except ValueError:
-        value = text
-    return {"ok": True, "value": value, "repr": repr(value)[:2000]}
 
 
 def check_executable(
@@ -167,7 +140,7 @@ def check_executable(
     paths = [str(p) for p in (case.model_extra or {}).get("environment_paths") or []]
     with options.sandbox(paths) as sandbox:
         for index, call in enumerate(calls):
-            verdict = _check_one(case, spec, sandbox, call, index)
+            verdict = _check_one(case, spec, sandbox, call, index, options.http_allow)
             if verdict is not None:
                 error_type, errors = verdict
                 return case_result(case, False, error_type, errors, model_output, calls)
@@ -175,12 +148,17 @@ def check_executable(
 
 
 def _check_one(
-    case: TestCase, spec: ExecSpec, sandbox: Sandbox, call: Call, index: int
+    case: TestCase,
+    spec: ExecSpec,
+    sandbox: Sandbox,
+    call: Call,
+    index: int,
+    allow: Sequence[str] = (),
 ) -> tuple[str, list[str]] | None:
     target = spec.target_for(call.name)
     if target is None:
         return "executable:unknown_function", [f"no implementation for {call.name!r}"]
-    got = _run(sandbox, target, call)
+    got = _run(sandbox, target, call, allow)
     if not got.get("ok"):
         return "executable:timeout", [f"{call.name}: {got.get('error')}"]
     if "raised" in got:
@@ -192,7 +170,7 @@ def _check_one(
             return "executable:invalid_case", ["no `result` and no `expect` to compute it"]
         want = expected_call(case) if index == 0 else _nth_expected(case, index)
         want_target = spec.target_for(want.name) or target
-        expected = _run(sandbox, want_target, want)
+        expected = _run(sandbox, want_target, want, allow)
         if not expected.get("ok") or "raised" in expected:
             reason = expected.get("raised") or expected.get("error")
             return "executable:expected_call_failed", [f"expected call failed: {reason}"]

@@ -15,8 +15,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import select
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -26,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bfcl_action import redact
 from bfcl_action.errors import BfclActionError
 
 WORKER = Path(__file__).with_name("worker.py")
@@ -77,6 +80,10 @@ class _WorkerGone(Exception):
     pass
 
 
+MAX_ANSWER_BYTES = 16 * 1024 * 1024
+_VIOLATION = "the sandbox worker broke the channel protocol (an unrequested or forged answer)"
+
+
 @dataclass
 class SandboxStats:
     calls: int = 0
@@ -109,6 +116,8 @@ class Sandbox:
         self._buffer = b""
         self._dir: str | None = None
         self._broken: str | None = None
+        self.jail: dict[str, str] = {}
+        """What the OS layer of the last worker achieved (`jail.apply`)."""
 
     # --- lifecycle ----------------------------------------------------------------------
 
@@ -129,6 +138,8 @@ class Sandbox:
         self._buffer = b""
         if proc is None:
             return
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, signal.SIGKILL)  # the worker leads its own process group
         if proc.poll() is None:
             proc.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
@@ -140,15 +151,15 @@ class Sandbox:
     def _start(self) -> None:
         if self._dir is None:
             self._dir = tempfile.mkdtemp(prefix="bfcl-sandbox-")
-        env = {"PATH": os.environ.get("PATH", ""), "LANG": "C.UTF-8"}
         self._proc = subprocess.Popen(
             [self.python, "-I", "-X", "utf8", str(WORKER)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             cwd=self._dir,
-            env=env,
-            start_new_session=True,
+            env={},  # no variable of this process, secrets above all, reaches tool code
+            close_fds=True,  # the two pipes are the only descriptors it inherits
+            start_new_session=True,  # its own process group, killed with it
         )
         setup = {
             "op": "setup",
@@ -159,6 +170,8 @@ class Sandbox:
         answer = self._exchange(setup, self.limits.start_timeout_s)
         if not answer.get("ok"):
             raise _WorkerGone(f"worker setup failed: {answer.get('error')}")
+        jail = answer.get("jail")
+        self.jail = {str(k): str(v) for k, v in jail.items()} if isinstance(jail, dict) else {}
         if self._history:
             self.stats.restarts += 1
             for command in self._history:
@@ -167,11 +180,23 @@ class Sandbox:
     # --- transport ----------------------------------------------------------------------
 
     def _exchange(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """One request and its answer.
+
+        Every request carries a fresh random nonce and only an answer echoing it is accepted;
+        anything else on the channel (a line written ahead of time by tool code, a second
+        line after the answer, an answer to another request) is a protocol violation that
+        kills the worker. Tool code shares the worker's interpreter, so it can still forge
+        the answer to the request it is serving (it decides that result anyway); it cannot
+        forge answers to later requests, and the parent treats every answer as untrusted
+        data (size-capped, redacted, escaped where shown)."""
         proc = self._proc
         if proc is None or proc.stdin is None or proc.stdout is None:
             raise _WorkerGone("no worker")
+        if self._buffer or select.select([proc.stdout.fileno()], [], [], 0)[0]:
+            raise _WorkerGone(_VIOLATION)
+        nonce = secrets.token_hex(16)
         try:
-            proc.stdin.write(json.dumps(message).encode("utf-8") + b"\n")
+            proc.stdin.write(json.dumps({**message, "nonce": nonce}).encode("utf-8") + b"\n")
             proc.stdin.flush()
         except (BrokenPipeError, OSError) as exc:
             raise _WorkerGone(self._death_reason()) from exc
@@ -188,13 +213,17 @@ class Sandbox:
             if not chunk:
                 raise _WorkerGone(self._death_reason())
             self._buffer += chunk
+            if len(self._buffer) > MAX_ANSWER_BYTES:
+                raise _WorkerGone(f"the sandbox worker's answer is over {MAX_ANSWER_BYTES} bytes")
         line, _, self._buffer = self._buffer.partition(b"\n")
+        if self._buffer:
+            raise _WorkerGone(_VIOLATION)
         try:
-            answer = json.loads(line)
-        except ValueError:
+            answer = json.loads(redact.redact(line.decode("utf-8", "replace")))
+        except (ValueError, RecursionError):
             raise _WorkerGone("worker sent a malformed answer") from None
-        if not isinstance(answer, dict):
-            raise _WorkerGone("worker sent a malformed answer")
+        if not isinstance(answer, dict) or answer.pop("nonce", None) != nonce:
+            raise _WorkerGone(_VIOLATION)
         return answer
 
     def _death_reason(self) -> str:

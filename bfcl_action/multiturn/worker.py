@@ -57,6 +57,13 @@ _BLOCKED_EVENTS = frozenset(
         "poplib.connect",
         "imaplib.open",
         "telnetlib.Telnet.open",
+        "os.setxattr",
+        "os.removexattr",
+        "os.setsid",
+        "os.setpgid",
+        "os.mkfifo",
+        "os.mknod",
+        "_posixsubprocess.fork_exec",
     }
 )
 _PATH_EVENTS = {
@@ -72,10 +79,32 @@ _PATH_EVENTS = {
     "os.symlink": (0, 1),
     "os.link": (0, 1),
     "os.chdir": (0,),
+    "os.chflags": (0,),
+    "os.lchflags": (0,),
     "shutil.rmtree": (0,),
     "shutil.copyfile": (0, 1),
     "shutil.move": (0, 1),
 }
+
+
+def _load_jail() -> Any:
+    """jail.py beside this file, loaded by path (this directory is no import root)."""
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(os.path.realpath(__file__)), "jail.py")
+    spec = importlib.util.spec_from_file_location("bfcl_worker_jail", path)
+    if spec is None or spec.loader is None:
+        return None
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception:
+        return None
+    return module
+
+
+_JAIL = _load_jail() if __name__ == "__main__" else None
+
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
 
@@ -83,46 +112,45 @@ class SandboxViolation(PermissionError):
     """Raised inside the worker when tool code tries something the sandbox forbids."""
 
 
-class _Policy:
-    """The audit hook: decides which side effects tool code may have."""
+_INTROSPECTION_EVENTS = frozenset(
+    {
+        "gc.get_objects",
+        "gc.get_referrers",
+        "gc.get_referents",
+        "sys._current_frames",
+        "sys.settrace",
+        "sys.setprofile",
+    }
+)
+"""Ways to reach (and rewrite) the hook or the worker's own objects from tool code."""
 
-    def __init__(self, allowed_dir: str, read_roots: list[str]) -> None:
-        self.allowed_dir = os.path.realpath(allowed_dir)
-        self.read_roots = [os.path.realpath(p) for p in read_roots if p]
-        self.active = False
 
-    def _inside(self, path: str, roots: list[str]) -> bool:
-        return any(path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
+def make_policy(allowed_dir: str, read_roots: list[str]) -> Any:
+    """The audit hook: decides which side effects tool code may have.
 
-    def _resolve(self, raw: Any) -> str | None:
+    It has no switch: it is installed when the worker is ready and its state lives in a
+    closure of immutable values; the events that would find it (`gc.get_objects`, ...) are
+    refused. It stays defence in depth: tool code in the same interpreter can still
+    monkeypatch the library functions it relies on; the boundary is the OS layer (jail.py).
+    """
+    realpath, fsdecode = os.path.realpath, os.fsdecode
+    allowed = realpath(allowed_dir)
+    roots = tuple(realpath(p) for p in read_roots if p)
+    sep = os.sep
+
+    def inside(path: str, where: tuple[str, ...]) -> bool:
+        return any(path == root or path.startswith(root.rstrip(sep) + sep) for root in where)
+
+    def resolve(raw: Any) -> str | None:
         if isinstance(raw, int) or raw is None:
             return None
         try:
-            return os.path.realpath(os.fsdecode(raw))
+            return realpath(fsdecode(raw))
         except (TypeError, ValueError):
             return "<unreadable path>"
 
-    def __call__(self, event: str, args: tuple[Any, ...]) -> None:
-        if not self.active:
-            return
-        if event.startswith(_BLOCKED_PREFIXES) or event in _BLOCKED_EVENTS:
-            kind = "network access" if event.startswith("socket.") else f"{event!r}"
-            raise SandboxViolation(f"sandbox: {kind} is not allowed")
-        if event == "open":
-            self._check_open(args)
-        elif event in ("os.listdir", "os.scandir"):
-            path = self._resolve(args[0] if args else ".")
-            if path is not None and not self._inside(path, [self.allowed_dir, *self.read_roots]):
-                raise SandboxViolation(f"sandbox: listing {path!r} is not allowed")
-        elif event in _PATH_EVENTS:
-            for index in _PATH_EVENTS[event]:
-                if index < len(args):
-                    path = self._resolve(args[index])
-                    if path is not None and not self._inside(path, [self.allowed_dir]):
-                        raise SandboxViolation(f"sandbox: {event} on {path!r} is not allowed")
-
-    def _check_open(self, args: tuple[Any, ...]) -> None:
-        path = self._resolve(args[0] if args else None)
+    def check_open(args: tuple[Any, ...]) -> None:
+        path = resolve(args[0] if args else None)
         if path is None:
             return
         mode = args[1] if len(args) > 1 else None
@@ -130,11 +158,34 @@ class _Policy:
         writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or bool(
             flags & _WRITE_FLAGS
         )
-        if self._inside(path, [self.allowed_dir]):
+        if inside(path, (allowed,)):
             return
-        if not writes and self._inside(path, self.read_roots):
+        if not writes and inside(path, roots):
             return
         raise SandboxViolation(f"sandbox: opening {path!r} is not allowed")
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event.startswith(_BLOCKED_PREFIXES) or event in _BLOCKED_EVENTS:
+            kind = "network access" if event.startswith("socket.") else f"{event!r}"
+            raise SandboxViolation(f"sandbox: {kind} is not allowed")
+        if event in _INTROSPECTION_EVENTS or (
+            event == "object.__setattr__" and len(args) > 1 and args[1] == "__code__"
+        ):
+            raise SandboxViolation(f"sandbox: {event!r} is not allowed")
+        if event == "open":
+            check_open(args)
+        elif event in ("os.listdir", "os.scandir"):
+            path = resolve(args[0] if args else ".")
+            if path is not None and not inside(path, (allowed, *roots)):
+                raise SandboxViolation(f"sandbox: listing {path!r} is not allowed")
+        elif event in _PATH_EVENTS:
+            for index in _PATH_EVENTS[event]:
+                if index < len(args):
+                    path = resolve(args[index])
+                    if path is not None and not inside(path, (allowed,)):
+                        raise SandboxViolation(f"sandbox: {event} on {path!r} is not allowed")
+
+    return hook
 
 
 def _apply_limits(limits: dict[str, Any]) -> None:
@@ -208,7 +259,7 @@ class Worker:
     def __init__(self) -> None:
         self.instances: dict[str, dict[str, Any]] = {}
         self.methods: dict[str, dict[str, Any]] = {}
-        self.policy: _Policy | None = None
+        self.jail: dict[str, str] = {}
 
     def setup(self, message: dict[str, Any]) -> dict[str, Any]:
         for path in reversed(message.get("paths") or []):
@@ -217,11 +268,11 @@ class Worker:
         allowed = str(message["allowed_dir"])
         os.chdir(allowed)
         roots = [p for p in sys.path if p] + [sys.prefix, sys.base_prefix]
-        self.policy = _Policy(allowed, roots)
         _apply_limits(message.get("limits") or {})
-        sys.addaudithook(self.policy)
-        self.policy.active = True
-        return {"ok": True, "pid": os.getpid()}
+        if _JAIL is not None and message.get("jail", True):
+            self.jail = _JAIL.apply([*roots, *_JAIL.SYSTEM_READ_ROOTS], [allowed])
+        sys.addaudithook(make_policy(allowed, roots))
+        return {"ok": True, "pid": os.getpid(), "jail": self.jail}
 
     def init(self, message: dict[str, Any]) -> dict[str, Any]:
         side = str(message["side"])
@@ -361,13 +412,19 @@ def main() -> None:
         try:
             message = json.loads(line)
         except ValueError:
-            answer: dict[str, Any] = {"ok": False, "error": "not JSON"}
-        else:
-            answer = worker.handle(message if isinstance(message, dict) else {})
+            message = None
+        if not isinstance(message, dict):
+            message = {}
+        nonce = str(message.pop("nonce", ""))
+        answer = worker.handle(message) if message else {"ok": False, "error": "not JSON"}
+        answer["nonce"] = nonce
         try:
             data = json.dumps(answer, default=str)
         except (TypeError, ValueError) as exc:
-            data = json.dumps({"ok": False, "error": f"unserialisable answer: {exc}"})
+            data = json.dumps(
+                {"ok": False, "error": f"unserialisable answer: {exc}", "nonce": nonce}
+            )
+        del nonce
         outgoing.write(data.encode("utf-8", "replace") + b"\n")
         outgoing.flush()
 

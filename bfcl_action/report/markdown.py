@@ -28,6 +28,8 @@ from bfcl_action.compare import (
     p_text,
 )
 from bfcl_action.impact import WordChange
+from bfcl_action.models import RunCost
+from bfcl_action.report.coverage import generate_command
 
 COMMENT_LIMIT = limits.COMMENT_BODY.size
 """GitHub's cap on an issue or PR comment body, in characters."""
@@ -170,6 +172,24 @@ def _code_cell(value: Any, limit: int | None = None) -> Safe:
     return Safe(escape.md_code(value, limit, in_table=True))
 
 
+def _cost_text(cost: RunCost) -> Safe:
+    """The head run's tokens and dollars, one line (numbers only: nothing untrusted)."""
+    tokens = (
+        f"{cost.input_tokens:,} prompt tokens ({cost.cached_tokens:,} prompt-cached), "
+        f"{cost.output_tokens:,} completion tokens"
+    )
+    if cost.cost_usd is None or cost.full_cost_usd is None:
+        return Safe(
+            f"Tokens: {tokens} · no price for this model: add it under `pricing:` in "
+            "`.bfcl.yml` to see dollars"
+        )
+    extra = f", {cost.batch:,} answers by batch" if cost.batch else ""
+    return Safe(
+        f"Cost: **${cost.cost_usd:,.4f}** this run (${cost.full_cost_usd:,.4f} with nothing "
+        f"reused{extra}) · {tokens}"
+    )
+
+
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
@@ -200,6 +220,7 @@ def _environment() -> jinja2.Environment:
         "code": _code,
         "code_cell": _code_cell,
         "json": _json,
+        "cost_text": _cost_text,
     }
     env.filters.update(filters)
     return env
@@ -238,6 +259,7 @@ def _render(
     charts: Sequence[tuple[str, str]],
     full_report_url: str | None,
     cut_note: str | None,
+    uncovered_tools: Sequence[str] = (),
 ) -> str:
     groups, shown = _flip_groups(comparison, flip_limit)
     flips = comparison.flipped
@@ -261,6 +283,8 @@ def _render(
         full_report_url=full_report_url,
         cut_note=cut_note,
         headline_limit=HEADLINE_LIMIT,
+        uncovered_tools=list(uncovered_tools),
+        generate_command=generate_command(list(uncovered_tools)),
     )
 
 
@@ -331,8 +355,12 @@ def render_comment(
     charts: Sequence[tuple[str, str]] = (),
     max_chars: int = COMMENT_LIMIT,
     max_bytes: int | None = None,
+    uncovered_tools: Sequence[str] = (),
 ) -> str:
     """The PR comment: headline, per-suite table, collapsed details; at most `max_chars`.
+
+    `uncovered_tools` (`report.coverage.tools_without_cases`) are named with the command
+    that would draft cases for them.
 
     With `max_bytes` the budget is UTF-8 bytes instead (a check-run summary, which GitHub
     measures in bytes). `charts` are `(alt text, image URL)` pairs (GitHub shows SVG images
@@ -350,6 +378,7 @@ def render_comment(
         list_limit=20,
         charts=charts,
         full_report_url=full_report_url,
+        uncovered_tools=uncovered_tools,
     )
 
 

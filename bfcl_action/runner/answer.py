@@ -20,11 +20,14 @@ class ModelAnswer:
     output: Any
     input_tokens: int | None = None
     output_tokens: int | None = None
+    cached_tokens: int | None = None
     latency_s: float | None = None
     served_model: str | None = None
     """The `model` the server said answered (its first request's, for a conversation)."""
     system_fingerprint: str | None = None
     """The server's `system_fingerprint` for that answer, when it sends one."""
+    batch: bool = False
+    """Answered through the Batch API (every request, for a conversation)."""
     cached: bool = field(default=False, compare=False)
 
 

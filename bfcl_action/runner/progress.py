@@ -28,9 +28,10 @@ class NoProgress:
 class PlainProgress:
     """One line every `interval` seconds and one at the end: readable in CI logs."""
 
-    def __init__(self, stream: TextIO, interval: float = 10.0) -> None:
+    def __init__(self, stream: TextIO, interval: float = 10.0, *, label: str = "run") -> None:
         self.stream = stream
         self.interval = interval
+        self.label = label
         self.total = self.done = self.cached = self.failed = 0
         self._start = self._last = 0.0
 
@@ -58,7 +59,7 @@ class PlainProgress:
         left = self.total - self.done
         eta = f"{left / rate:.0f}s" if rate > 0 and left else "-"
         self.stream.write(
-            f"bfcl-action run: {state} {self.done}/{self.total} answers "
+            f"bfcl-action {self.label}: {state} {self.done}/{self.total} answers "
             f"({self.cached} from cache, {self.failed} infra errors) "
             f"{rate:.1f}/s ETA {eta}\n"
         )
@@ -68,7 +69,7 @@ class PlainProgress:
 class RichProgress:
     """A live bar for terminals."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO, *, label: str = "run") -> None:
         from rich.console import Console
         from rich.progress import (
             BarColumn,
@@ -80,7 +81,7 @@ class RichProgress:
         from rich.progress import Progress as RichBar
 
         self._bar = RichBar(
-            TextColumn("[bold]run"),
+            TextColumn(f"[bold]{label}"),
             BarColumn(),
             MofNCompleteColumn(),
             TaskProgressColumn(),
@@ -116,12 +117,15 @@ class RichProgress:
         self._bar.stop()
 
 
-def make_progress(stream: TextIO | None = None, *, enabled: bool = True) -> Progress:
-    """A bar on an interactive terminal, plain lines when not a TTY or when `CI` is set."""
+def make_progress(
+    stream: TextIO | None = None, *, enabled: bool = True, label: str = "run"
+) -> Progress:
+    """A bar on an interactive terminal, plain lines when not a TTY or when `CI` is set;
+    `label` names the command (`run`, `generate`)."""
     if not enabled:
         return NoProgress()
     stream = stream or sys.stderr
     in_ci = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
     if stream.isatty() and not in_ci:
-        return RichProgress(stream)
-    return PlainProgress(stream)
+        return RichProgress(stream, label=label)
+    return PlainProgress(stream, label=label)

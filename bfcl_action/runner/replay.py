@@ -33,7 +33,7 @@ def load_recorded_answers(path: str | Path) -> tuple[dict[str, Any], Mode | None
     if root.is_file() and root.suffix == ".json" and not RESULT_FILE_RE.match(root.name):
         try:
             whole = json.loads(root.read_text(encoding="utf-8"))
-        except ValueError:
+        except (ValueError, RecursionError):
             whole = None
         if isinstance(whole, dict) and "results" in whole and "id" not in whole:
             return _read_report(root, whole)

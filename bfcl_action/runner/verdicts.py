@@ -61,6 +61,9 @@ def judge_outcome(outcome: CaseOutcome, mode: Mode, judge: Judge) -> CaseResult:
         "latency_s": answer.latency_s,
         "input_tokens": answer.input_tokens,
         "output_tokens": answer.output_tokens,
+        "cached_tokens": answer.cached_tokens,
+        "reused": answer.cached,
+        "batch": answer.batch,
     }
     if len(outcome.samples) > 1:
         update["samples"] = [v.valid for v in verdicts]

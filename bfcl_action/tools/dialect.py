@@ -27,6 +27,7 @@ from copy import deepcopy
 from dataclasses import dataclass
 from typing import Any
 
+from bfcl_action.budget import DEFAULT_BUDGET, Expansion
 from bfcl_action.tools.source import JsonPath
 
 JSON_TO_BFCL = {"object": "dict", "number": "float"}
@@ -78,7 +79,7 @@ def bfcl_to_json_schema(schema: Any) -> Any:
 def json_schema_to_bfcl(schema: dict[str, Any]) -> tuple[dict[str, Any], list[DialectNote]]:
     """Map a tool's parameter schema to BFCL's dialect; notes say what was decided."""
     notes: list[DialectNote] = []
-    converted = _convert(schema, schema, (), notes, 0)
+    converted = _convert(schema, schema, (), notes, 0, Expansion())
     converted["type"] = "dict"
     converted.setdefault("properties", {})
     converted.setdefault("required", [])
@@ -116,11 +117,26 @@ def _merge_all_of(parts: list[Any]) -> dict[str, Any]:
 
 
 def _convert(
-    schema: Any, root: dict[str, Any], path: JsonPath, notes: list[DialectNote], depth: int
+    schema: Any,
+    root: dict[str, Any],
+    path: JsonPath,
+    notes: list[DialectNote],
+    depth: int,
+    spent: Expansion,
 ) -> Any:
     if not isinstance(schema, dict):
         return deepcopy(schema)
-    if depth > MAX_REF_DEPTH:
+    if not spent.spend():
+        if spent.count == spent.limit + 1:
+            notes.append(
+                DialectNote(
+                    path,
+                    f"schema expands to over {spent.limit} nodes ($ref/$defs inlining)",
+                    error=True,
+                )
+            )
+        return {"type": "any"}
+    if depth > MAX_REF_DEPTH or len(path) > 2 * DEFAULT_BUDGET.max_depth:
         notes.append(DialectNote(path, "schema is recursive or nested too deeply", error=True))
         return {"type": "any"}
     node = dict(schema)
@@ -169,15 +185,15 @@ def _convert(
             out["type"] = _map_type(value, path, notes, out)
         elif key == "properties" and isinstance(value, dict):
             out[key] = {
-                name: _convert(sub, root, (*path, "properties", name), notes, depth)
+                name: _convert(sub, root, (*path, "properties", name), notes, depth, spent)
                 for name, sub in value.items()
             }
         elif key == "items":
             if isinstance(value, list):
                 value = value[0] if value else {}
-            out[key] = _convert(value, root, (*path, "items"), notes, depth)
+            out[key] = _convert(value, root, (*path, "items"), notes, depth, spent)
         elif key == "additionalProperties" and isinstance(value, dict):
-            out[key] = _convert(value, root, (*path, key), notes, depth)
+            out[key] = _convert(value, root, (*path, key), notes, depth, spent)
         elif key in {"$defs", "definitions"}:
             continue
         else:

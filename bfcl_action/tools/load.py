@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bfcl_action.budget import DEFAULT_BUDGET, ParseBudget, read_text, repository_root
 from bfcl_action.errors import InputError
 from bfcl_action.globs import expand_globs
 from bfcl_action.models import FunctionDoc, SourceLocation
@@ -110,6 +111,7 @@ def load_tools(
     exclude: Sequence[str] = (),
     limits: ToolLimits | None = None,
     origins: Sequence[SourceLocation] = (),
+    budget: ParseBudget = DEFAULT_BUDGET,
 ) -> ToolSet:
     """Load and validate the tools of every file matched by `patterns`.
 
@@ -118,7 +120,12 @@ def load_tools(
     `ToolValidationError` listing every error of every file (parse errors included);
     warnings are returned on the set.
     """
-    files, unmatched = expand_globs(patterns, base_dir, exclude)
+    root = repository_root(base_dir)
+    try:
+        files, unmatched = expand_globs(patterns, base_dir, exclude, root=root, budget=budget)
+    except InputError as exc:
+        issue = ToolIssue(file=exc.file or ".bfcl.yml", message=exc.message)
+        raise ToolValidationError([issue]) from None
     sources: list[tuple[str, str]] = []
     early = [
         unmatched_issue(p, patterns, origins, key="tools", what="tool file") for p in unmatched
@@ -126,14 +133,17 @@ def load_tools(
     for path in files:
         name = display_name(path, base_dir)
         try:
-            sources.append((name, path.read_text(encoding="utf-8")))
-        except (OSError, UnicodeDecodeError) as exc:
-            early.append(ToolIssue(file=name, message=f"cannot read file: {exc}"))
-    return tools_from_sources(sources, limits or ToolLimits(), early)
+            sources.append((name, read_text(path, root=root, display=name, budget=budget)))
+        except InputError as exc:
+            early.append(ToolIssue(file=name, message=exc.message))
+    return tools_from_sources(sources, limits or ToolLimits(), early, budget)
 
 
 def tools_from_sources(
-    sources: list[tuple[str, str]], limits: ToolLimits, early: list[ToolIssue] | None = None
+    sources: list[tuple[str, str]],
+    limits: ToolLimits,
+    early: list[ToolIssue] | None = None,
+    budget: ParseBudget = DEFAULT_BUDGET,
 ) -> ToolSet:
     """Tools from (display name, text) pairs; raises `ToolValidationError` on any error."""
     issues = list(early or [])
@@ -142,7 +152,7 @@ def tools_from_sources(
     for name, text in sources:
         result.files.append(name)
         try:
-            doc = parse_text(text, name)
+            doc = parse_text(text, name, budget)
         except InputError as exc:
             issues.append(
                 ToolIssue(file=name, line=exc.line, column=exc.column, message=exc.message)

@@ -21,10 +21,13 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
+from bfcl_action.budget import DEFAULT_BUDGET, BudgetError, ParseBudget, read_text
 from bfcl_action.errors import InputError
+from bfcl_action.escape import log_line
 from bfcl_action.jsonl import numbered_lines
 
 JsonPath = tuple[str | int, ...]
+_MAX_INT_BITS = int(DEFAULT_BUDGET.max_int_digits * 3.33) + 1
 
 
 def path_label(path: JsonPath) -> str:
@@ -103,7 +106,10 @@ class _JsonParser:
     Duplicate keys are an error here (`json` silently keeps the last one).
     """
 
-    def __init__(self, text: str, file: str, line_offset: int = 0) -> None:
+    def __init__(
+        self, text: str, file: str, line_offset: int = 0, budget: ParseBudget = DEFAULT_BUDGET
+    ) -> None:
+        self.budget = budget
         self.s = text
         self.file = file
         self.line_offset = line_offset
@@ -139,6 +145,8 @@ class _JsonParser:
 
     def value(self, i: int, path: JsonPath) -> tuple[Any, int]:
         s = self.s
+        if len(path) >= self.budget.max_depth:
+            raise self.fail(i, f"nesting deeper than {self.budget.max_depth} levels")
         self.positions[path] = self.pos(i)
         ch = s[i] if i < len(s) else ""
         if ch == "{":
@@ -153,8 +161,11 @@ class _JsonParser:
         m = _NUMBER.match(s, i)
         if m and m.end() > i:
             text = m.group(0)
-            num: Any = float(text) if m.group(1) or m.group(2) else int(text)
-            return num, m.end()
+            if m.group(1) or m.group(2):
+                return float(text), m.end()
+            if len(text.lstrip("-")) > self.budget.max_int_digits:
+                raise self.fail(i, f"integer over {self.budget.max_int_digits} digits")
+            return int(text), m.end()
         raise self.fail(i, f"invalid JSON: expected a value, found {self.found(i)}")
 
     def string(self, i: int) -> tuple[str, int]:
@@ -210,20 +221,22 @@ class _JsonParser:
             raise self.fail(i, f"invalid JSON: expected ',' or ']', found {self.found(i)}")
 
 
-def parse_json(text: str, file: str) -> Document:
+def parse_json(text: str, file: str, budget: ParseBudget = DEFAULT_BUDGET) -> Document:
     """Parse one JSON document with positions; syntax errors raise `ParseError` at the spot."""
-    parser = _JsonParser(text.removeprefix("\ufeff"), file)
+    if len(text) > budget.max_file_bytes:
+        raise BudgetError(f"over the {budget.max_file_bytes}-byte limit", file=file)
+    parser = _JsonParser(text.removeprefix("\ufeff"), file, budget=budget)
     data = parser.parse()
     return Document(file, data, parser.positions, parser.key_positions)
 
 
-def parse_jsonl(text: str, file: str) -> Document:
+def parse_jsonl(text: str, file: str, budget: ParseBudget = DEFAULT_BUDGET) -> Document:
     """JSON Lines as one document whose root is the list of the non-blank lines' values."""
     positions: dict[JsonPath, Position] = {(): (1, 1)}
     key_positions: dict[JsonPath, Position] = {}
     items: list[Any] = []
     for number, line in numbered_lines(text):
-        parser = _JsonParser(str(line), file, line_offset=number - 1)
+        parser = _JsonParser(str(line), file, line_offset=number - 1, budget=budget)
         index = len(items)
         items.append(parser.parse())
         positions.update({(index, *p): v for p, v in parser.positions.items()})
@@ -240,8 +253,33 @@ def _yaml() -> YAML:
     return yaml
 
 
-def _plain(node: Any, path: JsonPath, doc: Document) -> Any:
+class _Spent:
+    """Values produced so far by `_plain` (aliases count at every use)."""
+
+    def __init__(self, budget: ParseBudget, file: str) -> None:
+        self.budget = budget
+        self.file = file
+        self.nodes = 0
+
+    def spend(self, path: JsonPath, doc: Document) -> None:
+        self.nodes += 1
+        if self.nodes > self.budget.max_nodes:
+            raise BudgetError(
+                f"document has over {self.budget.max_nodes} values (YAML aliases expanded)",
+                file=self.file,
+            )
+        if len(path) >= self.budget.max_depth:
+            line = doc.where(path[:-1]) or (None, None)
+            raise BudgetError(
+                f"nesting deeper than {self.budget.max_depth} levels",
+                file=self.file,
+                line=line[0],
+            )
+
+
+def _plain(node: Any, path: JsonPath, doc: Document, spent: _Spent) -> Any:
     """ruamel's round-trip nodes -> plain Python, recording positions (0-based -> 1-based)."""
+    spent.spend(path, doc)
     if isinstance(node, CommentedMap):
         doc.positions.setdefault(path, (node.lc.line + 1, node.lc.col + 1))
         out: dict[str, Any] = {}
@@ -255,7 +293,7 @@ def _plain(node: Any, path: JsonPath, doc: Document) -> Any:
                 doc.positions[child] = (value.lc.line + 1, value.lc.col + 1)
             else:
                 doc.positions[child] = (vl + 1, vc + 1)
-            out[str(key)] = _plain(value, child, doc)
+            out[str(key)] = _plain(value, child, doc, spent)
         return out
     if isinstance(node, CommentedSeq):
         doc.positions.setdefault(path, (node.lc.line + 1, node.lc.col + 1))
@@ -267,7 +305,7 @@ def _plain(node: Any, path: JsonPath, doc: Document) -> Any:
                 doc.positions[child] = (value.lc.line + 1, value.lc.col + 1)
             else:
                 doc.positions[child] = (il + 1, ic + 1)
-            items.append(_plain(value, child, doc))
+            items.append(_plain(value, child, doc, spent))
         return items
     return plain_scalar(node)
 
@@ -281,6 +319,8 @@ def plain_scalar(node: Any) -> Any:
     if isinstance(node, str):
         return str(node)
     if isinstance(node, int):
+        if node.bit_length() > _MAX_INT_BITS:
+            raise ValueError(f"integer over {DEFAULT_BUDGET.max_int_digits} digits")
         return int(node)
     if isinstance(node, float):
         return float(node)
@@ -291,9 +331,16 @@ def plain_scalar(node: Any) -> Any:
     return node
 
 
-def parse_yaml(text: str, file: str) -> Document:
-    """Parse one YAML document with positions; syntax errors raise `ParseError` at the spot."""
+def parse_yaml(text: str, file: str, budget: ParseBudget = DEFAULT_BUDGET) -> Document:
+    """Parse one YAML document with positions; syntax errors raise `ParseError` at the spot.
+
+    Within `budget`: aliases are counted at every use (an alias bomb stops at
+    `max_nodes`), nesting stops at `max_depth`, integers at `max_int_digits`."""
     doc = Document(file, None, {(): (1, 1)})
+    if len(text) > budget.max_file_bytes:
+        raise BudgetError(f"over the {budget.max_file_bytes}-byte limit", file=file)
+    if _max_flow_depth(text) > budget.max_depth:
+        raise BudgetError(f"nesting deeper than {budget.max_depth} levels", file=file)
     try:
         node = _yaml().load(text)
     except MarkedYAMLError as exc:
@@ -305,9 +352,33 @@ def parse_yaml(text: str, file: str) -> Document:
         col = mark.column + 1 if mark else None
         raise ParseError(f"invalid YAML: {problem}", file=file, line=line, column=col) from None
     except YAMLError as exc:
-        raise ParseError(f"invalid YAML: {exc}", file=file) from None
-    doc.data = _plain(node, (), doc)
+        raise ParseError(f"invalid YAML: {log_line(exc, 200)}", file=file) from None
+    except RecursionError:
+        raise BudgetError("nesting too deep", file=file) from None
+    except ValueError as exc:  # a scalar the constructor refuses (e.g. a huge integer)
+        raise ParseError(f"invalid YAML: {log_line(exc, 200)}", file=file) from None
+    try:
+        doc.data = _plain(node, (), doc, _Spent(budget, file))
+    except RecursionError:
+        raise BudgetError("nesting too deep", file=file) from None
+    except ValueError as exc:
+        raise BudgetError(log_line(exc, 200), file=file) from None
     return doc
+
+
+def _max_flow_depth(text: str) -> int:
+    """Nesting of YAML flow collections and block indentation, estimated before parsing
+    (ruamel's composer recurses once per level)."""
+    deepest = depth = 0
+    for ch in text:
+        if ch in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+    indent = max((len(ln) - len(ln.lstrip(" -")) for ln in text.splitlines()), default=0)
+    return max(deepest, indent // 2)
 
 
 # --------------------------------------------------------------------------- dispatch
@@ -317,7 +388,7 @@ JSON_SUFFIXES = {".json"}
 JSONL_SUFFIXES = {".jsonl", ".ndjson"}
 
 
-def parse_text(text: str, file: str) -> Document:
+def parse_text(text: str, file: str, budget: ParseBudget = DEFAULT_BUDGET) -> Document:
     """Pick the parser by file suffix; unknown suffixes are tried as JSON, then YAML.
 
     A `.json` file that is really JSON Lines (BFCL ships its function docs that way) is read as
@@ -325,30 +396,32 @@ def parse_text(text: str, file: str) -> Document:
     """
     suffix = Path(file).suffix.lower()
     if suffix in YAML_SUFFIXES:
-        return parse_yaml(text, file)
+        return parse_yaml(text, file, budget)
     if suffix in JSONL_SUFFIXES:
-        return parse_jsonl(text, file)
+        return parse_jsonl(text, file, budget)
     try:
-        return parse_json(text, file)
+        return parse_json(text, file, budget)
     except ParseError as exc:
         stripped = [ln for ln in text.splitlines() if ln.strip()]
         if suffix in JSON_SUFFIXES and len(stripped) > 1 and (exc.line or 0) > 1:
             try:
-                return parse_jsonl(text, file)
+                return parse_jsonl(text, file, budget)
             except ParseError:
                 pass
         if suffix not in JSON_SUFFIXES:
-            return parse_yaml(text, file)
+            return parse_yaml(text, file, budget)
         raise
 
 
-def load_document(path: Path, display: str | None = None) -> Document:
-    """Read and parse a file; `display` is the name used in errors (e.g. repo-relative)."""
+def load_document(
+    path: Path,
+    display: str | None = None,
+    *,
+    root: Path | None = None,
+    budget: ParseBudget = DEFAULT_BUDGET,
+) -> Document:
+    """Read and parse a file within `budget` (and inside `root` when given); `display` is
+    the name used in errors (e.g. repo-relative)."""
     name = display or str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror or exc}", file=name) from None
-    except UnicodeDecodeError:
-        raise InputError("file is not UTF-8 text", file=name) from None
-    return parse_text(text, name)
+    text = read_text(path, root=root, display=name, budget=budget)
+    return parse_text(text, name, budget)

@@ -9,7 +9,13 @@ What is checked, and why:
 - every `required` name is defined in `properties` (a model cannot satisfy it otherwise);
 - `enum` values and `default`s have the declared type, and a default is one of the enum;
 - sizes are sane (name length, description length, properties per object, nesting depth,
-  enum size), with limits configurable in `.bfcl.yml` (`tool_limits`).
+  enum size), with limits configurable in `.bfcl.yml` (`tool_limits`);
+- what the target provider would reject, per profile (`tool_limits.provider`): `openai` (the
+  default) refuses an `array` without `items`, a function description over 1,024
+  characters, and with `strict: true` any object that does not set
+  `additionalProperties: false` or does not list every property in `required`; `generic`
+  (vLLM, Ollama and other OpenAI-compatible servers) only warns about the first and keeps
+  the looser size limits. Otherwise every case would come back as an infrastructure error.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import functools
 import keyword
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal
 
 from jsonschema.validators import Draft7Validator, validator_for
 from pydantic import BaseModel, ConfigDict
@@ -54,6 +60,13 @@ class ToolLimits(BaseModel):
     max_enum_values: int = 500
     max_tools: int = 128
     """Tools offered in one request (OpenAI's limit)."""
+    provider: Literal["openai", "generic"] = "openai"
+    """Whose rules the tools must pass: `openai` (the API's own checks) or `generic`
+    (OpenAI-compatible servers such as vLLM or Ollama, which check less)."""
+
+
+OPENAI_DESCRIPTION_CHARS = 1024
+"""OpenAI refuses a function description longer than this."""
 
 
 def mapped_name(name: str) -> str:
@@ -196,6 +209,14 @@ class _ToolChecker:
                 found=describe(text),
             )
             return ""
+        if self.limits.provider == "openai" and len(text) > OPENAI_DESCRIPTION_CHARS:
+            self.add(
+                self.raw.description_path,
+                "description too long for OpenAI (tool_limits.provider: openai)",
+                expected=f"at most {OPENAI_DESCRIPTION_CHARS} characters",
+                found=f"{len(text)} characters",
+            )
+            return text
         if len(text) > self.limits.max_description_chars:
             self.add(
                 self.raw.description_path,
@@ -204,6 +225,49 @@ class _ToolChecker:
                 found=f"{len(text)} characters",
             )
         return text
+
+    # ----------------------------------------------------------------- strict mode
+
+    def strict_requested(self) -> bool:
+        present, strict = self.get((*self.raw.name_path[:-1], "strict"))
+        return present and strict is True
+
+    def check_strict(self, node: Any, path: JsonPath) -> None:
+        """OpenAI's strict mode (`strict: true`): every object closes its properties
+        (`additionalProperties: false`) and lists all of them in `required`."""
+        if not isinstance(node, dict):
+            return
+        if "object" in (schema_types(node) or []) or "properties" in node:
+            if node.get("additionalProperties") is not False:
+                self.add(
+                    path,
+                    "strict mode needs `additionalProperties: false` on every object",
+                    expected="additionalProperties: false",
+                    found=describe(node.get("additionalProperties", "(absent)")),
+                )
+            props = node.get("properties")
+            if isinstance(props, dict):
+                required = node.get("required")
+                listed = set(required) if isinstance(required, list) else set()
+                missing = [name for name in props if name not in listed]
+                if missing:
+                    self.add(
+                        path,
+                        "strict mode needs every property in `required` (make optional ones "
+                        'nullable: `type: ["string", "null"]`)',
+                        expected="required: " + ", ".join(props),
+                        found="missing " + ", ".join(missing),
+                    )
+                for name, sub in props.items():
+                    self.check_strict(sub, (*path, "properties", name))
+        items = node.get("items")
+        if isinstance(items, dict):
+            self.check_strict(items, (*path, "items"))
+        for key in ("anyOf", "$defs", "definitions"):
+            group = node.get(key)
+            subs = group.items() if isinstance(group, dict) else enumerate(group or [])
+            for name, sub in subs:
+                self.check_strict(sub, (*path, key, name))
 
     # ----------------------------------------------------------------- schema
 
@@ -299,6 +363,16 @@ class _ToolChecker:
         items = node.get("items")
         if isinstance(items, dict):
             self.check_schema(items, (*path, "items"), depth + 1)
+        elif depth > 0 and "array" in (schema_types(node) or []) and items is None:
+            openai = self.limits.provider == "openai"
+            self.add(
+                path,
+                "array parameter without `items`"
+                + (": OpenAI rejects the whole tool" if openai else "; models guess the items"),
+                expected="an `items` schema",
+                found="none",
+                severity=Severity.ERROR if openai else Severity.WARNING,
+            )
         extra = node.get("additionalProperties")
         if isinstance(extra, dict):
             self.check_schema(extra, (*path, "additionalProperties"), depth + 1)
@@ -405,6 +479,8 @@ def check_tool(
     if schema is not None:
         checker.check_top(schema, raw.schema_path)
         checker.check_schema(schema, raw.schema_path, 0)
+        if checker.strict_requested() and checker.limits.provider == "openai":
+            checker.check_strict(schema, raw.schema_path)
         json_form = schema if raw.json_schema_dialect else bfcl_to_json_schema(schema)
         checker.check_metaschema(json_form, raw.schema_path)
         converted, notes = json_schema_to_bfcl(json_form)

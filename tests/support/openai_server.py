@@ -19,6 +19,10 @@ drive the real `openai` SDK against it. It scripts answers and injects faults:
   body), "empty" (no choices), "400", "401", "403", "404", "drip" (a 200 whose body arrives
   one byte every `drip_s` seconds, at most `drip_bytes` bytes, then the connection closes).
 - `latency` delays every answer; `requests` records every request body for assertions.
+- structured outputs: a `response_format` of type `json_schema` is checked as OpenAI checks a
+  strict schema (every property required, `additionalProperties: false`; else 400);
+  `structured_outputs = False` answers 400 to any `json_schema` format, as servers without
+  the feature do. A reply may carry `refusal` (OpenAI's structured-output refusal).
 - the Batch API: `/files` and `/batches` (`server.batches`, see tests.support.openai_batches);
   batch lines are answered like real-time requests, and `batch_calls` lists the calls.
 
@@ -82,10 +86,14 @@ class OpenAIServer:
         self.api_key: str | None = None
         self.rejected: list[str] = []
         self.script: dict[str, Reply] = {}
+        self.structured_outputs = True
         self.responder: Callable[[dict[str, Any]], Reply] | None = None
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.faults_served: list[str] = []
+        self.exchanges: list[tuple[dict[str, Any], bytes]] = []
+        """(request, 200 reply) pairs in OpenAI's own shapes, checked on a clean exit."""
+        self.validate_against_spec = True
         self.count = 0
         self.served_model: str | None = None
         self.system_fingerprint: str | None = None
@@ -206,8 +214,30 @@ class OpenAIServer:
     def __enter__(self) -> OpenAIServer:
         return self.start()
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: object, *exc: object) -> None:
         self.stop()
+        if exc_type is None and self.validate_against_spec:
+            self.assert_matches_spec()
+
+    def spec_problems(self) -> list[str]:
+        """The recorded exchanges checked against the openai SDK's types (openai_spec.py)."""
+        from tests.support.openai_spec import request_problems, response_problems
+
+        seen: dict[str, None] = {}
+        with self._lock:
+            exchanges = list(self.exchanges)
+        for body, payload in exchanges:
+            for problem in [*request_problems(body), *response_problems(payload)]:
+                seen.setdefault(problem)
+        return list(seen)
+
+    def assert_matches_spec(self) -> None:
+        problems = self.spec_problems()
+        if problems:
+            raise AssertionError(
+                "the local OpenAI server or its client drifted from OpenAI's types "
+                f"({len(problems)} problem(s)):\n  " + "\n  ".join(problems[:20])
+            )
 
     # -- HTTP ------------------------------------------------------------------------------
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -239,12 +269,29 @@ class OpenAIServer:
             with contextlib.suppress(Exception):
                 writer.close()
 
+    def _response_format_error(self, fmt: Any) -> str | None:
+        if fmt is None:
+            return None
+        kinds = {"text", "json_object", "json_schema"}
+        if not isinstance(fmt, dict) or fmt.get("type") not in kinds:
+            return "Invalid value for response_format.type"
+        if fmt["type"] != "json_schema":
+            return None
+        if not self.structured_outputs:
+            return "response_format json_schema is not supported by this server"
+        spec = fmt.get("json_schema")
+        if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
+            return "Missing required parameter: response_format.json_schema.name"
+        if spec.get("strict"):
+            return _strict_schema_error(spec.get("schema"), "schema")
+        return None
+
     def _chat_answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         """A batch line's answer: what a real-time request with this body would get."""
         problem = history_problem(body)
         if problem is not None:
             return 400, json.loads(_error(problem, "invalid_request_error"))
-        return 200, completion(body, self.answer_for(body))
+        return 200, self._served(completion(body, self.answer_for(body)))
 
     async def _respond_batches(
         self,
@@ -308,6 +355,11 @@ class OpenAIServer:
             send(404, _error(text, "model_not_found"))
             await writer.drain()
             return True
+        format_error = self._response_format_error(body.get("response_format"))
+        if format_error is not None:
+            send(400, json.dumps({"error": {"message": format_error}}).encode())
+            await writer.drain()
+            return True
         problem = history_problem(body)
         if problem is not None:
             with self._lock:
@@ -324,7 +376,12 @@ class OpenAIServer:
             finally:
                 self.in_flight -= 1
         if fault is None:
-            send(200, json.dumps(self._served(completion(body, self.answer_for(body)))).encode())
+            reply = self.answer_for(body)
+            payload = json.dumps(self._served(completion(body, reply))).encode()
+            if self.record and not isinstance(reply.get("message"), dict):
+                with self._lock:
+                    self.exchanges.append((body, payload))
+            send(200, payload)
         elif fault == "429":
             err = b'{"error": {"message": "rate limited", "type": "rate_limit"}}'
             send(429, err, {"Retry-After": self.retry_after})
@@ -367,6 +424,28 @@ _REASONS = {
     500: "Internal Server Error",
     503: "Service Unavailable",
 }
+
+
+def _strict_schema_error(schema: Any, where: str) -> str | None:
+    """OpenAI's strict-mode rules: objects list every property as required and forbid
+    additional ones; nested schemas follow the same rules."""
+    if not isinstance(schema, dict):
+        return f"Invalid schema at {where}: not an object"
+    if schema.get("type") == "object":
+        props = schema.get("properties")
+        if not isinstance(props, dict):
+            return f"Invalid schema at {where}: object without properties"
+        if schema.get("additionalProperties") is not False:
+            return f"Invalid schema at {where}: 'additionalProperties' must be false"
+        if sorted(schema.get("required") or []) != sorted(props):
+            return f"Invalid schema at {where}: every property must be required"
+        for name, sub in props.items():
+            error = _strict_schema_error(sub, f"{where}.{name}")
+            if error:
+                return error
+    if schema.get("type") == "array":
+        return _strict_schema_error(schema.get("items"), f"{where}[]")
+    return None
 
 
 def _error(message: str, code: str) -> bytes:
@@ -419,6 +498,8 @@ def completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
     if isinstance(reply.get("message"), dict):
         return _wrap(body, reply["message"], finish="stop")
     message: dict[str, Any] = {"role": "assistant", "content": reply.get("content")}
+    if reply.get("refusal"):
+        message["refusal"] = reply["refusal"]
     calls = reply.get("tool_calls")
     if calls:
         message["tool_calls"] = [
@@ -445,7 +526,12 @@ def _wrap(body: dict[str, Any], message: dict[str, Any], *, finish: str) -> dict
         "model": body.get("model", ""),
         "system_fingerprint": "fp_local",
         "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+        "usage": {
+            "prompt_tokens": 10,
+            "completion_tokens": 5,
+            "total_tokens": 15,
+            "prompt_tokens_details": {"cached_tokens": 4},
+        },
     }
 
 
@@ -455,6 +541,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--fault-rate", type=float, default=0.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--hang", type=float, default=2.0)
+    parser.add_argument(
+        "--generate-script", metavar="JSON", help="answer as tests/support/generate_script.py"
+    )
     args = parser.parse_args(argv)
     server = OpenAIServer(
         latency=args.latency,
@@ -463,6 +552,10 @@ def main(argv: list[str] | None = None) -> None:
         hang_s=args.hang,
         record=False,
     ).start()
+    if args.generate_script:
+        from tests.support.generate_script import load_script, responder
+
+        server.responder = responder(load_script(args.generate_script))
     sys.stdout.write(f"{server.port}\n")
     sys.stdout.flush()
     try:

@@ -280,17 +280,28 @@ def read_message(data: dict[str, Any], tool_names: set[str], latency: float) -> 
     assert isinstance(usage, dict)
     model = data.get("model")
     fingerprint = data.get("system_fingerprint")
+    refusal = message.get("refusal")
     return ChatResponse(
         content=content,
         tool_calls=tuple(calls),
         raw_tool_calls=tuple(raw_kept),
         input_tokens=usage.get("prompt_tokens"),
         output_tokens=usage.get("completion_tokens"),
+        cached_tokens=_cached_tokens(usage),
         latency_s=round(latency, 4),
         model=model if isinstance(model, str) else None,
         system_fingerprint=fingerprint if isinstance(fingerprint, str) else None,
         shapes=tuple(dict.fromkeys(seen)),
+        refusal=refusal if isinstance(refusal, str) and refusal else None,
     )
+
+
+def _cached_tokens(usage: dict[str, Any]) -> int | None:
+    """`usage.prompt_tokens_details.cached_tokens`: prompt tokens served from the provider's
+    prompt cache (OpenAI bills them at a lower rate)."""
+    details = usage.get("prompt_tokens_details")
+    value = details.get("cached_tokens") if isinstance(details, dict) else None
+    return value if isinstance(value, int) else None
 
 
 class OpenAIProvider:
@@ -329,6 +340,8 @@ class OpenAIProvider:
         }
         if request.tools:
             body["tools"] = wire_tools(request.tools)
+        if request.response_format is not None:
+            body["response_format"] = request.response_format
         return body
 
     async def chat(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -366,7 +379,7 @@ class OpenAIProvider:
     def read_batch_body(self, body: dict[str, Any], tool_names: set[str]) -> ChatResponse:
         """A batch answer, read as a real-time one (no latency: the batch decides when)."""
         response = read_message(body, tool_names, 0.0)
-        return dataclasses.replace(response, latency_s=None)
+        return dataclasses.replace(response, latency_s=None, batch=True)
 
     async def submit_batch(self, data: bytes) -> dict[str, Any]:
         """Upload the input file (`purpose=batch`) and create a 24-hour batch over it."""

@@ -1,0 +1,290 @@
+"""Operating-system limits for the sandbox worker, applied before any tool code is imported.
+
+Standard library and `ctypes` only (the worker loads this file by path). Each layer is applied
+where the platform has it and reports what it did; none of them depends on the audit hook,
+which tool code running in the same interpreter can defeat.
+
+- `drop_capabilities`: a worker started as root (the default in containers) gives up every
+  capability (`capset` to zero, ambient set cleared): no `CAP_SYS_PTRACE` to read another
+  process's memory, no `CAP_DAC_OVERRIDE`, no raising its own rlimits.
+- `restrict_filesystem` (Linux Landlock, kernel 5.13+): reads only under the import roots
+  and system library folders, writes only in the sandbox's temp directory, no device, FIFO
+  or socket files anywhere, nothing under `/proc` of other processes, and (Landlock ABI 6,
+  kernel 6.12+) no signals to processes outside the worker.
+- `install_seccomp` (Linux x86-64 and AArch64): refuses `fork`/`vfork`/non-thread `clone`,
+  `execve`, sockets, `ptrace`, `process_vm_readv/writev`, `mknod`, extended attributes,
+  `kill`/`tkill` and `tgkill` aimed at other processes, `setsid`/`setpgid`, namespaces,
+  mounts, `io_uring`, `bpf`, `perf_event_open`, `keyctl` and 32-bit system calls.
+
+Not done: other architectures get no seccomp filter; macOS and Windows get none of these
+(only the rlimits, the parent's deadline and the audit hook).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import struct
+import sys
+from collections.abc import Sequence
+
+PR_SET_NO_NEW_PRIVS = 38
+PR_CAP_AMBIENT = 47
+PR_CAP_AMBIENT_CLEAR_ALL = 4
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
+
+_SYS_LANDLOCK = {"create": 444, "add": 445, "restrict": 446}
+_SYS_CAPSET = {"x86_64": 126, "aarch64": 91}
+
+_FS_EXECUTE = 1 << 0
+_FS_WRITE_FILE = 1 << 1
+_FS_READ_FILE = 1 << 2
+_FS_READ_DIR = 1 << 3
+_FS_REMOVE_DIR = 1 << 4
+_FS_REMOVE_FILE = 1 << 5
+_FS_MAKE_CHAR = 1 << 6
+_FS_MAKE_DIR = 1 << 7
+_FS_MAKE_REG = 1 << 8
+_FS_MAKE_SOCK = 1 << 9
+_FS_MAKE_FIFO = 1 << 10
+_FS_MAKE_BLOCK = 1 << 11
+_FS_MAKE_SYM = 1 << 12
+_FS_REFER = 1 << 13
+_FS_TRUNCATE = 1 << 14
+_FS_IOCTL_DEV = 1 << 15
+_NET_BIND_TCP = 1 << 0
+_NET_CONNECT_TCP = 1 << 1
+_SCOPE_ABSTRACT_UNIX = 1 << 0
+_SCOPE_SIGNAL = 1 << 1
+
+_READ = _FS_EXECUTE | _FS_READ_FILE | _FS_READ_DIR
+_WRITE = (
+    _READ
+    | _FS_WRITE_FILE
+    | _FS_REMOVE_DIR
+    | _FS_REMOVE_FILE
+    | _FS_MAKE_DIR
+    | _FS_MAKE_REG
+    | _FS_MAKE_SYM
+    | _FS_REFER
+    | _FS_TRUNCATE
+)
+_FILE_ONLY = _FS_EXECUTE | _FS_WRITE_FILE | _FS_READ_FILE | _FS_TRUNCATE | _FS_IOCTL_DEV
+
+SYSTEM_READ_ROOTS = (
+    "/usr/lib",
+    "/usr/lib64",
+    "/usr/local/lib",
+    "/lib",
+    "/lib64",
+    "/usr/share/zoneinfo",
+    "/etc/localtime",
+    "/etc/ld.so.cache",
+)
+"""Shared libraries and time zones: what C extensions and `time` need, no user data."""
+
+# seccomp
+_AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
+_RET_ALLOW = 0x7FFF0000
+_RET_KILL_PROCESS = 0x80000000
+_EPERM = 1
+_ENOSYS = 38
+_CLONE_THREAD = 0x00010000
+
+_DENY = {
+    "x86_64": {
+        "fork": 57, "vfork": 58, "execve": 59, "execveat": 322, "socket": 41,
+        "socketpair": 53, "ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311,
+        "mknod": 133, "mknodat": 259, "setxattr": 188, "lsetxattr": 189, "fsetxattr": 190,
+        "removexattr": 197, "lremovexattr": 198, "fremovexattr": 199, "kill": 62,
+        "tkill": 200, "setsid": 112, "setpgid": 109, "unshare": 272, "setns": 308,
+        "mount": 165, "umount2": 166, "pivot_root": 155, "chroot": 161, "keyctl": 250,
+        "add_key": 248, "request_key": 249, "bpf": 321, "perf_event_open": 298,
+        "userfaultfd": 323, "personality": 135, "io_uring_setup": 425,
+        "io_uring_enter": 426, "io_uring_register": 427, "open_by_handle_at": 304,
+        "pidfd_open": 434, "pidfd_getfd": 438, "pidfd_send_signal": 424, "kcmp": 312,
+        "setxattrat": 463, "removexattrat": 466, "process_madvise": 440,
+    },
+    "aarch64": {
+        "execve": 221, "execveat": 281, "socket": 198, "socketpair": 199, "ptrace": 117,
+        "process_vm_readv": 270, "process_vm_writev": 271, "mknodat": 33, "setxattr": 5,
+        "lsetxattr": 6, "fsetxattr": 7, "removexattr": 14, "lremovexattr": 15,
+        "fremovexattr": 16, "kill": 129, "tkill": 130, "setsid": 157, "setpgid": 154,
+        "unshare": 97, "setns": 268, "mount": 40, "umount2": 39, "pivot_root": 41,
+        "chroot": 51, "keyctl": 219, "add_key": 217, "request_key": 218, "bpf": 280,
+        "perf_event_open": 241, "userfaultfd": 282, "personality": 92,
+        "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+        "open_by_handle_at": 265, "pidfd_open": 434, "pidfd_getfd": 438,
+        "pidfd_send_signal": 424, "kcmp": 272, "setxattrat": 463, "removexattrat": 466,
+        "process_madvise": 440,
+    },
+}  # fmt: skip
+_CLONE = {"x86_64": 56, "aarch64": 220}
+_CLONE3 = 435
+_TGKILL = {"x86_64": 234, "aarch64": 131}
+
+
+def _libc() -> ctypes.CDLL:
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    return libc
+
+
+def _machine() -> str:
+    return os.uname().machine if hasattr(os, "uname") else ""
+
+
+def _no_new_privs(libc: ctypes.CDLL) -> bool:
+    return int(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) == 0
+
+
+def drop_capabilities() -> str:
+    """Give up every capability of a root worker (`capset` with empty sets)."""
+    if not sys.platform.startswith("linux"):
+        return "not available on this platform"
+    number = _SYS_CAPSET.get(_machine())
+    if number is None:
+        return f"not available on {_machine()}"
+    libc = _libc()
+    libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    header = struct.pack("=Ii", 0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+    data = bytes(24)  # two {effective, permitted, inheritable} u32 triples, all zero
+    head_buf = ctypes.create_string_buffer(header, len(header))
+    data_buf = ctypes.create_string_buffer(data, len(data))
+    if libc.syscall(number, head_buf, data_buf) != 0:
+        return f"failed: {os.strerror(ctypes.get_errno())}"
+    return "dropped"
+
+
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version; 0 where Landlock is missing or disabled."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    try:
+        libc = _libc()
+    except OSError:
+        return 0
+    version = libc.syscall(_SYS_LANDLOCK["create"], None, ctypes.c_size_t(0), 1)
+    return int(version) if version > 0 else 0
+
+
+def restrict_filesystem(read_roots: Sequence[str], write_roots: Sequence[str]) -> str:
+    """Landlock: read under `read_roots`, read and write under `write_roots`, nothing else."""
+    abi = landlock_abi()
+    if abi <= 0:
+        return "not available (no Landlock in this kernel)"
+    libc = _libc()
+    handled = _WRITE | _FS_MAKE_CHAR | _FS_MAKE_SOCK | _FS_MAKE_FIFO | _FS_MAKE_BLOCK
+    if abi < 2:
+        handled &= ~_FS_REFER
+    if abi < 3:
+        handled &= ~_FS_TRUNCATE
+    if abi >= 5:
+        handled |= _FS_IOCTL_DEV
+    if abi >= 6:
+        scoped = _SCOPE_SIGNAL | _SCOPE_ABSTRACT_UNIX
+        attr = struct.pack("=QQQ", handled, _NET_BIND_TCP | _NET_CONNECT_TCP, scoped)
+    elif abi >= 4:
+        attr = struct.pack("=QQ", handled, _NET_BIND_TCP | _NET_CONNECT_TCP)
+    else:
+        attr = struct.pack("=Q", handled)
+    buf = ctypes.create_string_buffer(attr, len(attr))
+    ruleset = int(libc.syscall(_SYS_LANDLOCK["create"], buf, ctypes.c_size_t(len(attr)), 0))
+    if ruleset < 0:
+        return f"failed: {os.strerror(ctypes.get_errno())}"
+    try:
+        for roots, access in ((read_roots, _READ), (write_roots, _WRITE)):
+            for root in roots:
+                _add_rule(libc, ruleset, root, access & handled)
+        _add_rule(libc, ruleset, os.devnull, (_FS_READ_FILE | _FS_WRITE_FILE) & handled)
+        if not _no_new_privs(libc):
+            return f"failed: no_new_privs: {os.strerror(ctypes.get_errno())}"
+        if libc.syscall(_SYS_LANDLOCK["restrict"], ruleset, 0) != 0:
+            return f"failed: {os.strerror(ctypes.get_errno())}"
+    finally:
+        os.close(ruleset)
+    scope = ", signals scoped" if abi >= 6 else ""
+    return f"landlock ABI {abi}{scope}"
+
+
+def _add_rule(libc: ctypes.CDLL, ruleset: int, path: str, access: int) -> None:
+    try:
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        if not os.path.isdir(path):
+            access &= _FILE_ONLY
+        attr = struct.pack("=Qi", access, fd)  # landlock_path_beneath_attr is packed
+        buf = ctypes.create_string_buffer(attr, len(attr))
+        libc.syscall(_SYS_LANDLOCK["add"], ruleset, 1, buf, 0)  # LANDLOCK_RULE_PATH_BENEATH
+    finally:
+        os.close(fd)
+
+
+def _filter(machine: str, pid: int) -> bytes:
+    def op(code: int, jt: int, jf: int, k: int) -> bytes:
+        return struct.pack("=HBBI", code, jt, jf, k)
+
+    ld_w, jeq, jset, jge, ret = 0x20, 0x15, 0x45, 0x35, 0x06
+    deny = 0x00050000 | _EPERM
+    prog = [
+        op(ld_w, 0, 0, 4),  # seccomp_data.arch
+        op(jeq, 1, 0, _AUDIT_ARCH[machine]),
+        op(ret, 0, 0, _RET_KILL_PROCESS),
+        op(ld_w, 0, 0, 0),  # seccomp_data.nr
+    ]
+    if machine == "x86_64":
+        prog += [op(jge, 0, 1, 0x40000000), op(ret, 0, 0, deny)]  # the x32 ABI
+    for number in sorted(_DENY[machine].values()):
+        prog += [op(jeq, 0, 1, number), op(ret, 0, 0, deny)]
+    prog += [op(jeq, 0, 1, _CLONE3), op(ret, 0, 0, 0x00050000 | _ENOSYS)]  # libc falls back
+    prog += [
+        op(jeq, 0, 4, _CLONE[machine]),
+        op(ld_w, 0, 0, 16),  # args[0] (flags), low 32 bits
+        op(jset, 0, 1, _CLONE_THREAD),
+        op(ret, 0, 0, _RET_ALLOW),
+        op(ret, 0, 0, deny),
+        op(jeq, 0, 4, _TGKILL[machine]),
+        op(ld_w, 0, 0, 16),  # args[0] (thread group)
+        op(jeq, 0, 1, pid),
+        op(ret, 0, 0, _RET_ALLOW),
+        op(ret, 0, 0, deny),
+        op(ret, 0, 0, _RET_ALLOW),
+    ]
+    return b"".join(prog)
+
+
+def install_seccomp() -> str:
+    """The system-call filter described in the module docstring."""
+    machine = _machine()
+    if not sys.platform.startswith("linux"):
+        return "not available on this platform"
+    if machine not in _AUDIT_ARCH:
+        return f"not available on {machine}"
+    libc = _libc()
+    program = _filter(machine, os.getpid())
+    instructions = ctypes.create_string_buffer(program, len(program))
+    fprog = struct.pack("=HxxxxxxQ", len(program) // 8, ctypes.addressof(instructions))
+    fprog_buf = ctypes.create_string_buffer(fprog, len(fprog))
+    if not _no_new_privs(libc):
+        return f"failed: no_new_privs: {os.strerror(ctypes.get_errno())}"
+    if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, fprog_buf, 0, 0) != 0:
+        return f"failed: {os.strerror(ctypes.get_errno())}"
+    return "filter installed"
+
+
+def apply(read_roots: Sequence[str], write_roots: Sequence[str]) -> dict[str, str]:
+    """Every layer in order (capabilities, filesystem, system calls); what each achieved."""
+    status: dict[str, str] = {}
+    for name, layer in (
+        ("capabilities", drop_capabilities),
+        ("filesystem", lambda: restrict_filesystem(read_roots, write_roots)),
+        ("syscalls", install_seccomp),
+    ):
+        try:
+            status[name] = layer()
+        except Exception as exc:  # a platform quirk must not stop the worker
+            status[name] = f"failed: {type(exc).__name__}: {exc}"
+    return status

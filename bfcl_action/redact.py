@@ -1,0 +1,108 @@
+"""The one place secrets are taken out of what the run shows.
+
+Every secret the run knows (the model API key, the GitHub token, any environment variable
+named like a credential) is registered here when it is read (`bfcl_action.credentials`), and
+`redact` replaces each of them, in every spelling it may take on the way out (as is, JSON
+escaped, URL encoded, base64), by `***`. The output edges apply it: the process's stdout and
+stderr (`bfcl_action.logstream`, installed by the CLI, so every log line and workflow
+command), the report files, every JSON body sent to GitHub (comment, check run, annotations,
+statuses, issues: `github/client.py`), the job summary, step outputs and comment artifact.
+
+What it does not do: a secret transformed in other ways (reversed, split across outputs,
+base64 encoded by hostile code) is not recognised, and values shorter than
+`MIN_SECRET_LENGTH` are not registered (redacting "abc" everywhere would mangle reports;
+no real key is that short).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+import urllib.parse
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+MASK = "***"
+M = TypeVar("M", bound="BaseModel")
+MIN_SECRET_LENGTH = 8
+
+_lock = threading.Lock()
+_secrets: set[str] = set()
+_spellings: tuple[str, ...] = ()
+
+
+def register(value: str | None) -> None:
+    """Remember `value` as a secret: from now on `redact` removes it from every output."""
+    global _spellings
+    if not value or len(value) < MIN_SECRET_LENGTH:
+        return
+    with _lock:
+        if value in _secrets:
+            return
+        _secrets.add(value)
+        forms: set[str] = set()
+        for secret in _secrets:
+            forms.add(secret)
+            forms.add(json.dumps(secret)[1:-1])
+            forms.add(json.dumps(secret, ensure_ascii=False)[1:-1])
+            forms.add(urllib.parse.quote(secret, safe=""))
+            forms.add(urllib.parse.quote_plus(secret))
+            forms.add(base64.b64encode(secret.encode()).decode())
+            # actions/checkout's credential header: base64 of `x-access-token:<token>`
+            forms.add(base64.b64encode(b"x-access-token:" + secret.encode()).decode())
+        _spellings = tuple(sorted((f for f in forms if len(f) >= MIN_SECRET_LENGTH), key=len)[::-1])
+
+
+def forget_all() -> None:
+    """Tests only: start again with no known secret."""
+    global _spellings
+    with _lock:
+        _secrets.clear()
+        _spellings = ()
+
+
+def known() -> frozenset[str]:
+    return frozenset(_secrets)
+
+
+def redact(text: str) -> str:
+    """`text` with every known secret (in every spelling above) replaced by `***`."""
+    spellings = _spellings
+    if not spellings or not text:
+        return text
+    for secret in spellings:
+        if secret in text:
+            text = text.replace(secret, MASK)
+    return text
+
+
+def redact_value(value: Any) -> Any:
+    """`redact` applied to every string inside a JSON-like value (keys included)."""
+    if not _spellings:
+        return value
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, list):
+        return [redact_value(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(redact_value(v) for v in value)
+    if isinstance(value, dict):
+        return {redact_value(k): redact_value(v) for k, v in value.items()}
+    return value
+
+
+def redact_model(model: M) -> M:
+    """A pydantic model (a run report) with every known secret redacted from its strings."""
+    if not _spellings:
+        return model
+    text = model.model_dump_json()
+    clean = redact(text)
+    return model if clean == text else type(model).model_validate_json(clean)
+
+
+def redact_lines(lines: Iterable[str]) -> list[str]:
+    return [redact(line) for line in lines]

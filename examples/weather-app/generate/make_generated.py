@@ -1,0 +1,80 @@
+"""Draft the example's generated cases with a scripted model, as a user would with a real one.
+
+Starts the local OpenAI-compatible test server (tests/support/openai_server.py) answering
+from script.json (a proposer with good and bad drafts, a verify model that disagrees twice),
+then runs `bfcl-action generate` on this directory's .bfcl.yml with a fresh cache:
+
+    python examples/weather-app/generate/make_generated.py            # rewrites generated.yml
+    python examples/weather-app/generate/make_generated.py --dir COPY --run
+
+`--dir` works on a copy of this directory (inside a copy of the weather app, as `nox -s demo`
+does); `--run` also evaluates the generated cases (`bfcl-action run`) against the server.
+Run from the repository root (it imports the test server from `tests/support`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[2]))
+
+from bfcl_action.cli import main as cli  # noqa: E402
+from tests.support.generate_script import load_script, responder  # noqa: E402
+from tests.support.openai_server import OpenAIServer  # noqa: E402
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--dir", type=Path, default=HERE, help="the generate/ directory")
+    parser.add_argument("--run", action="store_true", help="also evaluate the generated cases")
+    args = parser.parse_args()
+    os.environ.setdefault("OPENAI_API_KEY", "sk-local-scripted")
+    config = str(args.dir / ".bfcl.yml")
+    with OpenAIServer() as server, tempfile.TemporaryDirectory() as cache:
+        server.responder = responder(load_script(HERE / "script.json"))
+        started = time.perf_counter()
+        code = cli(
+            [
+                "generate",
+                "--config",
+                config,
+                "--base-url",
+                server.base_url,
+                "--per-tool",
+                "3",
+                "--cache",
+                cache,
+                "--quiet",
+                "--tools",
+                "get_pollen_count,convert_temperature,get_sunrise_sunset",
+                "--output",
+                "generated.yml",
+            ]
+        )
+        took = time.perf_counter() - started
+        print(f"make_generated: {server.count} requests, {took:.2f} s (imports included)")
+        if code or not args.run:
+            return code
+        return cli(
+            [
+                "run",
+                "--config",
+                config,
+                "--base-url",
+                server.base_url,
+                "--no-cache",
+                "--quiet",
+                "--output",
+                str(Path(cache) / "run.json"),
+            ]
+        )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,146 @@
+"""Issue 16, vulnerabilities 1 and 7 end to end: a secret the run knows never reaches stdout,
+stderr, the run report or the PR comment, whether a tool returns it or the model server echoes
+it in a 401 body."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from bfcl_action import cli, credentials
+from tests.support.openai_server import OpenAIServer
+
+SECRET = "sk-live-THIS-IS-THE-RUN-SECRET-0123456789"
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "leak",
+            "description": "Echo a text.",
+            "parameters": {
+                "type": "object",
+                "properties": {"text": {"type": "string", "description": "Text."}},
+                "required": ["text"],
+            },
+        },
+    }
+]
+CASES = """\
+cases:
+  - id: leaky_tool
+    question: Echo it.
+    tools: [leak]
+    expect:
+      - leak: {text: ["hello"]}
+    execute:
+      function: leaky:leak
+"""
+
+
+@pytest.fixture(autouse=True)
+def fresh_secrets() -> Iterator[None]:
+    credentials._reset_for_tests()
+    yield
+    credentials._reset_for_tests()
+
+
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "leak.json").write_text(json.dumps(TOOLS), encoding="utf-8")
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "leak.yml").write_text(CASES, encoding="utf-8")
+    (tmp_path / "cases" / "leaky.py").write_text(
+        "def leak(text):\n    return 'OPENAI_API_KEY=' + text\n", encoding="utf-8"
+    )
+    config = tmp_path / ".bfcl.yml"
+    config.write_text(
+        "version: 1\ntools: [tools/*.json]\ncases: [cases/*.yml]\nmodel: {name: m, mode: fc}\n",
+        encoding="utf-8",
+    )
+    return config
+
+
+def outputs(tmp_path: Path, out: str) -> str:
+    texts = [out]
+    for path in tmp_path.rglob("*"):
+        if path.is_file() and path.suffix in {".json", ".md", ".jsonl", ".txt"}:
+            texts.append(path.read_text(encoding="utf-8", errors="replace"))
+    return "\n".join(texts)
+
+
+def test_a_tool_returning_the_api_key_never_puts_it_in_the_report_or_comment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = project(tmp_path)
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    with OpenAIServer() as server:
+        server.responder = lambda body: {
+            "tool_calls": [{"name": "leak", "arguments": {"text": SECRET}}]
+        }
+        code = cli.main(
+            ["run", "--config", str(config), "--base-url", server.base_url, "--output",
+             str(tmp_path / "run.json"), "--no-cache"]
+        )  # fmt: skip
+    assert code in (0, 1)
+    report = (tmp_path / "run.json").read_text(encoding="utf-8")
+    assert "OPENAI_API_KEY=***" in report or "***" in report
+    cli.main(
+        ["compare", "--head", str(tmp_path / "run.json"), "--markdown", str(tmp_path / "c.md"),
+         "--summary", str(tmp_path / "s.md")]
+    )  # fmt: skip
+    captured = capsys.readouterr()
+    everything = outputs(tmp_path, captured.out + captured.err)
+    assert SECRET not in everything
+    assert SECRET[:20] not in everything
+
+
+class EchoingServer(BaseHTTPRequestHandler):
+    """A model server that quotes the API key back in its 401 body (and tries a command)."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        key = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
+        body = json.dumps(
+            {"error": {"message": f"Incorrect API key provided: {key}\n::error::x\n"}}
+        ).encode()
+        self.send_response(401)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_a_server_echoing_the_key_in_a_401_body_is_redacted_everywhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = project(tmp_path)
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), EchoingServer)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        cli.main(
+            ["run", "--config", str(config), "--base-url",
+             f"http://127.0.0.1:{server.server_address[1]}/v1", "--output",
+             str(tmp_path / "run.json"), "--no-cache", "--max-retries", "0"]
+        )  # fmt: skip
+    finally:
+        server.shutdown()
+    if (tmp_path / "run.json").is_file():
+        cli.main(["compare", "--head", str(tmp_path / "run.json"), "--markdown",
+                  str(tmp_path / "c.md")])  # fmt: skip
+    captured = capsys.readouterr()
+    everything = outputs(tmp_path, captured.out + captured.err)
+    assert "Incorrect API key provided" in everything  # the error itself is shown
+    assert SECRET not in everything
+    for line in (captured.out + captured.err).splitlines():
+        assert not line.lstrip().startswith("::error::x")
