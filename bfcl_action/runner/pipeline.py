@@ -185,6 +185,7 @@ def run_evaluation(
     notes.append(
         f"requests {stats.requests}, cache hits {stats.cache_hits}, retries {stats.retries}, "
         f"infrastructure errors {stats.infra_errors}"
+        + (f", identical requests answered once {stats.shared}" if stats.shared else "")
     )
     notes.extend(stats.notes)
     notes.extend(describe_shapes(stats.shapes))
