@@ -211,9 +211,11 @@ def _demo_generate(session: nox.Session, example: Path, out: Path) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / "weather-app"
         shutil.copytree(example, copy)
+        # a repository of its own, as a user's is: config paths may not leave it
+        session.run("git", "init", "-q", str(copy), external=True)
         session.run(
             "python", str(example / "generate" / "make_generated.py"),
-            "--dir", str(copy / "generate"), "--run",
+            "--dir", str(copy), "--run",
         )
         for name in ("generated.yml", "generated.review.md"):
             made = (copy / "generate" / name).read_bytes()

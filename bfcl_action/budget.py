@@ -96,12 +96,16 @@ _MAX_DOUBLE_STARS = 4
 
 
 def repository_root(start: Path) -> Path:
-    """The git work tree holding `start` (nearest parent with `.git`), else `start`: what
-    "inside the repository" means for the paths a config names."""
+    """What "inside the repository" means for the paths a config names: the git work tree
+    holding `start` (nearest parent with `.git`); outside git (a tarball, a build context)
+    the working directory when it holds `start`, else `start` itself."""
     here = Path(os.path.realpath(start))
     for directory in [here, *here.parents]:
         if (directory / ".git").exists():
             return directory
+    cwd = Path(os.path.realpath(Path.cwd()))
+    if here == cwd or cwd in here.parents:
+        return cwd
     return here
 
 

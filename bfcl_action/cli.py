@@ -76,7 +76,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             code: int = args.func(args)
         except BfclActionError as exc:
-            print(f"bfcl-action: error: {log_line(exc)}", file=sys.stderr)
+            # one problem a line (editors and problem matchers read file:line:col per line),
+            # each line defused on its own
+            first, *rest = str(exc).split("\n")
+            print(f"bfcl-action: error: {log_line(first)}", file=sys.stderr)
+            for line in rest:
+                print(log_line(line), file=sys.stderr)
             return 2
         except KeyboardInterrupt:
             print("bfcl-action: interrupted", file=sys.stderr)

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from bfcl_action.budget import repository_root
 from bfcl_action.checker import needs_underscore_to_dot
 from bfcl_action.config import BfclConfig
 from bfcl_action.cost import cost_line, priced, run_cost
@@ -67,8 +68,20 @@ def gather_cases(
         elif categories:
             own = []
         cases.extend(own)
-        datasets.append(f"own:{settings.config}")
+        datasets.append(f"own:{own_label(settings.config)}")
     return cases, datasets
+
+
+def own_label(config: Path) -> str:
+    """The config as the report names it: its path inside the repository, however it was
+    spelled on the command line (`.bfcl.yml`, `./x/.bfcl.yml` or an absolute path), so two
+    runs of one config are comparable and no local path reaches a report."""
+    resolved = config.resolve()
+    root = repository_root(resolved.parent)
+    try:
+        return resolved.relative_to(root).as_posix()
+    except ValueError:
+        return config.name
 
 
 def split_selection(names: list[str]) -> tuple[list[str], list[str]]:

@@ -57,6 +57,17 @@ def register(value: str | None) -> None:
         _spellings = tuple(sorted((f for f in forms if len(f) >= MIN_SECRET_LENGTH), key=len)[::-1])
 
 
+def register_url(url: str | None) -> None:
+    """The credentials a URL carries (`user:password@`, query values such as `?api-key=`)
+    are secrets like the API key; the URL itself stays printable without them."""
+    if not url:
+        return
+    parts = urllib.parse.urlsplit(url.strip())
+    register(parts.password)
+    for _, value in urllib.parse.parse_qsl(parts.query):
+        register(value)
+
+
 def forget_all() -> None:
     """Tests only: start again with no known secret."""
     global _spellings

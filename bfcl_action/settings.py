@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bfcl_action import redact
 from bfcl_action.config import BfclConfig, ModelSettings
 from bfcl_action.errors import ConfigError
 from bfcl_action.models import Mode
@@ -238,6 +239,7 @@ def resolve_run_settings(
         values["cache_dir"] = None
     if values["base_url"] is None:
         values["base_url"] = (environ or {}).get("OPENAI_BASE_URL") or None
+    redact.register_url(values["base_url"])  # a key in the URL is never printed
     model: str = values["model"]
     where = overrides.config
     if where is not None and model.startswith("replay:"):

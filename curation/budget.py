@@ -1,16 +1,19 @@
-"""Budgets checked on raw contribution text before any recursive parser sees it.
+"""Budgets checked on contribution text before any recursive parser sees it.
 
-`json.loads`, pydantic and jsonschema all recurse: a line nested a few thousand levels deep
-raises `RecursionError` out of them, and an integer of more than 4,300 digits raises
-`ValueError`. A single scan of the text (strings skipped) measures the nesting depth and
-the longest run of digits, so such a line is rejected with a reason instead of aborting
-the build. This is curation's own pre-check; the tool loaders keep their own budgets.
+The parsing budgets are the evaluation's own (`bfcl_action.budget`, the one mechanism the
+tool loaders use for PR files): `load_json` and `check_value` call it with curation's
+limits and turn its `BudgetError` into a drop reason (`too_large`, `too_deep`,
+`number_too_large`). `check_refs` adds what only curation reports separately: a `$ref`
+cycle or an expansion past `MAX_REF_EXPANSION` nodes is named as such before the tool
+loaders (whose own expansion budget also holds) see the schema.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
+
+from bfcl_action.budget import BudgetError, ParseBudget, loads_json
+from bfcl_action.budget import check_value as check_parsed
 
 MAX_LINE_BYTES = 8 * 1024 * 1024
 """A contribution line larger than this is refused unread (a 5 MB description still fits,
@@ -18,14 +21,12 @@ so the validate stage can name the field that is too long)."""
 MAX_NESTING = 64
 """Deeper than any real tool schema plus its contribution envelope."""
 MAX_DIGITS = 1_000
-
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_BRACKETS = re.compile(r"[\[\]{}]")
-_DIGITS = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
+MAX_REF_EXPANSION = 20_000
+"""Schema nodes one function may expand to once every `$ref` is inlined."""
 
 
 class BudgetExceeded(ValueError):
-    """Raw text over a budget; `reason` is the drop reason, the message says which budget."""
+    """Input over a budget; `reason` is the drop reason, `detail` says which budget."""
 
     def __init__(self, reason: str, detail: str) -> None:
         super().__init__(detail)
@@ -33,55 +34,48 @@ class BudgetExceeded(ValueError):
         self.detail = detail
 
 
-def nesting_depth(text: str) -> int:
-    """Deepest bracket nesting of JSON text, strings ignored (linear, no recursion)."""
-    depth = deepest = 0
-    for bracket in _BRACKETS.findall(_STRING.sub("", text)):
-        if bracket in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        else:
-            depth -= 1
-    return deepest
+CURATION_BUDGET = ParseBudget(
+    max_file_bytes=MAX_LINE_BYTES,
+    max_depth=MAX_NESTING,
+    max_nodes=200_000,
+    max_int_digits=MAX_DIGITS,
+)
 
 
-def check_json_text(text: str, *, max_bytes: int = MAX_LINE_BYTES) -> None:
-    """Raise `BudgetExceeded` when JSON text is too large, too deep or holds a huge number."""
-    size = len(text.encode("utf-8", "surrogatepass"))
-    if size > max_bytes:
-        raise BudgetExceeded("too_large", f"{size} bytes > {max_bytes}")
-    if text.count("[") + text.count("{") > MAX_NESTING:
-        depth = nesting_depth(text)
-        if depth > MAX_NESTING:
-            raise BudgetExceeded("too_deep", f"nested {depth} levels > {MAX_NESTING}")
-    if _DIGITS.search(text) and _DIGITS.search(_STRING.sub("", text)):
-        raise BudgetExceeded("number_too_large", f"a number has more than {MAX_DIGITS} digits")
+def _reason(message: str) -> str:
+    text = message.lower()
+    if "nesting" in text or "deep" in text:
+        return "too_deep"
+    if "integer" in text or "digit" in text:
+        return "number_too_large"
+    return "too_large"
 
 
-MAX_NODES = 200_000
-"""Values in one contribution (a 10,000-value enum fits; the validate stage judges it)."""
-MAX_REF_EXPANSION = 20_000
-"""Schema nodes one function may expand to once every `$ref` is inlined."""
+def load_json(
+    text: str, *, max_bytes: int = MAX_LINE_BYTES, max_nodes: int = CURATION_BUDGET.max_nodes
+) -> Any:
+    """`json.loads` within the shared budget; a budget breach is a `BudgetExceeded` with a
+    drop reason, invalid JSON an `InputError` (from `bfcl_action.budget.loads_json`)."""
+    budget = ParseBudget(
+        max_file_bytes=max_bytes,
+        max_depth=CURATION_BUDGET.max_depth,
+        max_nodes=max_nodes,
+        max_int_digits=CURATION_BUDGET.max_int_digits,
+    )
+    if len(text) > max_bytes:
+        raise BudgetExceeded("too_large", f"{len(text)} characters > {max_bytes}")
+    try:
+        return loads_json(text, budget=budget)
+    except BudgetError as exc:
+        raise BudgetExceeded(_reason(exc.message), exc.message) from None
 
 
 def check_value(raw: Any) -> None:
-    """The same budgets on an already-parsed value (issue forms, YAML), walked iteratively
-    so that neither depth nor size can recurse or exhaust us; then the `$ref` budget."""
-    stack: list[tuple[Any, int]] = [(raw, 0)]
-    nodes = 0
-    while stack:
-        node, depth = stack.pop()
-        nodes += 1
-        if depth > MAX_NESTING:
-            raise BudgetExceeded("too_deep", f"nested more than {MAX_NESTING} levels")
-        if nodes > MAX_NODES:
-            raise BudgetExceeded("too_large", f"more than {MAX_NODES} values")
-        if isinstance(node, dict):
-            stack.extend((v, depth + 1) for v in node.values())
-        elif isinstance(node, list):
-            stack.extend((v, depth + 1) for v in node)
-        elif isinstance(node, int) and not isinstance(node, bool) and node.bit_length() > 3_300:
-            raise BudgetExceeded("number_too_large", f"a number has more than {MAX_DIGITS} digits")
+    """The shared budget on an already-parsed value (issue forms, YAML), then `$ref`s."""
+    try:
+        check_parsed(raw, budget=CURATION_BUDGET)
+    except BudgetError as exc:
+        raise BudgetExceeded(_reason(exc.message), exc.message) from None
     functions = raw.get("functions") if isinstance(raw, dict) else None
     if isinstance(functions, list):
         for fn in functions:

@@ -16,11 +16,11 @@ from pydantic import ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
-from bfcl_action.errors import BfclActionError
+from bfcl_action.errors import BfclActionError, InputError
 from bfcl_action.jsonl import numbered_lines
 from bfcl_action.models import FunctionDoc, TestCase
 from bfcl_action.tools.source import plain_scalar
-from curation.budget import BudgetExceeded, check_json_text, check_value
+from curation.budget import BudgetExceeded, check_value, load_json
 from curation.models import Contribution, Drop, Item, Origin
 from curation.normalize import to_item
 from curation.tools_bridge import parse_functions
@@ -172,19 +172,14 @@ def read_contribution_file(
         for n, line in numbered_lines(text):
             where = Origin(kind="file", ref=f"{label}:{n}")
             try:
-                check_json_text(str(line))
-                yield json.loads(line), n
+                yield load_json(str(line)), n
             except BudgetExceeded as exc:
                 drops.append(
                     Drop(stage="intake", reason=exc.reason, origin=where, detail=exc.detail)
                 )
-            except json.JSONDecodeError as exc:
+            except InputError as exc:
                 drops.append(
-                    Drop(stage="intake", reason="invalid_json", origin=where, detail=exc.msg)
-                )
-            except (ValueError, RecursionError) as exc:
-                drops.append(
-                    Drop(stage="intake", reason="invalid_json", origin=where, detail=str(exc)[:200])
+                    Drop(stage="intake", reason="invalid_json", origin=where, detail=exc.message)
                 )
         return
     if suffix == ".json":
@@ -251,23 +246,24 @@ def _json_array_rows(label: str, text: str, drops: list[Drop]) -> Iterator[tuple
     object starts on, so a report points at the item and not at line 1 of the file."""
     origin = Origin(kind="file", ref=f"{label}:1")
     try:
-        check_json_text(text, max_bytes=MAX_FILE_BYTES)
-        data = json.loads(text)
+        data = load_json(text, max_bytes=MAX_FILE_BYTES, max_nodes=MAX_FILE_NODES)
     except BudgetExceeded as exc:
         drops.append(Drop(stage="intake", reason=exc.reason, origin=origin, detail=exc.detail))
         return
-    except json.JSONDecodeError as exc:
+    except InputError as exc:
+        at = 1
+        try:  # within budget, so safe to parse again for the position
+            json.loads(text)
+        except json.JSONDecodeError as err:
+            at = err.lineno
         drops.append(
             Drop(
                 stage="intake",
                 reason="invalid_json",
-                origin=Origin(kind="file", ref=f"{label}:{exc.lineno}"),
-                detail=exc.msg,
+                origin=Origin(kind="file", ref=f"{label}:{at}"),
+                detail=exc.message,
             )
         )
-        return
-    except (ValueError, RecursionError) as exc:
-        drops.append(Drop(stage="intake", reason="invalid_json", origin=origin, detail=str(exc)))
         return
     if not isinstance(data, list):
         yield data, _first_line(text)
@@ -294,6 +290,8 @@ def _array_item_lines(text: str) -> Iterator[int]:
 
 
 MAX_FILE_BYTES = 256 * 1024 * 1024
+MAX_FILE_NODES = 50_000_000
+"""A JSON array file holds many contributions; each is then checked on its own."""
 MAX_YAML_NODES = 200_000
 """Nodes a YAML contribution file may expand to; an alias bomb stops here, not at OOM."""
 

@@ -87,6 +87,13 @@ _DIGIT_RUN = re.compile(r"(?<![\w.])\+?\d{10,15}(?![\w.])")
 """Unseparated numbers: a phone only when its digits equal a phone found in a separated form."""
 
 
+_PHONE_CONTEXT = re.compile(
+    r"(?i)\b(?:phone|call|tel|mobile|cell|sms|text(?:ing)?|whatsapp|dial|ring)\w*\b"
+    r"[^\d\n]{0,20}(?<![\w.])(?P<v>\+?\d{10,11})(?![\w.])"
+)
+"""An unseparated number the text itself calls a phone ("call 4155552671")."""
+
+
 def _phone_key(text: str) -> str:
     digits = re.sub(r"\D", "", text)
     if len(digits) == 11 and digits.startswith("1"):
@@ -145,8 +152,9 @@ class _Scrubber:
 
     def collect(self, text: str) -> None:
         """Note the phones and e-mails of the question, answer and source."""
-        for m in _PHONE.finditer(text):
-            self.phones.add(_phone_key(m.group("v")))
+        for pattern in (_PHONE, _PHONE_CONTEXT):
+            for m in pattern.finditer(text):
+                self.phones.add(_phone_key(m.group("v")))
         for m in _EMAIL.finditer(text):
             if not _safe_email(m.group("v")):
                 self.emails.add(_email_key(m.group("v")))

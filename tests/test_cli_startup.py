@@ -76,3 +76,9 @@ def test_the_command_is_the_first_word_that_is_not_an_option() -> None:
     assert command_of(["check", "--cases", "x"]) == "check"
     assert command_of(["--version"]) == ""
     assert command_of(["chek"]) == ""
+
+
+def test_every_command_module_is_in_the_table() -> None:
+    folder = Path(__file__).parents[1] / "bfcl_action" / "commands"
+    modules = {p.stem for p in folder.glob("*.py") if p.stem != "__init__"}
+    assert modules == set(COMMANDS)

@@ -139,3 +139,19 @@ def test_a_value_that_cannot_be_kept_consistent_rejects_the_item() -> None:
         )
     )
     assert res.item is None and res.rejected == "scrub_inconsistent"
+
+
+def test_an_unseparated_number_the_text_calls_a_phone_is_replaced_everywhere() -> None:
+    res = scrub_item(
+        item(
+            "Text my mobile 4155552671 when it is done",
+            functions=[PHONE_DOC],
+            answer=[{"call": {"number": ["4155552671"]}}],
+        )
+    )
+    assert "4155552671" not in _q(res) and res.item is not None
+    assert res.item.possible_answer == [{"call": {"number": ["5550100001"]}}]
+
+
+def test_an_unseparated_e164_number_alone_is_replaced() -> None:
+    assert "4155552671" not in _q(scrub_item(item("Ring +14155552671 at noon")))

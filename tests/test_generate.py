@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -321,21 +322,23 @@ def test_the_example_generated_cases_are_what_generate_writes(
     example = Path(__file__).parents[1] / "examples" / "weather-app"
     copy = tmp_path / "weather-app"
     shutil.copytree(example, copy)
+    # a repository of its own: config paths may not leave the repository (docs/security.md)
+    subprocess.run(["git", "init", "-q", str(copy)], check=True)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-local-scripted")
     with OpenAIServer() as srv:
         srv.responder = responder(load_script(example / "generate" / "script.json"))
         code = main(
             [
-                "generate", "--config", str(copy / "generate" / ".bfcl.yml"),
+                "generate", "--config", str(copy / "generate.bfcl.yml"),
                 "--base-url", srv.base_url, "--cache", str(tmp_path / "cache"),
-                "--per-tool", "3", "--quiet", "--output", "generated.yml",
+                "--per-tool", "3", "--quiet", "--output", "generate/generated.yml",
                 "--tools", "get_pollen_count,convert_temperature,get_sunrise_sunset",
             ]
         )  # fmt: skip
     assert code == 0
     for name in ("generated.yml", "generated.review.md"):
         assert (copy / "generate" / name).read_bytes() == (example / "generate" / name).read_bytes()
-    assert main(["validate", "--config", str(example / "generate" / ".bfcl.yml")]) == 0
+    assert main(["validate", "--config", str(example / "generate.bfcl.yml")]) == 0
 
 
 def test_a_verify_model_other_than_the_proposer_checks_and_is_recorded(

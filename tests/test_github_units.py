@@ -121,7 +121,8 @@ def test_workflow_command_messages_are_escaped() -> None:
 
 
 def test_neutralized_log_lines_cannot_start_a_command() -> None:
-    assert outputs.neutralize_log("ok\n::error::pwned") == "ok\n ::error::pwned"
+    assert outputs.neutralize_log("ok\n::error::pwned") == "ok\n:\u200d:error::pwned"
+    assert outputs.neutralize_log("  ##[error]x") == "  #\u200d#[error]x"
 
 
 def test_job_summary_is_cut_to_one_mebibyte(tmp_path: Path) -> None:

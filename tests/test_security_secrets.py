@@ -144,3 +144,26 @@ def test_a_server_echoing_the_key_in_a_401_body_is_redacted_everywhere(
     assert SECRET not in everything
     for line in (captured.out + captured.err).splitlines():
         assert not line.lstrip().startswith("::error::x")
+
+
+def test_a_key_in_the_base_url_is_a_secret_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Some providers take the key in the query string (`?api-key=`) or as `user:pass@`."""
+    config = project(tmp_path)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), EchoingServer)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    port = server.server_address[1]
+    try:
+        cli.main(
+            ["run", "--config", str(config), "--base-url",
+             f"http://user:PASSWORDVALUE42@127.0.0.1:{port}/v1?api-key=QUERYSECRET4242",
+             "--output", str(tmp_path / "run.json"), "--no-cache", "--max-retries", "0"]
+        )  # fmt: skip
+    finally:
+        server.shutdown()
+    captured = capsys.readouterr()
+    everything = outputs(tmp_path, captured.out + captured.err)
+    assert "127.0.0.1" in everything  # the endpoint is still named
+    assert "QUERYSECRET4242" not in everything and "PASSWORDVALUE42" not in everything

@@ -309,7 +309,8 @@ def _fit(
                 left.append(f"{flips_total - flip_limit:,} of {flips_total:,} flipped cases")
             if row_limit is not None and row_limit < rows_total:
                 left.append(f"{rows_total - row_limit:,} of {rows_total:,} suites")
-            note = (
+            # our own counts and run URL (not untrusted text): a live link, not a defused one
+            note = Safe(
                 f"Cut to fit the {limit:,}-{unit} limit: {' and '.join(left) or 'details'} "
                 f"not shown. The full report is in {where}."
             )

@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 import httpx2
 import openai
 
+from bfcl_action import redact
 from bfcl_action.errors import ConfigError
 from bfcl_action.escape import log_line
 from bfcl_action.model import shapes
@@ -93,6 +94,9 @@ def validate_base_url(url: str | None) -> str:
             "host (e.g. http://127.0.0.1:8000/v1)",
             field="base-url",
         )
+    # a key in the URL (`?api-key=...`, `user:pass@`) is a secret like the API key: never
+    # printed, reported or commented (`bfcl_action.redact`)
+    redact.register_url(url)
     return url.strip().rstrip("/")
 
 

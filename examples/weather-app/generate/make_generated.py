@@ -2,14 +2,14 @@
 
 Starts the local OpenAI-compatible test server (tests/support/openai_server.py) answering
 from script.json (a proposer with good and bad drafts, a verify model that disagrees twice),
-then runs `bfcl-action generate` on this directory's .bfcl.yml with a fresh cache:
+then runs `bfcl-action generate` on the app's generate.bfcl.yml with a fresh cache:
 
     python examples/weather-app/generate/make_generated.py            # rewrites generated.yml
     python examples/weather-app/generate/make_generated.py --dir COPY --run
 
-`--dir` works on a copy of this directory (inside a copy of the weather app, as `nox -s demo`
-does); `--run` also evaluates the generated cases (`bfcl-action run`) against the server.
-Run from the repository root (it imports the test server from `tests/support`).
+`--dir` works on a copy of the weather app (as `nox -s demo` does); `--run` also evaluates
+the generated cases (`bfcl-action run`) against the server. Run from the repository root
+(it imports the test server from `tests/support`).
 """
 
 from __future__ import annotations
@@ -31,11 +31,11 @@ from tests.support.openai_server import OpenAIServer  # noqa: E402
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--dir", type=Path, default=HERE, help="the generate/ directory")
+    parser.add_argument("--dir", type=Path, default=HERE.parent, help="the weather app")
     parser.add_argument("--run", action="store_true", help="also evaluate the generated cases")
     args = parser.parse_args()
     os.environ.setdefault("OPENAI_API_KEY", "sk-local-scripted")
-    config = str(args.dir / ".bfcl.yml")
+    config = str(args.dir / "generate.bfcl.yml")
     with OpenAIServer() as server, tempfile.TemporaryDirectory() as cache:
         server.responder = responder(load_script(HERE / "script.json"))
         started = time.perf_counter()
@@ -54,7 +54,7 @@ def main() -> int:
                 "--tools",
                 "get_pollen_count,convert_temperature,get_sunrise_sunset",
                 "--output",
-                "generated.yml",
+                "generate/generated.yml",
             ]
         )
         took = time.perf_counter() - started
