@@ -49,7 +49,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     model = p.add_argument_group(
         "model (each defaults to the `model:` section of --config, then to the value shown)"
     )
-    model.add_argument("--model", help="model name, or replay:PATH (required here or as `model.name` in --config)")
+    model.add_argument(
+        "--model", help="model name, or replay:PATH (required here or as `model.name` in --config)"
+    )
     model.add_argument(
         "--model-name",
         help="name recorded in the report (default: the model; for replay:PATH the config's "
