@@ -208,7 +208,9 @@ def run_evaluation(
     )
     report.summary.update(extra)
     report.shard = options.shard
-    report.requests = request_counts(stats, options)
+    # a replay asks no model: no request line (the notes say the answers were replayed)
+    replayed = options.backend.model.startswith("replay:")
+    report.requests = None if replayed else request_counts(stats, options)
     # the question, expected answer and offered tools travel with each result, so a later
     # comparison can explain a flipped case without the dataset at hand
     return attach_case_context(report, cases), stats
