@@ -97,3 +97,18 @@ def test_runs_still_in_progress_and_runs_without_a_digest_are_skipped(
     check_run(repo, sha, "bfcl-action", DIGEST.format("B"), status="in_progress")
     check_run(repo, sha, "bfcl-action", "skipped: no API key", conclusion="neutral")
     assert find_digest_text(repo, sha, "bfcl-action") == DIGEST.format("A")
+
+
+def test_a_baseline_stored_under_the_old_default_name_is_still_found(
+    github_server: GitHubServer,
+) -> None:
+    """Upgrading from the `bfcl` default keeps the baseline; the job's own `bfcl` run (no
+    digest) is not mistaken for it."""
+    repo = repo_of(github_server)
+    sha = repo.get_branch("main").commit.sha
+    check_run(repo, sha, "bfcl", "old\n\n" + DIGEST.format("OLD"))
+    github_server.job_check_run("octo/app", sha, "bfcl")
+    assert find_digest_text(repo, sha, "bfcl-action") == "old\n\n" + DIGEST.format("OLD")
+    check_run(repo, sha, "bfcl-action", DIGEST.format("NEW"))
+    assert find_digest_text(repo, sha, "bfcl-action") == DIGEST.format("NEW")
+    assert find_digest_text(repo, sha, "my-check") is None

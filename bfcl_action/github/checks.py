@@ -124,9 +124,19 @@ def newest_with_markers(runs: Iterable[CheckRun], *markers: str) -> CheckRun | N
     return best[2] if best is not None else None
 
 
+PREVIOUS_DEFAULT_NAMES: dict[str, tuple[str, ...]] = {"bfcl-action": ("bfcl",)}
+"""Default check names of earlier versions, per current default. A baseline stored under
+the old default (before the rename that keeps it apart from a job named `bfcl`) is still
+found, so upgrading does not lose one PR's or one week's comparison. The digest marker, not
+the name, tells our run from the job's own."""
+
+
 def completed_runs(repo: Repository, sha: str, name: str) -> Iterable[CheckRun]:
-    """Every completed check run `name` on `sha`, all attempts (`filter=all`)."""
-    return repo.get_commit(sha).get_check_runs(check_name=name, status="completed", filter="all")
+    """Every completed check run `name` on `sha`, all attempts (`filter=all`), and those
+    under an earlier default name of `name` (`PREVIOUS_DEFAULT_NAMES`)."""
+    commit = repo.get_commit(sha)
+    for candidate in (name, *PREVIOUS_DEFAULT_NAMES.get(name, ())):
+        yield from commit.get_check_runs(check_name=candidate, status="completed", filter="all")
 
 
 def find_digest_text(repo: Repository, sha: str, name: str) -> str | None:
