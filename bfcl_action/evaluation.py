@@ -12,11 +12,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bfcl_action.budget import repository_root
 from bfcl_action.checker import needs_underscore_to_dot
 from bfcl_action.config import BfclConfig
-from bfcl_action.cost import cost_line, priced, run_cost
+from bfcl_action.cost import cost_line, price_for, priced, run_cost
 from bfcl_action.errors import ConfigError
 from bfcl_action.model.batch import BatchSettings
 from bfcl_action.model.naming import NameMap, with_api_names
@@ -29,6 +30,9 @@ from bfcl_action.runner.pipeline import RunOptions, run_evaluation
 from bfcl_action.runner.progress import Progress
 from bfcl_action.select import select_cases
 from bfcl_action.settings import RunSettings, backend_options
+
+if TYPE_CHECKING:
+    from bfcl_action.runner.estimate import RunEstimate
 
 
 def gather_cases(
@@ -180,6 +184,27 @@ def evaluate(
     )
     report.cost = run_cost(report.results, priced_as)
     return report, cases
+
+
+def estimate(settings: RunSettings, config: BfclConfig | None) -> RunEstimate:
+    """What `evaluate` would ask and cost (`run --dry-run`); asks nothing."""
+    from bfcl_action.runner.chat import ChatBackend
+    from bfcl_action.runner.estimate import estimate_run
+    from bfcl_action.runner.pipeline import open_backend
+
+    if settings.replaying:
+        raise ConfigError("a replay asks no model: nothing to estimate", field="dry-run")
+    cases, datasets = gather_cases(settings, config)
+    cases = select(settings, cases)
+    options = run_options(settings, datasets, api_key=None)
+    backend, cache = open_backend(options)
+    try:
+        assert isinstance(backend, ChatBackend)
+        price = price_for(settings.model_name or settings.model, config.pricing if config else {})
+        return estimate_run(cases, backend, cache, repeat=settings.repeat, price=price)
+    finally:
+        if cache is not None:
+            cache.close()
 
 
 def write_outputs(

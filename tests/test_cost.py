@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -165,3 +166,44 @@ def test_the_pr_comment_states_the_head_runs_cost() -> None:
     unpriced = head.model_copy(update={"cost": run_cost(head.results)})
     unpriced.cost.cost_usd = None  # type: ignore[union-attr]
     assert "add it under `pricing:`" in render_comment(compare_runs(None, unpriced))
+
+
+def test_a_dry_run_counts_what_the_run_would_ask_and_its_cost_without_asking(
+    server: OpenAIServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from bfcl_action.cli import main
+    from tests.test_runner_cli import LIVE, weather_responder
+
+    monkeypatch.setenv("BFCL_ACTION_LIVE_DIR", str(LIVE))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-never-printed")
+    server.responder = weather_responder
+    config = tmp_path / ".bfcl.yml"
+    config.write_text(
+        "version: 1\nsuites: {own: []}\npricing:\n  test-model: {input: 2.0, output: 8.0}\n"
+    )
+    base = [
+        "run", "--config", str(config), "--dataset", "live@2026-W48", "--model", "test-model",
+        "--base-url", server.base_url, "--cache", str(tmp_path / "cache"), "--quiet",
+        "--output", str(tmp_path / "run.json"),
+    ]  # fmt: skip
+
+    assert main([*base, "--dry-run"]) == 0
+    cold = capsys.readouterr().out
+    assert server.count == 0  # a dry run asks nothing
+    assert not (tmp_path / "run.json").exists()
+    match = re.search(r"(\d+) requests: (\d+) to ask, 0 answered from the cache \(0% hit", cold)
+    assert match and match.group(1) == match.group(2) and int(match.group(1)) > 0
+    assert "estimated cost $" in cold and "with --batch" in cold
+
+    assert main(base) == 0
+    asked = server.count
+    assert asked == int(match.group(2))  # the dry run counted exactly what the run asked
+    capsys.readouterr()
+    assert main([*base, "--dry-run"]) == 0
+    warm = capsys.readouterr().out
+    assert f"{asked} requests: 0 to ask, {asked} answered from the cache (100% hit" in warm
+    assert "estimated cost $0.0000" in warm and "sized from the cache" in warm
+    assert server.count == asked

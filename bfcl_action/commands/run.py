@@ -176,6 +176,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="requests a batch could not answer (failed, expired): ask them in real time "
         f"or count them as infrastructure errors (default {DEFAULTS.batch_fallback})",
     )
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="ask nothing: print how many requests the run would send (after the cache) "
+        "and what they would cost (docs/cost.md)",
+    )
     out = p.add_argument_group("output")
     out.add_argument("--output", type=Path, default=Path("run.json"), help="run report JSON")
     out.add_argument("--results-dir", type=Path, help="also write BFCL-format result files")
@@ -259,6 +265,11 @@ def main(args: argparse.Namespace) -> int:
         config = load_config(args.config)
     settings = resolve_run_settings(overrides_from_args(args), config, environ=os.environ)
     check_settings(settings, model_hint="give --model or `model.name` in --config")
+    if args.dry_run:
+        from bfcl_action.evaluation import estimate
+
+        print(estimate(settings, config).line())
+        return 0
     credentials.get(settings.api_key_env)  # held, out of the environment, redacted from now on
     api_key = api_key_from_env(settings, credentials.environment())
     progress = make_progress(sys.stderr, enabled=not args.quiet)
