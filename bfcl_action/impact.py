@@ -391,6 +391,22 @@ def request_delta(
     return [c for c in head if not wanted[c.id] <= asked], new
 
 
+def _commit_at(repo_dir: Path, ref: str) -> tuple[Any, Path]:
+    """The commit `ref` names in the repository holding `repo_dir`, and its work tree root;
+    a missing repository or an unknown ref is an `InputError`."""
+    import git
+
+    try:
+        repo = git.Repo(repo_dir, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        raise InputError(f"not a git repository: {repo_dir}") from None
+    try:
+        commit = repo.commit(ref)
+    except (git.BadName, ValueError):
+        raise InputError(f"unknown git ref {ref!r}", field="--base-ref") from None
+    return commit, Path(repo.working_tree_dir or repo_dir).resolve()
+
+
 def tools_at_ref(
     repo_dir: Path,
     ref: str,
@@ -406,17 +422,7 @@ def tools_at_ref(
     A bad ref is an `InputError`; tool files that do not validate at the ref raise the usual
     `ToolValidationError` (names prefixed with `REF:`).
     """
-    import git
-
-    try:
-        repo = git.Repo(repo_dir, search_parent_directories=True)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        raise InputError(f"not a git repository: {repo_dir}") from None
-    try:
-        commit = repo.commit(ref)
-    except (git.BadName, ValueError):
-        raise InputError(f"unknown git ref {ref!r}", field="--base-ref") from None
-    root = Path(repo.working_tree_dir or repo_dir).resolve()
+    commit, root = _commit_at(repo_dir, ref)
     prefix = ""
     if config_dir is not None:
         rel = config_dir.resolve().relative_to(root).as_posix()
@@ -441,17 +447,7 @@ def tree_at_ref(repo_dir: Path, ref: str, directory: Path, dest: Path) -> Path:
     """Write the files under `directory` as committed at `ref` into `dest`; returns the
     directory's counterpart inside `dest` (what `build_cases` needs to build the base's cases
     from the base's own config, tools, cases and pools, without touching the work tree)."""
-    import git
-
-    try:
-        repo = git.Repo(repo_dir, search_parent_directories=True)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        raise InputError(f"not a git repository: {repo_dir}") from None
-    try:
-        commit = repo.commit(ref)
-    except (git.BadName, ValueError):
-        raise InputError(f"unknown git ref {ref!r}", field="--base-ref") from None
-    root = Path(repo.working_tree_dir or repo_dir).resolve()
+    commit, root = _commit_at(repo_dir, ref)
     rel = directory.resolve().relative_to(root).as_posix()
     prefix = "" if rel == "." else rel + "/"
     items: list[Any] = list(commit.tree.traverse())

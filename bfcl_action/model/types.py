@@ -169,9 +169,9 @@ class RequestStats:
     cache_hits: int = 0
     """Answers from the cache, written by an earlier run."""
     shared: int = 0
+    """Requests identical to one already asked in this run, answered by that one."""
     batched: int = 0
     """Answers received through the Batch API in this run (not cache hits)."""
-    """Requests identical to one already asked in this run, answered by that one."""
     retries: int = 0
     retry_reasons: dict[str, int] = field(default_factory=dict)
     shapes: Counter[str] = field(default_factory=Counter)

@@ -13,13 +13,15 @@ workers finish what is in flight, no new case starts, and the error is raised.
 from __future__ import annotations
 
 import asyncio
+import copy
+import dataclasses
 import gc
 import time
-from collections import Counter, deque
+from collections import deque
 from dataclasses import dataclass, field
 
 from bfcl_action.model.retry import InfraFailure
-from bfcl_action.model.types import EndpointError, PermanentError
+from bfcl_action.model.types import EndpointError, PermanentError, RequestStats
 from bfcl_action.models import TestCase
 from bfcl_action.runner.answer import Backend, ModelAnswer
 from bfcl_action.runner.progress import NoProgress, Progress
@@ -41,23 +43,14 @@ class CaseOutcome:
 
 
 @dataclass
-class ExecutionStats:
-    """Answers and infrastructure errors per sample; requests, cache hits and retries per
-    model request (every conversation step included)."""
+class ExecutionStats(RequestStats):
+    """Answers and infrastructure errors per sample, on top of the request path's counters
+    (`RequestStats`: requests, cache hits, retries per model request, every conversation
+    step included), copied from the backend when the run ends."""
 
     total: int = 0
-    cache_hits: int = 0
-    shared: int = 0
-    requests: int = 0
-    retries: int = 0
     infra_errors: int = 0
     wall_s: float = 0.0
-    retry_reasons: dict[str, int] = field(default_factory=dict)
-    shapes: Counter[str] = field(default_factory=Counter)
-    models: Counter[str] = field(default_factory=Counter)
-    fingerprints: Counter[str] = field(default_factory=Counter)
-    served_fresh: Counter[str] = field(default_factory=Counter)
-    served_cached: Counter[str] = field(default_factory=Counter)
     notes: list[str] = field(default_factory=list)
     """What stages before the requests did (e.g. the batch stage), for the run's notes."""
 
@@ -111,17 +104,8 @@ async def execute(
         gc.unfreeze()
         progress.finish()
         stats.wall_s = time.perf_counter() - started
-        requests = backend.stats
-        stats.requests = requests.requests
-        stats.cache_hits = requests.cache_hits
-        stats.shared = requests.shared
-        stats.retries = requests.retries
-        stats.retry_reasons = dict(requests.retry_reasons)
-        stats.shapes = Counter(requests.shapes)
-        stats.models = Counter(requests.models)
-        stats.fingerprints = Counter(requests.fingerprints)
-        stats.served_fresh = Counter(requests.served_fresh)
-        stats.served_cached = Counter(requests.served_cached)
+        for counter in dataclasses.fields(RequestStats):
+            setattr(stats, counter.name, copy.copy(getattr(backend.stats, counter.name)))
     if stopped:
         raise stopped[0]
     return outcomes, stats
