@@ -69,6 +69,9 @@ class RunDigest(BaseModel):
     tool_version: str = ""
     created_at: str = ""
     model: str = ""
+    label: str = ""
+    """The `models:` matrix entry of the run (empty for a single-model run): a check run of
+    a matrix carries one digest per entry, told apart by this."""
     mode: Mode = Mode.FC
     datasets: list[str] = Field(default_factory=list)
     settings: dict[str, Any] = Field(default_factory=dict)
@@ -118,6 +121,7 @@ def digest_of(report: RunReport) -> RunDigest:
         tool_version=report.tool_version,
         created_at=report.created_at,
         model=report.model,
+        label=report.label,
         mode=report.mode,
         datasets=list(report.datasets),
         settings=dict(report.settings),
@@ -129,7 +133,10 @@ def digest_of(report: RunReport) -> RunDigest:
 
 def encode_digest(digest: RunDigest) -> str:
     """The marker-wrapped text form of a digest."""
-    payload = canonical_json(digest.model_dump(mode="json")).encode("utf-8")
+    data = digest.model_dump(mode="json")
+    if not data["label"]:
+        del data["label"]  # a single-model digest keeps the bytes it always had
+    payload = canonical_json(data).encode("utf-8")
     packed = base64.b64encode(gzip.compress(payload, compresslevel=9, mtime=0)).decode("ascii")
     return f"<!-- {MARKER} v{digest.version} {packed} -->"
 

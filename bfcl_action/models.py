@@ -223,6 +223,9 @@ class RunReport(BaseModel):
     tool_version: str = ""
     created_at: str = ""
     model: str = ""
+    label: str = ""
+    """The `models:` matrix entry this run evaluated (`bfcl_action.matrix`); empty for a
+    single-model run. Baselines and the model-choice view pair runs by it."""
     mode: Mode = Mode.FC
     datasets: list[str] = Field(default_factory=list)
     settings: dict[str, Any] = Field(default_factory=dict)

@@ -140,6 +140,7 @@ def merge_reports(named: Sequence[tuple[str, RunReport]]) -> RunReport:
     )
     extra, _ = repeat_summary(results)
     merged.summary.update(extra)
+    merged.label = first.label
     merged.requests = sum_requests([r.requests for _, r in named])
     return merged
 
