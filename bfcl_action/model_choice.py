@@ -157,7 +157,7 @@ class Best(BaseModel):
     """Models not significantly different from it (or, rarely, better on their own pair)."""
     cheapest_of_tied: str | None = None
     """Among the best and the models tied with it, the one that costs least (when more than
-    one has a price and they differ)."""
+    one has a price and they differ); of equally cheap ones, the first ranked (faster)."""
 
 
 class ModelChoice(BaseModel):
@@ -388,11 +388,12 @@ def best_model(
         (beats if won else tied).append(entry.name)
     best = Best(name=top, clear=not tied and bool(beats), beats=beats, tied_with=tied)
     if tied:
-        contenders = [m for m in choice_models if m.name in {top, *tied}]
-        priced = [m for m in contenders if _plan_cost(m) is not None]
-        costs = {_plan_cost(m) for m in priced}
-        if len(priced) > 1 and len(costs) > 1:
-            best.cheapest_of_tied = min(priced, key=lambda m: _plan_cost(m) or 0.0).name
+        by_name = {m.name: m for m in choice_models}
+        contenders = [by_name[r.name] for r in ranking if r.name in {top, *tied}]
+        costs = [c for c in (_plan_cost(m) for m in contenders) if c is not None]
+        if len(costs) > 1 and len(set(costs)) > 1:
+            cheapest = min(costs)  # the first of the cheapest in ranking order (then faster)
+            best.cheapest_of_tied = next(m.name for m in contenders if _plan_cost(m) == cheapest)
     return best
 
 
