@@ -33,9 +33,8 @@ from pydantic import BaseModel, Field
 
 from bfcl_action.compare import SideScore, natural_key
 from bfcl_action.cost import run_cost
-from bfcl_action.metrics import percentile
 from bfcl_action.models import CaseResult, Mode, RunReport
-from bfcl_action.stats import mcnemar_exact
+from bfcl_action.stats import mcnemar_exact, percentile
 
 OVERALL = "overall"
 """The `suite` of a pair's test over all its cases."""
@@ -47,7 +46,7 @@ TIE_BREAK = (
 
 
 class Latency(BaseModel):
-    """Seconds per answered case (linear-interpolation percentiles, `metrics.percentile`).
+    """Seconds per answered case (linear-interpolation percentiles, `stats.percentile`).
 
     `basis` says which answers were timed: `fresh` (asked in this run; answers reused from
     the response cache are left out, their time is an earlier run's), `cached` (every answer
