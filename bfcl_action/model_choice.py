@@ -40,8 +40,8 @@ OVERALL = "overall"
 """The `suite` of a pair's test over all its cases."""
 
 TIE_BREAK = (
-    "equal accuracy on the common cases: cheaper first (cost without cache), "
-    "then faster (latency p50), then the order given"
+    "ties broken by cost without cache (cheaper first), then latency p50 (faster first), "
+    "then the order given"
 )
 
 

@@ -244,14 +244,25 @@ def test_markdown_escapes_a_hostile_model_name_everywhere() -> None:
     rest = rest.replace(escape.md_code(HOSTILE), "")
     assert "<img" not in rest and "@team" not in rest and "#12" not in rest
     assert "::warning" not in text
-    width = 0
+    assert_tables_are_whole(text)
+
+
+def assert_tables_are_whole(text: str) -> None:
+    """Every table: a header, a separator, rows of the header's width, no stray blank line."""
+    tables: list[list[str]] = []
+    previous = ""
     for line in text.splitlines():
-        if not line.startswith("|"):
-            width = 0  # a table ends at the first line that is not a row
-        elif not width:
-            width = len(_cells(line))  # its header
-        else:
-            assert len(_cells(line)) == width, line
+        if line.startswith("|"):
+            if not previous.startswith("|"):
+                tables.append([])
+            tables[-1].append(line)
+        previous = line
+    assert tables
+    for table in tables:
+        assert len(table) >= 3, table
+        assert re.fullmatch(r"\|(:?-+:?\|)+", table[1]), table
+        width = len(_cells(table[0]))
+        assert all(len(_cells(row)) == width for row in table), table
 
 
 def test_markdown_verdict_names_the_best_and_every_other_with_p() -> None:
@@ -260,6 +271,25 @@ def test_markdown_verdict_names_the_best_and_every_other_with_p() -> None:
     assert text.startswith("## Which model should we ship?")
     assert "**`gpt-4.1` is best on your cases**: 100.0% vs 33.3% (`mini`, p < 0.001)" in text
     assert "| `gpt-4.1` vs `mini` | 30 | 20 | 0 | +66.7 | < 0.001 | **yes** |" in text
+
+
+def test_a_suite_score_is_bold_only_when_significantly_better_than_every_other() -> None:
+    a = run("1" * 20, "a", own_weather="1" * 10, own_parallel="11")
+    b = run("1" * 20, "b", own_weather="0" * 10, own_parallel="00")
+    c = run("1" * 20, "c", own_weather="0" * 10, own_parallel="00")
+    text = render_model_choice_markdown(choose_models([a, b, c]))
+    assert "| `own_weather` | **100.0% (72.2–100.0)** | 0.0% (0.0–27.8) |" in text
+    assert "| `own_parallel` | 100.0% (34.2–100.0) |" in text  # 2 cases: not significant
+    assert "**" not in text.split("| `simple_python` |")[1].splitlines()[0]
+
+
+def test_empty_latency_and_token_columns_are_left_out() -> None:
+    text = render_model_choice_markdown(choose_models([run("1", "a"), run("1", "b")]))
+    assert "| # | Model | Score (95% CI) | Cost |\n" in text
+    timed_run = timed(run("1", "c"), [1.0])
+    text = render_model_choice_markdown(choose_models([run("1", "a"), timed_run]))
+    assert "| Cost | Latency p50 / p95 |\n" in text and "| no price | — |" in text
+    assert_tables_are_whole(text)
 
 
 def test_markdown_suite_rows_are_capped_with_a_note() -> None:
@@ -350,6 +380,17 @@ def test_compare_models_writes_markdown_and_json(
     assert main(args) == 0
     data = json.loads(js.read_text(encoding="utf-8"))
     assert data["alpha"] == 0.01 and data["best"]["name"] == "prod"
+
+
+def test_reports_of_one_model_are_told_apart_by_file_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, head = tmp_path / "base.json", tmp_path / "head.json"
+    save_report(run("1" * 30, "gpt-4o-mini"), base)
+    save_report(run("1" * 10 + "0" * 20, "gpt-4o-mini"), head)
+    assert main(["compare-models", str(base), str(head)]) == 0
+    out = capsys.readouterr().out
+    assert "gpt-4o-mini (base) is best on your cases: 100.0% vs 33.3% (gpt-4o-mini (head)" in out
 
 
 def test_compare_models_needs_two_reports(

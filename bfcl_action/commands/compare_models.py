@@ -83,12 +83,22 @@ def _check_common(paths: list[Path], reports: list[RunReport]) -> None:
 
 
 def _load(paths: list[Path]) -> list[RunReport]:
+    """The reports; one whose name (matrix entry or model) another report shares, and that
+    has no matrix entry name, is named `model (file stem)`, which tells a reader more than
+    `model (2)` would."""
     if len(paths) < 2:
         raise InputError(
             "compare-models needs the run reports of at least two models, got one",
             file=str(paths[0]),
         )
-    return [load_report(p) for p in paths]
+    reports = [load_report(p) for p in paths]
+    names = [r.label or r.model for r in reports]
+    return [
+        r.model_copy(update={"label": f"{r.model} ({p.stem})"})
+        if not r.label and names.count(r.model) > 1
+        else r
+        for p, r in zip(paths, reports, strict=True)
+    ]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from bfcl_action import escape
 from bfcl_action.compare import SideScore, p_text
-from bfcl_action.model_choice import Latency, ModelChoice, ModelSummary, PairedTest
+from bfcl_action.model_choice import Latency, ModelChoice, ModelSummary, PairedTest, mirrored
 from bfcl_action.report.markdown import Safe, template
 
 DEFAULT_MAX_SUITES = 30
@@ -119,21 +119,40 @@ def _rows(choice: ModelChoice) -> list[_Row]:
     ]
 
 
+def suite_leader(choice: ModelChoice, suite: str) -> str | None:
+    """The model significantly better than every other on `suite` (paired tests), if any."""
+    for candidate in choice.models:
+        tests = []
+        for pairing in choice.pairs:
+            if candidate.name not in (pairing.a, pairing.b):
+                continue
+            test = next((t for t in pairing.suites if t.suite == suite), None)
+            if test is not None and candidate.name == pairing.b:
+                test = mirrored(test)
+            tests.append(test)
+        if tests and all(t and t.significant and (t.delta_points or 0) > 0 for t in tests):
+            return candidate.name
+    return None
+
+
 def _suite_rows(choice: ModelChoice, limit: int | None) -> list[_SuiteRow]:
     rows = []
     for suite in choice.suites if limit is None else choice.suites[:limit]:
-        sides = [m.suites.get(suite) for m in choice.models]
-        scored = [s.correct / s.total for s in sides if s is not None and s.total]
-        top = max(scored, default=None)
-        unique_top = top is not None and scored.count(top) == 1 and len(scored) > 1
+        leader = suite_leader(choice, suite)
         cells = []
-        for side in sides:
-            text = score_text(side)
-            if unique_top and side is not None and side.total and side.correct / side.total == top:
-                text = f"**{text}**"
-            cells.append(Safe(text))
+        for m in choice.models:
+            text = score_text(m.suites.get(suite))
+            cells.append(Safe(f"**{text}**" if m.name == leader else text))
         rows.append(_SuiteRow(suite, cells))
     return rows
+
+
+def _any_latency(choice: ModelChoice) -> bool:
+    return any(m.latency.p50 is not None for m in choice.models)
+
+
+def _any_tokens(choice: ModelChoice) -> bool:
+    return any(m.input_tokens or m.output_tokens for m in choice.models)
 
 
 def _against(choice: ModelChoice) -> list[_Against]:
@@ -176,6 +195,8 @@ def _view(choice: ModelChoice, max_suites: int | None) -> dict[str, object]:
         "rows": rows,
         "show_common": choice.case_sets_differ or any(r.infra for r in rows),
         "show_repeat": any(m.repeat for m in choice.models),
+        "show_latency": _any_latency(choice),
+        "show_tokens": _any_tokens(choice),
         "suite_rows": _suite_rows(choice, max_suites),
         "suites_left_out": 0 if max_suites is None else max(0, len(choice.suites) - max_suites),
         "pair_cells": [
@@ -257,12 +278,17 @@ def render_model_choice_text(choice: ModelChoice, *, max_suites: int | None = No
     show_common = choice.case_sets_differ or any(m.infra_errors for m in choice.models)
     header = ["#", "model", "score (95% CI)"]
     header += ["on common cases"] if show_common else []
-    header += ["cost", "latency p50 / p95", "tokens in / out"]
+    show_latency, show_tokens = _any_latency(choice), _any_tokens(choice)
+    header += ["cost"]
+    header += ["latency p50 / p95"] if show_latency else []
+    header += ["tokens in / out"] if show_tokens else []
     rows = []
     for m in choice.models:
         row = [str(rank[m.name]), _name(m.name), score_text(m.overall)]
         row += [score_text(m.common)] if show_common else []
-        row += [cost_text(m), latency_text(m.latency), tokens_text(m)]
+        row += [cost_text(m)]
+        row += [latency_text(m.latency)] if show_latency else []
+        row += [tokens_text(m)] if show_tokens else []
         rows.append(row)
     lines += _table(header, rows)
     suites = choice.suites if max_suites is None else choice.suites[:max_suites]
