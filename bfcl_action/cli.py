@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "score": "score BFCL result files (as the official tool writes them)",
     "check": "check model outputs given inline with their cases (JSONL in, JSONL out)",
     "compare": "compare a run report with its baseline (report or digest) and render reports",
+    "compare-models": "which model is best on your cases: paired tests between models' run reports",
     "init": "write a starter .bfcl.yml and GitHub workflow for the tools found here",
     "impact": "list the cases whose model request changed since a git ref",
     "run": "ask a model every selected case and write a run report",
@@ -30,10 +31,16 @@ COMMANDS: dict[str, str] = {
     "categories": "list every valid category and group name",
     "generate": "draft own test cases for your tools with a model, verified by our checker",
 }
-"""Every subcommand with its one-line help (the same text its module registers).
+"""Every subcommand with its one-line help (the same text its module registers; a hyphen in
+the name is an underscore in the module's, `module_of`).
 
 A command's module is imported only when that command runs, so `--version`, `--help` and a
 light command such as `check` never import the model client, PyGithub or the templates."""
+
+
+def module_of(command: str) -> str:
+    """The module that implements `command` (`compare-models` -> `commands.compare_models`)."""
+    return f"bfcl_action.commands.{command.replace('-', '_')}"
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -47,7 +54,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, summary in COMMANDS.items():
         if only is None or name == only:
-            importlib.import_module(f"bfcl_action.commands.{name}").register(sub)
+            importlib.import_module(module_of(name)).register(sub)
         else:
             sub.add_parser(name, help=summary)
     return parser

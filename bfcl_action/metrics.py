@@ -13,14 +13,14 @@ Accuracy and rates are ratios in [0, 1]; latency is in seconds.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 from bfcl_action.cost import run_cost
 from bfcl_action.models import CaseResult, RunReport
+from bfcl_action.stats import percentile as percentile
 
 METRICS_SCHEMA_VERSION = 1
 QUANTILES = (0.5, 0.9, 0.99)
@@ -65,17 +65,6 @@ class RunMetrics(BaseModel):
     datasets: list[str] = Field(default_factory=list)
     overall: SuiteMetrics
     suites: list[SuiteMetrics] = Field(default_factory=list)
-
-
-def percentile(values: Sequence[float], q: float) -> float | None:
-    """The `q` quantile of `values` with linear interpolation between closest ranks."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    position = (len(ordered) - 1) * q
-    low, high = math.floor(position), math.ceil(position)
-    share = position - low
-    return ordered[low] + (ordered[high] - ordered[low]) * share
 
 
 def _suite_metrics(suite: str, category: str, results: Iterable[CaseResult]) -> SuiteMetrics:

@@ -11,6 +11,7 @@ tail sum is exact for any suite size.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 Z_95 = 1.959963984540054
 """Two-sided 95% quantile of the standard normal distribution."""
@@ -58,3 +59,14 @@ def mcnemar_exact(b: int, c: int) -> float:
     if n == 0:
         return 1.0
     return min(1.0, 2 * binomial_cdf_half(min(b, c), n))
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """The `q` quantile of `values` with linear interpolation between closest ranks."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    position = (len(ordered) - 1) * q
+    low, high = math.floor(position), math.ceil(position)
+    share = position - low
+    return ordered[low] + (ordered[high] - ordered[low]) * share

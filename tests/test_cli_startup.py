@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action.cli import COMMANDS, command_of
+from bfcl_action.cli import COMMANDS, command_of, module_of
 
 HEAVY = {"openai", "github", "jinja2", "git", "rich", "httpx"}
 """Top-level modules of the model client, PyGithub, the templates, GitPython and their kin."""
@@ -67,7 +67,7 @@ def test_the_probe_sees_what_was_imported() -> None:
 @pytest.mark.parametrize("name", list(COMMANDS))
 def test_each_commands_help_in_the_table_is_what_its_module_registers(name: str) -> None:
     sub = argparse.ArgumentParser().add_subparsers()
-    importlib.import_module(f"bfcl_action.commands.{name}").register(sub)
+    importlib.import_module(module_of(name)).register(sub)
     (action,) = sub._choices_actions
     assert (action.dest, action.help) == (name, COMMANDS[name])
 
@@ -81,4 +81,4 @@ def test_the_command_is_the_first_word_that_is_not_an_option() -> None:
 def test_every_command_module_is_in_the_table() -> None:
     folder = Path(__file__).parents[1] / "bfcl_action" / "commands"
     modules = {p.stem for p in folder.glob("*.py") if p.stem != "__init__"}
-    assert modules == set(COMMANDS)
+    assert modules == {module_of(name).rsplit(".", 1)[1] for name in COMMANDS}
