@@ -122,7 +122,7 @@ def test_report_paths_per_label_never_collide() -> None:
         "mini": Path("out/run.mini.json"),
         "meta/llama:70b": Path("out/run.meta_llama_70b.json"),
     }
-    with pytest.raises(ConfigError, match="would both write run.a_b.json"):
+    with pytest.raises(ConfigError, match=r"would both write run\.a_b\.json"):
         labelled_paths(Path("run.json"), ["a/b", "a:b"])
 
 
