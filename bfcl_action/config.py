@@ -7,6 +7,8 @@ file is reported at once. The key reference is docs/own-tools.md.
 
 from __future__ import annotations
 
+import contextlib
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args, get_origin
 
@@ -181,6 +183,121 @@ class ModelSettings(_Strict):
         return float(value)
 
 
+LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,79}")
+"""A matrix entry's label: it names the model in the comment, its digest in the check run
+and (scheduled runs) its own check run `<check-name>/<label>` and history file."""
+
+
+class MatrixModel(ModelSettings):
+    """One entry of `models:` (docs/model-matrix.md): a model evaluated on the same cases as
+    the others. Its keys win over `model:` and over the Action's / command line's model
+    options; everything it leaves unset comes from there."""
+
+    name: str  # type: ignore[assignment]  # required here, optional in `model:`
+    label: str | None = None
+    """How the comment, the digest and the check run name this entry (default: `name`).
+    Two entries may share a model name (e.g. `fc` and `prompt`) but not a label."""
+    informational: bool = False
+    """Reported, never fails the check (a candidate you are only watching)."""
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("a model name is required")
+        return value
+
+    @field_validator("label")
+    @classmethod
+    def _label(cls, value: str | None) -> str | None:
+        if value is not None and not LABEL.fullmatch(value):
+            raise ValueError(
+                "expected 1-80 characters: letters, digits and . _ : / @ + - "
+                f"(starting with a letter or digit), found {value!r:.90}"
+            )
+        return value
+
+    @property
+    def key(self) -> str:
+        """The entry's label, else its model name (made label-safe)."""
+        if self.label:
+            return self.label
+        cleaned = re.sub(r"[^A-Za-z0-9._:/@+-]", "-", self.name).strip("-") or "model"
+        return cleaned if cleaned[0].isalnum() else "m" + cleaned[:79]
+
+
+def check_matrix(models: list[MatrixModel]) -> list[MatrixModel]:
+    """Labels are unique (they pair each model with its own baseline)."""
+    seen: dict[str, int] = {}
+    for index, entry in enumerate(models):
+        if entry.key in seen:
+            raise ValueError(
+                f"entries {seen[entry.key]} and {index} are both labelled {entry.key!r}: give "
+                "one a `label:` (e.g. `label: {0}-prompt`)".format(entry.key)
+            )
+        seen[entry.key] = index
+    return models
+
+
+_INPUT_KEYS = {
+    "label": "label",
+    "base-url": "base_url",
+    "mode": "mode",
+    "api-key-env": "api_key_env",
+    "temperature": "temperature",
+    "top-p": "top_p",
+    "max-tokens": "max_tokens",
+    "seed": "seed",
+    "samples": "samples",
+    "concurrency": "concurrency",
+    "timeout": "timeout_s",
+    "retries": "retries",
+    "informational": "informational",
+}
+"""`models` input key -> `MatrixModel` field (the input spells keys as the Action does)."""
+
+
+def parse_models_input(text: str, source: str = "the `models` input") -> list[MatrixModel]:
+    """The Action's multi-line `models` input: one model per line, `NAME [KEY=VALUE ...]`
+    (`#` starts a comment), e.g. `llama-3.1-70b base-url=https://host/v1 mode=prompt
+    api-key-env=TOGETHER_API_KEY informational=true`. Errors name the line and the key."""
+    entries: list[MatrixModel] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = re.sub(r"(^|\s)#.*$", "", raw).strip()
+        if not line:
+            continue
+        name, *pairs = line.split()
+        values: dict[str, Any] = {"name": name}
+        for pair in pairs:
+            key, sep, value = pair.partition("=")
+            if not sep or key not in _INPUT_KEYS:
+                near = process.extractOne(key, list(_INPUT_KEYS)) if key else None
+                hint = f"; did you mean {near[0]!r}?" if near and near[1] >= 70 else ""
+                raise ConfigError(
+                    f"expected KEY=VALUE with KEY one of {', '.join(_INPUT_KEYS)}, found "
+                    f"{pair!r:.60}{hint}",
+                    file=source,
+                    line=number,
+                    field="models",
+                )
+            if key == "temperature" and value != "omit":
+                with contextlib.suppress(ValueError):
+                    values["temperature"] = float(value)
+                    continue
+            values[_INPUT_KEYS[key]] = value
+        try:
+            entries.append(MatrixModel.model_validate(values))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            key = next((k for k, v in _INPUT_KEYS.items() if v == first["loc"][0]), "name")
+            message = str(first["msg"]).removeprefix("Value error, ")
+            raise ConfigError(message, file=source, line=number, field=f"models: {key}") from None
+    try:
+        return check_matrix(entries)
+    except ValueError as exc:
+        raise ConfigError(str(exc), file=source, field="models") from None
+
+
 class BfclConfig(_Strict):
     """The whole `.bfcl.yml`; every key has a default, so an empty file is valid."""
 
@@ -201,6 +318,9 @@ class BfclConfig(_Strict):
     seed: int = 0
     """Fixes every sample (derived suites, `--sample`)."""
     model: ModelSettings = Field(default_factory=ModelSettings)
+    models: list[MatrixModel] = Field(default_factory=list)
+    """A model matrix (docs/model-matrix.md): every entry is evaluated on the same cases and
+    compared with its own baseline; `model:` holds what the entries share."""
     thresholds: Thresholds = Field(default_factory=Thresholds)
     weights: dict[CategoryKey, Annotated[float, Field(ge=0)]] = Field(default_factory=dict)
     """Per-category (or suite) weight in the overall own score; default 1."""
@@ -211,6 +331,11 @@ class BfclConfig(_Strict):
     _norm = field_validator("tools", "tools_exclude", "cases", "multi_turn", mode="before")(
         _as_list
     )
+
+    @field_validator("models")
+    @classmethod
+    def _models(cls, value: list[MatrixModel]) -> list[MatrixModel]:
+        return check_matrix(value)
 
     @field_validator("version")
     @classmethod
@@ -245,6 +370,8 @@ def _fields_at(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str] | None
     """Known keys of the nested model at `loc` (for 'did you mean' on unknown keys)."""
     current: Any = model
     for part in loc:
+        if isinstance(part, int):  # an item of a list, whose type was taken below
+            continue
         if not (isinstance(current, type) and issubclass(current, BaseModel)):
             return None
         info = current.model_fields.get(str(part))
@@ -254,6 +381,8 @@ def _fields_at(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str] | None
         args = get_args(current)
         if get_origin(current) is dict and len(args) == 2:
             current = args[1]
+        elif get_origin(current) is list and len(args) == 1:
+            current = args[0]
     if isinstance(current, type) and issubclass(current, BaseModel):
         return list(current.model_fields)
     return None

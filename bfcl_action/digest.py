@@ -159,7 +159,20 @@ def parse_digest(text: str, *, source: str | None = None) -> RunDigest:
             "block)",
             file=source,
         )
-    match = found[-1]
+    return _decode(found[-1], source)
+
+
+def parse_digests(text: str, *, source: str | None = None) -> list[RunDigest]:
+    """Every digest in `text`, in order: a model matrix's check run carries one per model
+    (told apart by `label`). Raises like `parse_digest` when there is none or one is
+    unreadable."""
+    found = list(_FIND.finditer(text))
+    if not found:
+        return [parse_digest(text, source=source)]  # raises the no-digest error
+    return [_decode(match, source) for match in found]
+
+
+def _decode(match: re.Match[str], source: str | None) -> RunDigest:
     version = int(match.group(1))
     if version != DIGEST_VERSION:
         raise InputError(

@@ -9,8 +9,9 @@ through each other (no argv, no environment variables, no report read back from 
 
 from __future__ import annotations
 
+import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,7 +30,7 @@ from bfcl_action.runner.backends import Backend
 from bfcl_action.runner.pipeline import RunOptions, run_evaluation
 from bfcl_action.runner.progress import Progress
 from bfcl_action.select import select_cases
-from bfcl_action.settings import RunSettings, backend_options
+from bfcl_action.settings import MatrixRun, RunSettings, backend_options
 
 if TYPE_CHECKING:
     from bfcl_action.runner.estimate import RunEstimate
@@ -176,6 +177,23 @@ def evaluate(
     check and score: the report, in memory, with the cases it covers."""
     cases, datasets = gather_cases(settings, config)
     cases = select(settings, cases)
+    report = evaluate_cases(
+        settings, config, cases, datasets, api_key=api_key, progress=progress, backend=backend
+    )
+    return report, cases
+
+
+def evaluate_cases(
+    settings: RunSettings,
+    config: BfclConfig | None,
+    cases: list[TestCase],
+    datasets: Sequence[str],
+    *,
+    api_key: str | None,
+    progress: Progress | None = None,
+    backend: Backend | None = None,
+) -> RunReport:
+    """Ask the model about `cases` (already built and selected), check, score and price."""
     report, _stats = run_evaluation(
         cases, run_options(settings, datasets, api_key), backend=backend, progress=progress
     )
@@ -183,7 +201,58 @@ def evaluate(
         report.results, report.model, config.pricing if config else {}
     )
     report.cost = run_cost(report.results, priced_as)
-    return report, cases
+    return report
+
+
+def evaluate_matrix(
+    runs: Sequence[MatrixRun],
+    config: BfclConfig | None,
+    *,
+    api_keys: Mapping[str, str | None],
+    progress: Progress | None = None,
+) -> tuple[list[RunReport], list[TestCase]]:
+    """Every model of a matrix on the same cases: built and selected once (from the first
+    entry's settings: what chooses cases is shared), then asked model by model, each
+    report labelled with its entry. `api_keys` maps labels to keys."""
+    if not runs:
+        raise ConfigError("the model matrix is empty", field="models")
+    cases, datasets = gather_cases(runs[0].settings, config)
+    cases = select(runs[0].settings, cases)
+    reports: list[RunReport] = []
+    for run in runs:
+        print(f"bfcl-action: model {run.label} ({run.settings.model})", file=sys.stderr)
+        report = evaluate_cases(
+            run.settings,
+            config,
+            cases,
+            datasets,
+            api_key=api_keys.get(run.label),
+            progress=progress,
+        )
+        report.label = run.label
+        reports.append(report)
+    return reports, cases
+
+
+_UNSAFE_IN_NAME = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def labelled_paths(path: Path, labels: Sequence[str]) -> dict[str, Path]:
+    """`run.json` -> `run.<label>.json` per matrix entry (characters a file name cannot
+    hold become `_`); two labels that would share a file are an error."""
+    out: dict[str, Path] = {}
+    taken: dict[Path, str] = {}
+    for label in labels:
+        target = path.with_name(f"{path.stem}.{_UNSAFE_IN_NAME.sub('_', label)}{path.suffix}")
+        if target in taken:
+            raise ConfigError(
+                f"labels {taken[target]!r} and {label!r} would both write {target.name}: "
+                "rename one",
+                field="models",
+            )
+        taken[target] = label
+        out[label] = target
+    return out
 
 
 def estimate(settings: RunSettings, config: BfclConfig | None) -> RunEstimate:

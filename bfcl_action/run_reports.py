@@ -145,6 +145,19 @@ def merge_reports(named: Sequence[tuple[str, RunReport]]) -> RunReport:
     return merged
 
 
+def load_labelled_reports(paths: Sequence[Path]) -> dict[str, RunReport]:
+    """The reports of a model matrix by label (`RunReport.label`); the shards of one label
+    are merged (`merge_reports`)."""
+    groups: dict[str, list[tuple[str, RunReport]]] = {}
+    for path in paths:
+        report = load_report(path)
+        groups.setdefault(report.label, []).append((str(path), report))
+    return {
+        label: parts[0][1] if len(parts) == 1 else merge_reports(parts)
+        for label, parts in groups.items()
+    }
+
+
 def sum_requests(parts: Sequence[RequestCounts | None]) -> RequestCounts | None:
     """The request counts of several shards as one run's (None when no shard recorded any)."""
     known = [p for p in parts if p is not None]
@@ -165,6 +178,7 @@ def sum_requests(parts: Sequence[RequestCounts | None]) -> RequestCounts | None:
 
 __all__ = [
     "load_baseline",
+    "load_labelled_reports",
     "load_report",
     "load_reports",
     "merge_reports",

@@ -13,14 +13,14 @@ overrides (`RunOverrides`, `ThresholdOverrides`), and `resolve_run_settings` /
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from bfcl_action import redact
-from bfcl_action.config import BfclConfig, ModelSettings
+from bfcl_action.config import BfclConfig, MatrixModel, ModelSettings
 from bfcl_action.errors import ConfigError
 from bfcl_action.models import Mode
 from bfcl_action.select import parse_shard
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULTS",
     "CategoryThreshold",
+    "MatrixRun",
     "ResolvedThreshold",
     "RunOverrides",
     "RunSettings",
@@ -46,6 +47,7 @@ __all__ = [
     "backend_options",
     "check_settings",
     "default_cache_dir",
+    "resolve_matrix",
     "resolve_run_settings",
     "resolve_thresholds",
     "settings_of_section",
@@ -258,6 +260,50 @@ def resolve_run_settings(
     if values["model"].startswith("replay:"):
         values["cache_dir"] = None
     return RunSettings.model_validate(values)
+
+
+class MatrixRun(BaseModel):
+    """One entry of a model matrix with its resolved settings (`resolve_matrix`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    label: str
+    settings: RunSettings
+    informational: bool = False
+    key_variable: str | None = None
+    """The entry's own `api_key_env`: the variable its key is read from. None: the key of
+    the run (the Action's `api-key` input, the command line's `--api-key-env`)."""
+
+
+def resolve_matrix(
+    overrides: RunOverrides,
+    config: BfclConfig | None,
+    entries: Sequence[MatrixModel],
+    *,
+    environ: Mapping[str, str] | None = None,
+) -> list[MatrixRun]:
+    """One `RunSettings` per matrix entry: DEFAULTS < `model:` < front-end options < the
+    entry's own keys (an entry is more specific than an option given for every model).
+    The options that choose the cases (categories, sample, ...) are the same for all."""
+    runs: list[MatrixRun] = []
+    for entry in entries:
+        values = overrides.model_dump(exclude_none=True)
+        values.update(_file_layer(entry))
+        if entry.name.startswith("replay:") and values.get("model_name") is None:
+            values["model_name"] = entry.label or (
+                config.model.name if config is not None and config.model.name else None
+            )
+        runs.append(
+            MatrixRun(
+                label=entry.key,
+                settings=resolve_run_settings(
+                    RunOverrides.model_validate(values), config, environ=environ
+                ),
+                informational=entry.informational,
+                key_variable=entry.api_key_env,
+            )
+        )
+    return runs
 
 
 def check_settings(settings: RunSettings, *, model_hint: str) -> None:

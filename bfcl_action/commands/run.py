@@ -12,15 +12,26 @@ import sys
 from pathlib import Path
 
 from bfcl_action import credentials
-from bfcl_action.evaluation import evaluate, print_summary, write_outputs
-from bfcl_action.models import Mode
+from bfcl_action.categories import did_you_mean
+from bfcl_action.config import BfclConfig, MatrixModel
+from bfcl_action.errors import ConfigError
+from bfcl_action.evaluation import (
+    evaluate,
+    evaluate_matrix,
+    labelled_paths,
+    print_summary,
+    write_outputs,
+)
+from bfcl_action.models import Mode, RunReport
 from bfcl_action.runner.pipeline import infra_error_rate
 from bfcl_action.runner.progress import make_progress
 from bfcl_action.settings import (
     DEFAULTS,
+    MatrixRun,
     RunOverrides,
     api_key_from_env,
     check_settings,
+    resolve_matrix,
     resolve_run_settings,
 )
 
@@ -83,6 +94,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="the requests' `seed` (best-effort determinism where the server supports it)",
     )
     model.add_argument("--max-tokens", type=int)
+    model.add_argument(
+        "--models",
+        metavar="LABELS",
+        help="comma list: evaluate only these entries of the config's `models:` matrix "
+        "(default: every entry; --model evaluates one model instead; docs/model-matrix.md)",
+    )
     run = p.add_argument_group("execution")
     run.add_argument(
         "--concurrency", type=int, help=f"requests in flight (default {DEFAULTS.concurrency})"
@@ -263,7 +280,13 @@ def main(args: argparse.Namespace) -> int:
         from bfcl_action.config import load_config
 
         config = load_config(args.config)
-    settings = resolve_run_settings(overrides_from_args(args), config, environ=os.environ)
+    overrides = overrides_from_args(args)
+    entries = matrix_entries(args, config)
+    if entries:
+        return run_matrix(
+            args, config, resolve_matrix(overrides, config, entries, environ=os.environ)
+        )
+    settings = resolve_run_settings(overrides, config, environ=os.environ)
     check_settings(settings, model_hint="give --model or `model.name` in --config")
     if args.dry_run:
         from bfcl_action.evaluation import estimate
@@ -295,6 +318,104 @@ def main(args: argparse.Namespace) -> int:
         )
         return 1
     return 0
+
+
+def matrix_entries(args: argparse.Namespace, config: BfclConfig | None) -> list[MatrixModel]:
+    """The `models:` entries this run evaluates: all, or the `--models` subset; none when
+    `--model` names one model (then the matrix is left aside, with a note)."""
+    entries = list(config.models) if config is not None else []
+    if args.models is None:
+        if entries and args.model:
+            print(
+                f"bfcl-action run: --model {args.model} given: evaluating it alone, not the "
+                f"{len(entries)} models of `models:`",
+                file=sys.stderr,
+            )
+            return []
+        return entries
+    if args.model:
+        raise ConfigError(
+            "give --model (one model) or --models (matrix entries), not both", field="models"
+        )
+    if not entries:
+        raise ConfigError(
+            "--models chooses entries of `models:` in --config, which has none", field="models"
+        )
+    by_key = {e.key: e for e in entries}
+    chosen = []
+    for label in (part.strip() for part in args.models.split(",")):
+        if label not in by_key:
+            raise ConfigError(
+                f"no `models:` entry is labelled {label!r}{did_you_mean(label, list(by_key))}"
+                f" (labels: {', '.join(by_key)})",
+                field="models",
+            )
+        chosen.append(by_key[label])
+    return chosen
+
+
+def run_matrix(args: argparse.Namespace, config: BfclConfig | None, runs: list[MatrixRun]) -> int:
+    """Every model of the matrix on the same cases: one report per model
+    (`run.<label>.json`), the per-model summaries, then which model did best."""
+    for run in runs:
+        check_settings(run.settings, model_hint=f"`models:` entry {run.label} has no name")
+    if args.dry_run:
+        from bfcl_action.evaluation import estimate
+
+        for run in runs:
+            print(f"{run.label}: {estimate(run.settings, config).line()}")
+        return 0
+    keys: dict[str, str | None] = {}
+    for run in runs:
+        credentials.get(run.settings.api_key_env)
+        keys[run.label] = api_key_from_env(run.settings, credentials.environment())
+    progress = make_progress(sys.stderr, enabled=not args.quiet)
+    reports, cases = evaluate_matrix(runs, config, api_keys=keys, progress=progress)
+    labels = [run.label for run in runs]
+    outputs = labelled_paths(args.output, labels)
+    failed = False
+    for run, report in zip(runs, reports, strict=True):
+        results_dir = args.results_dir / _file_safe(run.label) if args.results_dir else None
+        write_outputs(report, outputs[run.label], results_dir, cases)
+        _write_metrics(args, report, run.label)
+        print(f"\n== {run.label} ({report.model}, {report.mode})")
+        print_summary(report)
+        print(f"wrote the run report to {outputs[run.label]}" + _results_note(results_dir))
+        rate = infra_error_rate(report)
+        if rate > run.settings.max_infra_error_rate:
+            print(
+                f"bfcl-action run: {run.label}: {rate:.1%} of cases got no answer "
+                f"(limit {run.settings.max_infra_error_rate:.1%}); failing",
+                file=sys.stderr,
+            )
+            failed = True
+    if len(reports) > 1:
+        from bfcl_action.model_choice import choose_models
+        from bfcl_action.report.model_choice import render_model_choice_text
+
+        print()
+        print(render_model_choice_text(choose_models(reports)))
+    return 1 if failed else 0
+
+
+def _file_safe(label: str) -> str:
+    return labelled_paths(Path("x"), [label])[label].name.removeprefix("x.")
+
+
+def _write_metrics(args: argparse.Namespace, report: RunReport, label: str) -> None:
+    if not (args.metrics_json or args.metrics_openmetrics or args.metrics_emf):
+        return
+    from bfcl_action.metrics import write_metrics
+
+    def path(given: Path | None) -> Path | None:
+        return labelled_paths(given, [label])[label] if given is not None else None
+
+    write_metrics(
+        report,
+        json_path=path(args.metrics_json),
+        openmetrics_path=path(args.metrics_openmetrics),
+        emf_path=path(args.metrics_emf),
+    )
 
 
 def _results_note(results_dir: Path | None) -> str:

@@ -121,7 +121,7 @@ def activity_for(ctx: ActionContext, engine: Engine) -> Activity:
         has_pull_request=ctx.pull_request is not None,
         shard=bool(ctx.inputs.shard and not ctx.inputs.report),
         needs_api_key=ctx.event_name != "workflow_run" and engine.needs_api_key(ctx),
-        has_api_key=ctx.has_api_key,
+        has_api_key=ctx.event_name != "workflow_run" and engine.has_api_key(ctx),
     )
 
 
@@ -145,6 +145,10 @@ def main(
         )
     if activity is Activity.SKIP:
         return skip_without_key(ctx, github_factory)
+    if engine.matrix(ctx):
+        from bfcl_action.github.matrix import run_matrix
+
+        return run_matrix(ctx, engine, activity, github_factory)
     report_path = output_dir(ctx) / "report.json"
     report = redact.redact_model(engine.run(ctx, report_path))
     if not report_path.is_file():
@@ -265,7 +269,7 @@ def process_pull_request(
         uncovered_tools=tools_without_cases(tools.locations, report),
     )
     if repo is not None:
-        post_comment(ctx, outcome, gh, repo, pr.number, body, comparison)
+        post_comment(ctx, outcome, gh, repo, pr.number, body, comparison.verdict)
         publish_check(ctx, outcome, repo, pr.head_sha, report, comparison, notes)
         if ctx.inputs.statuses:
             attempt(
@@ -284,7 +288,15 @@ def process_pull_request(
         and ctx.inputs.comment is not CommentMode.OFF
         and (repo is None or outcome.problems)
     ):
-        outcome.comment_file = write_comment_artifact(ctx, pr, body, report, comparison, notes)
+        outcome.comment_file = write_comment_artifact(
+            ctx,
+            pr,
+            body,
+            conclusion=conclusion_of(comparison),
+            title=check_title(comparison),
+            summary=check_summary(ctx, report, comparison),
+            annotations=notes,
+        )
     return finish(ctx, outcome)
 
 
@@ -350,13 +362,13 @@ def post_comment(
     repo: Repository,
     number: int,
     body: str,
-    comparison: Comparison,
+    verdict: Verdict,
 ) -> None:
     mode = ctx.inputs.comment
     if mode is CommentMode.OFF:
         return
     author = resolve_author(gh, ctx.inputs.comment_author)
-    if mode is CommentMode.ON_REGRESSION and comparison.verdict is not Verdict.REGRESSION:
+    if mode is CommentMode.ON_REGRESSION and verdict is not Verdict.REGRESSION:
         existing = attempt(
             outcome,
             "look for the existing comment",
@@ -397,8 +409,10 @@ def write_comment_artifact(
     ctx: ActionContext,
     pr: PullRequestInfo,
     body: str,
-    report: RunReport,
-    comparison: Comparison,
+    *,
+    conclusion: Conclusion,
+    title: str,
+    summary: str,
     annotations: list[Annotation],
 ) -> Path:
     """Comment body and metadata for a `workflow_run` job to post (upload this directory)."""
@@ -411,9 +425,9 @@ def write_comment_artifact(
         "pull_request": pr.number,
         "head_sha": pr.head_sha,
         "check_name": ctx.inputs.check_name,
-        "conclusion": conclusion_of(comparison),
-        "title": check_title(comparison),
-        "summary": check_summary(ctx, report, comparison),
+        "conclusion": conclusion,
+        "title": title,
+        "summary": summary,
         "annotations": [a.model_dump() for a in annotations],
     }
     (folder / "meta.json").write_text(redact.redact(json.dumps(meta, indent=1)), encoding="utf-8")

@@ -44,6 +44,7 @@ class Inputs(BaseModel):
 
     config: str = ".bfcl.yml"
     model: str = ""
+    models: str = ""
     base_url: str = ""
     mode: str = ""
     api_key: SecretStr = SecretStr("")

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from bfcl_action import run_reports
 from bfcl_action.compare import Comparison
-from bfcl_action.config import BfclConfig
+from bfcl_action.config import BfclConfig, MatrixModel
 from bfcl_action.errors import BfclActionError, ConfigError, InputError
 from bfcl_action.github.checks import Annotation
 from bfcl_action.github.context import ActionContext
@@ -26,11 +26,13 @@ from bfcl_action.impact import ToolChange
 from bfcl_action.models import CaseResult, RunReport, SourceLocation
 from bfcl_action.settings import (
     CategoryThreshold,
+    MatrixRun,
     RunOverrides,
     RunSettings,
     ThresholdOverrides,
     Thresholds,
     check_settings,
+    resolve_matrix,
     resolve_run_settings,
     resolve_thresholds,
 )
@@ -221,6 +223,110 @@ def run_evaluation(ctx: ActionContext, loaded: LoadedConfig, output: Path) -> Ru
     return report
 
 
+def matrix_entries(ctx: ActionContext, loaded: LoadedConfig) -> list[MatrixModel]:
+    """The model matrix of this run: the `models` input, else `.bfcl.yml`'s `models:`;
+    empty for a single-model run. The `model` input beside a matrix is an error: which of
+    the two the workflow meant cannot be guessed."""
+    from bfcl_action.config import parse_models_input
+
+    config = loaded.require()
+    entries = (
+        parse_models_input(ctx.inputs.models)
+        if ctx.inputs.models
+        else list(config.models if config is not None else [])
+    )
+    if entries and ctx.inputs.model:
+        where = "the `models` input" if ctx.inputs.models else f"`models:` in {ctx.inputs.config}"
+        raise ConfigError(
+            f"the `model` input ({ctx.inputs.model}) and {where} both say which model to "
+            "evaluate: remove the `model` input from the workflow to evaluate the matrix, "
+            "or the matrix to evaluate one model",
+            field="model",
+            file="action input",
+        )
+    return entries
+
+
+def matrix_runs(ctx: ActionContext, loaded: LoadedConfig) -> list[MatrixRun]:
+    """Each matrix entry's settings (`settings.resolve_matrix`), checked."""
+    entries = matrix_entries(ctx, loaded)
+    if not entries:
+        return []
+    runs = resolve_matrix(
+        run_overrides(ctx, loaded.path), loaded.config, entries, environ=os.environ
+    )
+    for run in runs:
+        check_settings(run.settings, model_hint=f"give the `models` entry {run.label} a name")
+    return runs
+
+
+def matrix_keys(ctx: ActionContext, runs: list[MatrixRun]) -> dict[str, str | None]:
+    """Each entry's API key: from the variable it names (set in the step's `env`, held by
+    `credentials` and redacted from every output), else the `api-key` input. A replay
+    needs none."""
+    from bfcl_action import credentials
+
+    keys: dict[str, str | None] = {}
+    for run in runs:
+        if run.settings.replaying:
+            keys[run.label] = None
+        elif run.key_variable:
+            keys[run.label] = credentials.get(run.key_variable) or None
+        else:
+            keys[run.label] = ctx.inputs.api_key.get_secret_value() or None
+    return keys
+
+
+def missing_keys(runs: list[MatrixRun], keys: dict[str, str | None]) -> list[str]:
+    """Entries that would call a hosted model without a key (a local `base-url` server
+    may need none, so those are left to the server to refuse)."""
+    return [
+        run.label
+        for run in runs
+        if keys.get(run.label) is None and not run.settings.replaying and not run.settings.base_url
+    ]
+
+
+def run_matrix_evaluation(
+    ctx: ActionContext, loaded: LoadedConfig, runs: list[MatrixRun], output: Path
+) -> list[RunReport]:
+    """Every model of the matrix on the same cases, in this process (`evaluate_matrix`);
+    each report is written beside `output` as `report.<label>.json`. With the `report`
+    input, the given reports instead, grouped by their matrix label."""
+    from bfcl_action.evaluation import evaluate_matrix, labelled_paths, print_summary, write_outputs
+
+    labels = [run.label for run in runs]
+    paths = labelled_paths(output, labels)
+    if ctx.inputs.report:
+        grouped = run_reports.load_labelled_reports(report_files(ctx))
+        found = [grouped[label] for label in labels if label in grouped]
+        if not found:
+            raise InputError(
+                f"no report of the matrix models ({', '.join(labels)}) in the `report` input; "
+                f"it holds {', '.join(sorted(grouped)) or 'none'}",
+                field="report",
+            )
+        return found
+    keys = matrix_keys(ctx, runs)
+    missing = missing_keys(runs, keys)
+    if missing:
+        names = ", ".join(
+            f"{r.label} ({r.key_variable or 'api-key input'})" for r in runs if r.label in missing
+        )
+        raise ConfigError(
+            f"no API key for {names}: pass each secret in the step's `env` under the variable "
+            "its entry names (`api-key-env`), or the `api-key` input",
+            field="models",
+            file="action input",
+        )
+    reports, cases = evaluate_matrix(runs, loaded.config, api_keys=keys)
+    for report in reports:
+        write_outputs(report, paths[report.label], None, cases)
+        print(f"== {report.label} ({report.model})")
+        print_summary(report)
+    return reports
+
+
 _THRESHOLD_KEYS = {
     "max-drop": "max_drop",
     "alpha": "alpha",
@@ -403,6 +509,7 @@ class Engine:
 
     def __init__(self) -> None:
         self._loaded: dict[tuple[str, str], LoadedConfig] = {}
+        self._matrix: dict[tuple[str, str, str], list[MatrixRun]] = {}
 
     def config(self, ctx: ActionContext) -> LoadedConfig:
         """The `.bfcl.yml` of `ctx`, read on first use and then kept."""
@@ -412,7 +519,28 @@ class Engine:
         return self._loaded[key]
 
     def needs_api_key(self, ctx: ActionContext) -> bool:
+        runs = self.matrix(ctx)
+        if runs:
+            return not ctx.inputs.report and any(not r.settings.replaying for r in runs)
         return needs_api_key(ctx, self.config(ctx))
+
+    def has_api_key(self, ctx: ActionContext) -> bool:
+        """A key for the model, or for at least one model of the matrix (a fork PR has
+        none: every secret is empty)."""
+        if ctx.has_api_key:
+            return True
+        runs = self.matrix(ctx)
+        return bool(runs) and any(v for v in matrix_keys(ctx, runs).values())
+
+    def matrix(self, ctx: ActionContext) -> list[MatrixRun]:
+        """The matrix entries with their settings; empty for a single-model run."""
+        key = (ctx.inputs.working_directory, ctx.inputs.config, ctx.inputs.models)
+        if key not in self._matrix:
+            self._matrix[key] = matrix_runs(ctx, self.config(ctx))
+        return self._matrix[key]
+
+    def run_matrix(self, ctx: ActionContext, output: Path) -> list[RunReport]:
+        return run_matrix_evaluation(ctx, self.config(ctx), self.matrix(ctx), output)
 
     def run(self, ctx: ActionContext, output: Path) -> RunReport:
         return run_evaluation(ctx, self.config(ctx), output)

@@ -9,6 +9,7 @@ left out and where the full report is.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -190,6 +191,46 @@ def _cost_text(cost: RunCost) -> Safe:
     )
 
 
+def _cell(row: SuiteComparison | None) -> Safe:
+    """A model x suite cell of the matrix comment: score, change and p, verdict icon."""
+    if row is None or row.head is None:
+        return Safe("—")
+    text = _score(row.compared_head or row.head)
+    if row.delta_points is not None:
+        moved = f"{_delta(row.delta_points)}"
+        if row.paired is not None:
+            moved += f", p {_pval(row.paired.p_value)}"
+        text = Safe(f"{text} ({'**' + moved + '**' if row.significant else moved})")
+    if row.verdict in (Verdict.REGRESSION, Verdict.IMPROVEMENT):
+        text = Safe(f"{text} {_ICONS[row.verdict]}")
+    return Safe(text)
+
+
+def _dollars(cost: RunCost | None) -> Safe:
+    if cost is None or cost.cost_usd is None:
+        return Safe("—")
+    return Safe(f"${cost.cost_usd:,.4f}")
+
+
+def _latency(value: tuple[float | None, float | None] | None) -> Safe:
+    if value is None or value[0] is None:
+        return Safe("—")
+    p50, p95 = value
+    return Safe(f"{p50:.2f} / {p95:.2f} s" if p95 is not None else f"{p50:.2f} s")
+
+
+def _html_text(value: Any) -> Safe:
+    """Text inside an HTML element (a `<summary>`, where Markdown escapes would show):
+    HTML-escaped, mentions defused."""
+    return Safe(html.escape(str(value), quote=True).replace("@", "@\u200d"))
+
+
+def template(name: str) -> jinja2.Template:
+    """A template of `report/templates` in the comment's environment (escaping finalizer
+    and filters), for the other renderers of this package."""
+    return _ENV.get_template(name)
+
+
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
@@ -221,6 +262,10 @@ def _environment() -> jinja2.Environment:
         "code_cell": _code_cell,
         "json": _json,
         "cost_text": _cost_text,
+        "cell": _cell,
+        "dollars": _dollars,
+        "latency": _latency,
+        "html_text": _html_text,
     }
     env.filters.update(filters)
     return env

@@ -1,0 +1,457 @@
+"""A model matrix in the Action: every model on the same cases, one comment, one check run.
+
+- `pull_request`: each model is compared with its own baseline, the digest of the same
+  label in the merge-base check run (`matrix.pick_baseline`); one sticky comment with the
+  model x suite table and which model did best; one check run on the head whose summary
+  carries one digest per model (the next baselines); statuses `<check-name>/<label>/<suite>`.
+- a push: the same check run with every model's digest, no comparison.
+- `schedule` / `workflow_dispatch`: each model is tracked on its own, as if it had its own
+  step with `check-name: <check-name>/<label>`: its check run, history file and alert issue.
+
+An `informational` model is reported and never fails the check. The step fails when a
+model that is not informational regressed.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from github import Github
+from github.Repository import Repository
+
+from bfcl_action import redact
+from bfcl_action.compare import Comparison, compare_runs
+from bfcl_action.digest import RunDigest, make_digest, parse_digests
+from bfcl_action.errors import BfclActionError, InputError
+from bfcl_action.github import outputs, scheduled
+from bfcl_action.github.checks import (
+    Annotation,
+    Conclusion,
+    check_summary_room,
+    find_digest_text,
+    publish_check_run,
+    summary_with_digest,
+)
+from bfcl_action.github.client import make_github
+from bfcl_action.github.comment import COMMENT_LIMIT, comment_marker
+from bfcl_action.github.context import ActionContext, CommentMode, PullRequestInfo
+from bfcl_action.github.evaluate import Engine, annotations_for
+from bfcl_action.github.publish import (
+    Outcome,
+    attempt,
+    output_dir,
+    pct,
+    problems_markdown,
+    title_for,
+)
+from bfcl_action.github.statuses import post_statuses
+from bfcl_action.matrix import MatrixComparison, MatrixEntry, pick_baseline
+from bfcl_action.models import RunReport
+from bfcl_action.report.coverage import tools_without_cases
+from bfcl_action.report.matrix import render_matrix_comment, render_matrix_summary
+from bfcl_action.run_reports import load_baseline
+from bfcl_action.settings import MatrixRun
+
+MATRIX_OUTPUT = "models"
+"""The step output holding every model's score, verdict and report path (JSON)."""
+
+
+def run_matrix(
+    ctx: ActionContext, engine: Engine, activity: object, github_factory: object = make_github
+) -> int:
+    """Evaluate every model, then publish as `activity` says (a choose_activity value)."""
+    from bfcl_action.github.activities import Activity
+
+    runs = engine.matrix(ctx)
+    if activity is Activity.SHARD:
+        raise InputError(
+            "`shard` splits one model's cases; with a model matrix give each model its own "
+            "job instead (the `models` input with one line per job) and report them together "
+            "with `report:` (docs/model-matrix.md)",
+            field="shard",
+        )
+    folder = output_dir(ctx)
+    reports = [redact.redact_model(r) for r in engine.run_matrix(ctx, folder / "report.json")]
+    by_label = {r.label: r for r in reports}
+    runs = [r for r in runs if r.label in by_label]
+    reports = [by_label[r.label] for r in runs]
+    paths = {r.label: folder / f"report.{_safe(r.label)}.json" for r in runs}
+    for run in runs:
+        if not paths[run.label].is_file():
+            from bfcl_action.run_reports import save_report
+
+            save_report(by_label[run.label], paths[run.label])
+    for run, report in zip(runs, reports, strict=True):
+        scheduled.export_metrics(_model_ctx(ctx, run, metrics=True), report)
+    gh = github_factory(ctx)  # type: ignore[operator]
+    if activity is Activity.SCHEDULED:
+        return scheduled_matrix(ctx, gh, engine, runs, reports, paths)
+    pr = ctx.pull_request
+    if activity is Activity.PULL_REQUEST and pr is not None:
+        return pull_request_matrix(ctx, gh, engine, runs, reports, paths, pr)
+    return baseline_matrix(ctx, gh, engine, runs, reports, paths)
+
+
+def _safe(label: str) -> str:
+    from bfcl_action.evaluation import labelled_paths
+
+    return labelled_paths(Path("x"), [label])[label].name.removeprefix("x.")
+
+
+def _model_ctx(ctx: ActionContext, run: MatrixRun, *, metrics: bool = False) -> ActionContext:
+    """The context as one model's own step would see it: its check name (scheduled runs),
+    its metrics files, informational as `fail-on-regression: false`."""
+    update: dict[str, object] = {}
+    if run.informational:
+        update["fail_on_regression"] = False
+    if metrics:
+        for name in ("metrics_json", "metrics_openmetrics", "metrics_emf"):
+            value = getattr(ctx.inputs, name)
+            if value:
+                path = Path(value)
+                update[name] = str(path.with_name(f"{path.stem}.{_safe(run.label)}{path.suffix}"))
+    else:
+        update["check_name"] = f"{ctx.inputs.check_name}/{run.label}"
+    return ctx.model_copy(update={"inputs": ctx.inputs.model_copy(update=update)})
+
+
+# ------------------------------------------------------------------------------ comparing
+def compare_matrix(
+    ctx: ActionContext,
+    engine: Engine,
+    runs: list[MatrixRun],
+    reports: list[RunReport],
+    baselines: list[RunDigest | RunReport],
+    where: str,
+    merge_base: str = "",
+) -> MatrixComparison:
+    changes = engine.changed_tools(ctx, merge_base) if merge_base else []
+    entries = []
+    for run, report in zip(runs, reports, strict=True):
+        base, which = pick_baseline(baselines, run.label, report.model)
+        comparison = compare_runs(
+            base, report, engine.thresholds(_model_ctx(ctx, run)), changed_tools=changes
+        )
+        comparison.notes.insert(0, f"baseline: {which}" + (f" in {where}" if base else ""))
+        entries.append(
+            MatrixEntry(
+                label=run.label,
+                model=report.model,
+                mode=str(report.mode),
+                informational=run.informational,
+                comparison=comparison,
+            )
+        )
+    return MatrixComparison(entries=entries)
+
+
+def _choice(
+    reports: list[RunReport],
+) -> tuple[str, str, dict[str, tuple[float | None, float | None]]]:
+    """The model-choice section (markdown, headline) and each model's latency p50/p95."""
+    from bfcl_action.model_choice import choose_models
+    from bfcl_action.report.model_choice import render_model_choice_markdown
+
+    choice = choose_models(reports)
+    latency = {s.label: (s.latency_p50, s.latency_p95) for s in choice.models}
+    return render_model_choice_markdown(choice, heading_level=4), choice.headline, latency
+
+
+def find_matrix_baseline(
+    ctx: ActionContext, repo: Repository | None, pr: PullRequestInfo, outcome: Outcome
+) -> tuple[list[RunDigest | RunReport], str, str]:
+    """Every digest of the merge-base check run, else the baseline file(s); the place they
+    came from; the merge-base sha."""
+    from bfcl_action.github.activities import baseline_file
+
+    mode = ctx.inputs.baseline
+    merge_base = ""
+    if mode in ("auto", "check-run") and repo is not None:
+        found = attempt(
+            outcome,
+            "read the merge-base check run",
+            lambda: _merge_base_text(ctx, repo, pr),
+        )
+        if found is not None:
+            merge_base, text = found
+            if text is not None:
+                try:
+                    digests = parse_digests(text, source=f"check run on {merge_base[:12]}")
+                    return (
+                        list(digests),
+                        f"the `{ctx.inputs.check_name}` check run on the merge-base commit "
+                        f"`{merge_base[:12]}`",
+                        merge_base,
+                    )
+                except BfclActionError as exc:
+                    outcome.problems.append(f"ignored the merge-base digests: {exc}")
+    path = baseline_file(ctx)
+    if mode in ("auto", "file") or mode.startswith("file:"):
+        if path is not None and path.is_file():
+            return [load_baseline(path)], f"the baseline file `{path.name}`", merge_base
+        if mode != "auto":
+            raise InputError("the baseline file does not exist", file=str(path), field="baseline")
+    return [], "", merge_base
+
+
+def _merge_base_text(
+    ctx: ActionContext, repo: Repository, pr: PullRequestInfo
+) -> tuple[str, str | None]:
+    comparison = repo.compare(pr.base_sha or pr.base_ref, pr.head_sha)
+    sha = comparison.merge_base_commit.sha
+    return sha, find_digest_text(repo, sha, ctx.inputs.check_name)
+
+
+# ------------------------------------------------------------------------------ publishing
+def conclusion_of(matrix: MatrixComparison) -> Conclusion:
+    if matrix.fails:
+        return "failure"
+    if any(e.comparison.verdict.value == "regression" for e in matrix.entries):
+        return "neutral"
+    return "success"
+
+
+def check_title(matrix: MatrixComparison) -> str:
+    parts = []
+    for entry in matrix.entries:
+        head = entry.comparison.overall.head
+        score = f"{head.accuracy:.1%}" if head is not None and head.accuracy is not None else "n/a"
+        parts.append(f"{entry.label} {score} {entry.comparison.verdict.value.replace('_', ' ')}")
+    return " · ".join(parts)
+
+
+def check_summary(
+    ctx: ActionContext,
+    matrix: MatrixComparison,
+    reports: list[RunReport],
+    choice: tuple[str, str, dict[str, tuple[float | None, float | None]]],
+) -> str:
+    digests = "\n\n".join(make_digest(r) for r in reports)
+    body = render_matrix_comment(
+        matrix,
+        title=title_for(ctx),
+        full_report_url=ctx.run_url or None,
+        latency=choice[2],
+        choice=choice[0],
+        choice_headline=choice[1],
+        max_bytes=check_summary_room(digests),
+    )
+    return summary_with_digest(body, digests)
+
+
+def publish_check(
+    ctx: ActionContext,
+    outcome: Outcome,
+    repo: Repository,
+    sha: str,
+    matrix: MatrixComparison,
+    summary: str,
+    annotations: list[Annotation],
+) -> None:
+    run = attempt(
+        outcome,
+        f"publish the `{ctx.inputs.check_name}` check run on {sha[:12]}",
+        lambda: publish_check_run(
+            repo,
+            sha,
+            ctx.inputs.check_name,
+            conclusion=conclusion_of(matrix),
+            title=check_title(matrix),
+            summary=summary,
+            annotations=annotations,
+            details_url=ctx.run_url or None,
+        ),
+    )
+    if run is not None:
+        outcome.check_run_id = run.id
+
+
+def matrix_annotations(
+    matrix: MatrixComparison, engine: Engine, ctx: ActionContext, reports: list[RunReport]
+) -> list[Annotation]:
+    """The tool files' problems once, then per model the tools in its newly failing cases
+    (titled with the model)."""
+    tools = engine.tools(ctx)
+    out = list(tools.problems)
+    empty = type(tools)(locations=tools.locations)
+    for entry, report in zip(matrix.entries, reports, strict=True):
+        for note in annotations_for(entry.comparison, empty, report):
+            out.append(note.model_copy(update={"title": f"{entry.label}: {note.title}"}))
+    return out
+
+
+def pull_request_matrix(
+    ctx: ActionContext,
+    gh: Github,
+    engine: Engine,
+    runs: list[MatrixRun],
+    reports: list[RunReport],
+    paths: dict[str, Path],
+    pr: PullRequestInfo,
+) -> int:
+    from bfcl_action.github.activities import post_comment, write_comment_artifact
+
+    outcome = Outcome(report_path=paths[runs[0].label])
+    repo = attempt(outcome, "read the repository", lambda: gh.get_repo(ctx.repository))
+    baselines, where, merge_base = find_matrix_baseline(ctx, repo, pr, outcome)
+    matrix = compare_matrix(ctx, engine, runs, reports, baselines, where, merge_base)
+    choice = _choice(reports)
+    notes = matrix_annotations(matrix, engine, ctx, reports)
+    tools = engine.tools(ctx)
+    body = render_matrix_comment(
+        matrix,
+        title=title_for(ctx),
+        full_report_url=ctx.run_url or None,
+        latency=choice[2],
+        choice=choice[0],
+        choice_headline=choice[1],
+        max_chars=COMMENT_LIMIT - len(comment_marker(ctx.inputs.check_name)) - 1,
+        uncovered_tools=tools_without_cases(tools.locations, reports[0]),
+    )
+    summary = check_summary(ctx, matrix, reports, choice)
+    if repo is not None:
+        post_comment(ctx, outcome, gh, repo, pr.number, body, matrix.verdict)
+        publish_check(ctx, outcome, repo, pr.head_sha, matrix, summary, notes)
+        if ctx.inputs.statuses:
+            from bfcl_action.github.activities import category_statuses
+
+            for entry in matrix.entries:
+                attempt(
+                    outcome,
+                    f"post commit statuses of {entry.label}",
+                    lambda entry=entry: post_statuses(  # type: ignore[misc]
+                        repo,
+                        pr.head_sha,
+                        category_statuses(entry.comparison),
+                        prefix=f"{ctx.inputs.check_name}/{entry.label}",
+                        target_url=ctx.run_url or None,
+                    ),
+                )
+    if (
+        outcome.comment_id is None
+        and ctx.inputs.comment is not CommentMode.OFF
+        and (repo is None or outcome.problems)
+    ):
+        outcome.comment_file = write_comment_artifact(
+            ctx,
+            pr,
+            body,
+            conclusion=conclusion_of(matrix),
+            title=check_title(matrix),
+            summary=summary,
+            annotations=notes,
+        )
+    return finish_matrix(ctx, outcome, matrix, paths, choice)
+
+
+def baseline_matrix(
+    ctx: ActionContext,
+    gh: Github,
+    engine: Engine,
+    runs: list[MatrixRun],
+    reports: list[RunReport],
+    paths: dict[str, Path],
+) -> int:
+    """A push: every model's digest in one check run, where pull requests find them."""
+    outcome = Outcome(report_path=paths[runs[0].label])
+    matrix = compare_matrix(ctx, engine, runs, reports, [], "")
+    for entry in matrix.entries:
+        entry.comparison.notes[:] = []
+    matrix.notes.append(
+        f"baseline run on `{ctx.sha[:12]}`: every model's digest is stored in the "
+        f"`{ctx.inputs.check_name}` check run, where pull requests find them"
+    )
+    choice = _choice(reports)
+    repo = attempt(outcome, "read the repository", lambda: gh.get_repo(ctx.repository))
+    if repo is not None and ctx.sha:
+        summary = check_summary(ctx, matrix, reports, choice)
+        publish_check(ctx, outcome, repo, ctx.sha, matrix, summary, [])
+    return finish_matrix(ctx, outcome, matrix, paths, choice)
+
+
+def scheduled_matrix(
+    ctx: ActionContext,
+    gh: Github,
+    engine: Engine,
+    runs: list[MatrixRun],
+    reports: list[RunReport],
+    paths: dict[str, Path],
+) -> int:
+    """Each model tracked on its own (`<check-name>/<label>`: check run, history, alert)."""
+    codes = []
+    for run, report in zip(runs, reports, strict=True):
+        codes.append(
+            scheduled.run_scheduled(_model_ctx(ctx, run), gh, engine, report, paths[run.label])
+        )
+    values = {label: {"report": str(path)} for label, path in paths.items()}
+    outputs.write_outputs(ctx.output_path, {MATRIX_OUTPUT: json.dumps(values, sort_keys=True)})
+    return max(codes, default=0)
+
+
+def finish_matrix(
+    ctx: ActionContext,
+    outcome: Outcome,
+    matrix: MatrixComparison,
+    paths: dict[str, Path],
+    choice: tuple[str, str, dict[str, tuple[float | None, float | None]]],
+) -> int:
+    """Job summary, outputs (the first model's score and categories, the matrix verdict,
+    every model under `models`), then the exit code."""
+    summary = render_matrix_summary(
+        matrix,
+        title=title_for(ctx),
+        full_report_url=ctx.run_url or None,
+        latency=choice[2],
+        choice=choice[0],
+        choice_headline=choice[1],
+        max_bytes=outputs.SUMMARY_LIMIT - 64_000,
+    )
+    if outcome.problems:
+        summary += problems_markdown(outcome.problems)
+    if outcome.comment_file is not None:
+        summary += (
+            f"\nThe comment could not be posted with this token; it was written to "
+            f"`{outcome.comment_file}` for a `workflow_run` job to post.\n"
+        )
+    outputs.append_summary(ctx.step_summary_path, summary)
+    first: Comparison = matrix.entries[0].comparison
+    head = first.overall.head
+    categories = {
+        row.suite: (None if row.head.accuracy is None else round(row.head.accuracy * 100, 2))
+        for row in first.suites
+        if row.head is not None
+    }
+    models = {
+        e.label: {
+            "model": e.model,
+            "score": pct(e.comparison.overall.head.accuracy if e.comparison.overall.head else None),
+            "verdict": e.comparison.verdict.value,
+            "informational": e.informational,
+            "report": str(paths[e.label]),
+        }
+        for e in matrix.entries
+    }
+    outputs.write_outputs(
+        ctx.output_path,
+        {
+            "score": pct(head.accuracy if head else None),
+            "verdict": matrix.verdict.value,
+            "categories": json.dumps(categories, sort_keys=True),
+            "report-path": str(paths[matrix.entries[0].label]),
+            "comment-id": str(outcome.comment_id or ""),
+            "comment-file": str(outcome.comment_file or ""),
+            "check-run-id": str(outcome.check_run_id or ""),
+            MATRIX_OUTPUT: json.dumps(models, sort_keys=True),
+        },
+    )
+    print(
+        "bfcl-action: verdict "
+        + matrix.verdict.value
+        + " ("
+        + ", ".join(f"{e.label} {e.comparison.verdict.value}" for e in matrix.entries)
+        + ")",
+        file=sys.stderr,
+    )
+    return matrix.exit_code

@@ -1,0 +1,225 @@
+"""The model matrix: `models:` and the `models` input, settings per entry, one digest per
+model, each model paired with its own baseline, the matrix comment."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from bfcl_action.compare import Verdict, compare_runs
+from bfcl_action.config import parse_config, parse_models_input
+from bfcl_action.digest import digest_of, make_digest, parse_digest, parse_digests
+from bfcl_action.errors import ConfigError
+from bfcl_action.evaluation import labelled_paths
+from bfcl_action.matrix import MatrixComparison, MatrixEntry, pick_baseline
+from bfcl_action.models import Mode
+from bfcl_action.report.matrix import render_matrix_comment
+from bfcl_action.settings import RunOverrides, resolve_matrix
+from bfcl_action.thresholds import Thresholds
+from tests.support.reports import make_report
+
+MATRIX = """\
+model:
+  temperature: 0
+  concurrency: 4
+models:
+  - name: gpt-4o-mini
+  - name: gpt-4.1
+    label: big
+    informational: true
+  - name: llama-3.1-70b
+    base_url: https://api.together.xyz/v1
+    mode: prompt
+    api_key_env: TOGETHER_API_KEY
+    temperature: 0.2
+"""
+
+
+# ------------------------------------------------------------------------------ config
+def test_models_section_parses_with_labels_and_shared_model_keys() -> None:
+    config = parse_config(MATRIX)
+    assert [m.key for m in config.models] == ["gpt-4o-mini", "big", "llama-3.1-70b"]
+    assert config.models[1].informational
+    assert config.models[2].mode is Mode.PROMPT
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "models:\n  - name: a\n    temprature: 1\n",
+            ".bfcl.yml:3:5: models.0.temprature: unknown key; did you mean 'temperature'?",
+        ),
+        ("models:\n  - name: a\n  - name: a\n", "models: entries 0 and 1 are both labelled 'a'"),
+        ("models:\n  - mode: fc\n", ".bfcl.yml:2:5: models.0.name: Field required"),
+        (
+            "models:\n  - name: a\n    label: 'two words'\n",
+            ".bfcl.yml:3:12: models.0.label: expected 1-80 characters",
+        ),
+    ],
+)
+def test_models_section_errors_name_line_and_field(text: str, expected: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        parse_config(text)
+    assert expected in str(err.value)
+
+
+def test_models_input_one_model_per_line() -> None:
+    entries = parse_models_input(
+        "# candidates\n"
+        "gpt-4o-mini\n"
+        "\n"
+        "gpt-4.1 label=big informational=true   # only watched\n"
+        "llama base-url=http://127.0.0.1:9/v1 mode=prompt api-key-env=TOGETHER_API_KEY "
+        "temperature=0\n"
+    )
+    assert [e.key for e in entries] == ["gpt-4o-mini", "big", "llama"]
+    assert entries[1].informational and not entries[0].informational
+    assert entries[2].temperature == 0.0 and entries[2].api_key_env == "TOGETHER_API_KEY"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a\nb temprature=1", "the `models` input:2: models: expected KEY=VALUE"),
+        ("a\nb temprature=1", "did you mean 'temperature'?"),
+        ("a\nb mode=xml", "the `models` input:2: models: mode: Input should be 'fc' or 'prompt'"),
+        ("a\na", "entries 0 and 1 are both labelled 'a'"),
+        ("a temperature=hot", "the `models` input:1: models: temperature: expected a number"),
+    ],
+)
+def test_models_input_errors_name_the_line_and_key(text: str, expected: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        parse_models_input(text)
+    assert expected in str(err.value)
+
+
+# ------------------------------------------------------------------------------ settings
+def test_each_entry_wins_over_model_section_and_front_end_options() -> None:
+    config = parse_config(MATRIX)
+    runs = resolve_matrix(
+        RunOverrides(base_url="http://127.0.0.1:8000/v1", sample=20, concurrency=2),
+        config,
+        config.models,
+        environ={},
+    )
+    mini, big, llama = runs
+    assert mini.settings.model == "gpt-4o-mini"
+    assert mini.settings.temperature == 0  # model: shared
+    assert mini.settings.base_url == "http://127.0.0.1:8000/v1"  # the option, for all
+    assert llama.settings.base_url == "https://api.together.xyz/v1"  # the entry's own
+    assert llama.settings.temperature == 0.2 and llama.settings.mode is Mode.PROMPT
+    assert llama.key_variable == "TOGETHER_API_KEY" and mini.key_variable is None
+    assert {r.settings.sample for r in runs} == {20}  # what chooses cases is shared
+    assert big.informational and big.label == "big"
+
+
+def test_report_paths_per_label_never_collide() -> None:
+    paths = labelled_paths(Path("out/run.json"), ["mini", "meta/llama:70b"])
+    assert paths == {
+        "mini": Path("out/run.mini.json"),
+        "meta/llama:70b": Path("out/run.meta_llama_70b.json"),
+    }
+    with pytest.raises(ConfigError, match="would both write run.a_b.json"):
+        labelled_paths(Path("run.json"), ["a/b", "a:b"])
+
+
+# ------------------------------------------------------------------------------ digests
+def test_a_check_run_carries_one_digest_per_model_and_each_finds_its_own() -> None:
+    mini = make_report({"own_simple": "1111"}, model="gpt-4o-mini")
+    mini.label = "mini"
+    big = make_report({"own_simple": "1100"}, model="gpt-4.1")
+    big.label = "big"
+    text = "summary\n\n" + make_digest(mini) + "\n\n" + make_digest(big)
+    digests = parse_digests(text)
+    assert [d.label for d in digests] == ["mini", "big"]
+    base, which = pick_baseline(digests, "big", "gpt-4.1")
+    assert base is not None and base.suites["own_simple"].outcomes == "1100"
+    assert which == "its `big` run"
+    assert pick_baseline(digests, "new-model", "x")[0] is None
+
+
+def test_a_single_model_baseline_serves_the_same_model_in_a_new_matrix() -> None:
+    old = digest_of(make_report({"own_simple": "1111"}, model="gpt-4o-mini"))
+    assert old.label == ""
+    assert pick_baseline([old], "mini", "gpt-4o-mini")[0] is old
+    assert pick_baseline([old], "big", "gpt-4.1")[0] is None
+
+
+def test_single_model_digest_bytes_do_not_change() -> None:
+    report = make_report({"own_simple": "10"})
+    text = make_digest(report)
+    assert parse_digest(text).label == ""
+    report.label = "x"
+    assert make_digest(report) != text and parse_digest(make_digest(report)).label == "x"
+
+
+# ------------------------------------------------------------------------------ verdict
+def _entry(label: str, base: str, head: str, *, informational: bool = False) -> MatrixEntry:
+    before = make_report({"own_simple": base}, model=label)
+    after = make_report({"own_simple": head}, model=label)
+    thresholds = Thresholds(informational=informational)
+    return MatrixEntry(
+        label=label,
+        model=label,
+        mode="fc",
+        informational=informational,
+        comparison=compare_runs(before, after, thresholds),
+    )
+
+
+def test_only_a_gating_model_fails_the_matrix() -> None:
+    steady = _entry("steady", "1" * 40, "1" * 40)
+    broken = _entry("broken", "1" * 40, "1" * 20 + "0" * 20)
+    watched = _entry("watched", "1" * 40, "0" * 40, informational=True)
+    assert MatrixComparison(entries=[steady, watched]).verdict is Verdict.UNCHANGED
+    assert not MatrixComparison(entries=[steady, watched]).fails
+    both = MatrixComparison(entries=[steady, broken, watched])
+    assert both.verdict is Verdict.REGRESSION and both.fails and both.exit_code == 1
+
+
+def test_matrix_comment_names_the_regressed_model_and_keeps_both_rows() -> None:
+    steady = _entry("steady", "1" * 40, "1" * 40)
+    broken = _entry("broken", "1" * 40, "1" * 20 + "0" * 20)
+    body = render_matrix_comment(
+        MatrixComparison(entries=[steady, broken]),
+        latency={"steady": (0.5, 1.25), "broken": (None, None)},
+    )
+    assert body.startswith("### ❌ BFCL function-calling check: regression in `broken`")
+    rows = [line for line in body.splitlines() if line.startswith("| `")]
+    assert rows[0].startswith("| `steady` | ➖ unchanged | 100.0% | ±0.0 |")
+    assert "0.50 / 1.25 s" in rows[0]
+    assert rows[1].startswith("| `broken` | ❌ regression | 50.0% | −50.0 |")
+    suite_row = next(line for line in body.splitlines() if line.startswith("| `own_simple` |"))
+    assert "100.0% (±0.0" in suite_row and "50.0% (**−50.0, p" in suite_row and "❌" in suite_row
+    assert "<details open><summary>❌ <code>broken</code>: regression, 100.0% → 50.0%" in body
+    assert "<details><summary>➖ <code>steady</code>: unchanged, 100.0% → 100.0%" in body
+
+
+def test_matrix_comment_fits_the_limit_with_many_models_and_suites() -> None:
+    entries = []
+    for i in range(6):
+        base = make_report({f"own_distractors_k{k}": "1" * 30 for k in range(40)}, model=f"m{i}")
+        head = make_report({f"own_distractors_k{k}": "0" * 30 for k in range(40)}, model=f"m{i}")
+        entries.append(
+            MatrixEntry(
+                label=f"m{i}", model=f"m{i}", mode="fc", comparison=compare_runs(base, head)
+            )
+        )
+    body = render_matrix_comment(MatrixComparison(entries=entries), max_chars=20_000)
+    assert len(body) <= 20_000
+    assert all(f"| `m{i}` |" in body for i in range(6))  # the model rows are never cut
+    assert "✂️" in body  # each model's details were cut, with a note
+
+
+def test_hostile_labels_are_escaped() -> None:
+    entry = _entry("x", "11", "11")
+    hostile = entry.model_copy(update={"label": "a|b`@team<img src=x>", "model": "m"})
+    body = render_matrix_comment(MatrixComparison(entries=[hostile, entry]))
+    outside_code = re.sub(r"(`+)(?:(?!\1).)+\1", "", body)  # code spans show text as is
+    assert "<img" not in outside_code and "@team" not in outside_code
+    assert "<code>a|b`@\u200dteam&lt;img src=x&gt;</code>" in body  # the details' summary
+    row = next(line for line in body.splitlines() if line.startswith("| ``a\\|b"))
+    assert row.count(" | ") == 7  # the escaped `|` keeps the row's eight cells
