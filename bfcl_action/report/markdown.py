@@ -274,12 +274,6 @@ def _environment() -> jinja2.Environment:
 _ENV = _environment()
 
 
-def template(name: str) -> jinja2.Template:
-    """A template of `templates/` in this environment (escaping finalizer, filters), for the
-    other Markdown views (`report.model_choice`)."""
-    return _ENV.get_template(name)
-
-
 @dataclass
 class _FlipGroup:
     suite: str
