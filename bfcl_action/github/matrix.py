@@ -152,11 +152,12 @@ def _choice(
 ) -> tuple[str, str, dict[str, tuple[float | None, float | None]]]:
     """The model-choice section (markdown, headline) and each model's latency p50/p95."""
     from bfcl_action.model_choice import choose_models
-    from bfcl_action.report.model_choice import render_model_choice_markdown
+    from bfcl_action.report.model_choice import render_model_choice_markdown, verdict_text
 
     choice = choose_models(reports)
-    latency = {s.label: (s.latency_p50, s.latency_p95) for s in choice.models}
-    return render_model_choice_markdown(choice, heading_level=4), choice.headline, latency
+    latency = {m.label or m.name: (m.latency.p50, m.latency.p95) for m in choice.models}
+    markdown = render_model_choice_markdown(choice, heading_level=4, max_suites=0)
+    return markdown, verdict_text(choice), latency
 
 
 def find_matrix_baseline(

@@ -198,7 +198,7 @@ def _cell(row: SuiteComparison | None) -> Safe:
     text = _score(row.compared_head or row.head)
     if row.delta_points is not None:
         moved = f"{_delta(row.delta_points)}"
-        if row.paired is not None:
+        if row.paired is not None and round(row.delta_points, 1) != 0:
             moved += f", p {_pval(row.paired.p_value)}"
         text = Safe(f"{text} ({'**' + moved + '**' if row.significant else moved})")
     if row.verdict in (Verdict.REGRESSION, Verdict.IMPROVEMENT):

@@ -1,0 +1,191 @@
+"""A model matrix end to end through the Action entrypoint (subprocess, local GitHub and
+OpenAI-compatible servers).
+
+Two models evaluate the example app: `steady` always answers right; `fragile` answers a
+"right now" question with `get_forecast` once that tool no longer says it is not for current
+conditions. Each model has its own endpoint and its own key variable. A push to main stores
+both models' digests in one check run; the PR that rewords `get_forecast` gets ONE comment
+with both models, a regression in `fragile` only, and the step fails; marked informational,
+`fragile` still shows its regression but the step passes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from bfcl_action.config import load_config
+from bfcl_action.digest import parse_digests
+from bfcl_action.suites import build_cases
+from tests.support.github_server import GitHubServer
+from tests.support.openai_server import OpenAIServer
+from tests.test_action_pr_loop_e2e import EXAMPLE, NARROW, _expected_calls
+from tests.test_github_action_e2e import ActionRun, git, github_server, run_action
+
+__all__ = ["github_server"]
+
+STEADY_KEY = "sk-steady-0123456789abcdef"
+FRAGILE_KEY = "sk-fragile-0123456789abcdef"
+
+
+def _responder(calls: dict[str, list[dict[str, Any]]], *, fragile: bool):  # type: ignore[no-untyped-def]
+    def respond(body: dict[str, Any]) -> dict[str, Any]:
+        question = next(
+            str(m.get("content") or "") for m in reversed(body["messages"]) if m["role"] == "user"
+        )
+        tools = {t["function"]["name"]: t["function"] for t in body.get("tools") or []}
+        forecast = tools.get("get_forecast", {}).get("description", "")
+        wanted = calls.get(question)
+        if wanted is None:
+            return {"content": "I cannot help with that."}
+        if (
+            fragile
+            and forecast
+            and NARROW not in forecast
+            and wanted[0]["name"] == "get_current_weather"
+        ):
+            city = wanted[0]["arguments"].get("city", "Paris")
+            return {"tool_calls": [{"name": "get_forecast", "arguments": {"city": city}}]}
+        return {"tool_calls": wanted}
+
+    return respond
+
+
+def _repo(tmp_path: Path, github_server: GitHubServer) -> tuple[Path, str]:
+    workdir = tmp_path / "repo"
+    shutil.copytree(EXAMPLE, workdir, ignore=shutil.ignore_patterns("replay"))
+    for tool_file in (workdir / "baseline" / "tools").iterdir():
+        shutil.copy(tool_file, workdir / "tools" / tool_file.name)
+    git(workdir, "init", "-q")
+    git(workdir, "add", "-A")
+    git(workdir, "commit", "-q", "-m", "main")
+    sha = git(workdir, "rev-parse", "HEAD")
+    github_server.commit("octo/app", "main", "main", sha=sha)
+    return workdir, sha
+
+
+def _matrix_runs(
+    github_server: GitHubServer, tmp_path: Path, *, informational: bool
+) -> tuple[ActionRun, ActionRun, int, str]:
+    workdir, main_sha = _repo(tmp_path, github_server)
+    calls = _expected_calls(build_cases(load_config(workdir / ".bfcl.yml"), base_dir=workdir))
+    with OpenAIServer() as steady, OpenAIServer() as fragile:
+        steady.responder = _responder(calls, fragile=False)
+        steady.api_key = STEADY_KEY
+        fragile.responder = _responder(calls, fragile=True)
+        fragile.api_key = FRAGILE_KEY
+        models = (
+            "# one line per model\n"
+            "steady-model label=steady\n"
+            f"fragile-model label=fragile base-url={fragile.base_url} "
+            "api-key-env=FRAGILE_API_KEY" + (" informational=true" if informational else "") + "\n"
+        )
+        inputs = {
+            "models": models,
+            "base_url": steady.base_url,  # every model without its own endpoint
+            "api_key": STEADY_KEY,  # every model without its own key variable
+            "extra_env": {
+                "FRAGILE_API_KEY": FRAGILE_KEY,
+                "BFCL_RESPONSE_CACHE_DIR": str(tmp_path / "cache"),
+            },
+        }
+        push = run_action(
+            github_server,
+            workdir,
+            "push",
+            github_server.push_event("octo/app", "main"),
+            sha=main_sha,
+            **inputs,  # type: ignore[arg-type]
+        )
+        assert push.code == 0, push.stderr
+        for tool_file in (EXAMPLE / "tools").iterdir():  # the PR rewords get_forecast
+            shutil.copy(tool_file, workdir / "tools" / tool_file.name)
+        git(workdir, "commit", "-q", "-am", "reword get_forecast")
+        head_sha = git(workdir, "rev-parse", "HEAD")
+        github_server.commit("octo/app", "feature", sha=head_sha)
+        number = int(github_server.open_pull("octo/app", "feature")["number"])
+        pr = run_action(
+            github_server,
+            workdir,
+            "pull_request",
+            github_server.pull_event("octo/app", number),
+            sha="e" * 40,
+            **inputs,  # type: ignore[arg-type]
+        )
+        assert steady.requests and fragile.requests  # each model asked its own endpoint
+        assert {b["model"] for b in steady.requests} == {"steady-model"}
+        assert {b["model"] for b in fragile.requests} == {"fragile-model"}
+    return push, pr, number, head_sha
+
+
+def _no_key_anywhere(*texts: str) -> None:
+    for text in texts:
+        assert STEADY_KEY not in text and FRAGILE_KEY not in text
+
+
+def test_a_two_model_matrix_posts_one_comment_with_a_regression_in_one_model_only(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    push, pr, number, head_sha = _matrix_runs(github_server, tmp_path, informational=False)
+
+    main_sha = github_server.repo("octo/app").branches["main"]
+    [stored] = github_server.check_runs_on("octo/app", main_sha)
+    assert [d.label for d in parse_digests(stored["output"]["summary"])] == ["steady", "fragile"]
+
+    assert pr.code == 1, pr.stderr  # fragile regressed and gates the check
+    [comment] = github_server.comments_on("octo/app", number)
+    body = comment["body"]
+    if os.environ.get("BFCL_DUMP_COMMENT"):
+        Path(os.environ["BFCL_DUMP_COMMENT"]).write_text(body + "\n\n----SUMMARY----\n" + pr.summary)
+    assert body.startswith("<!-- ") or "### ❌" in body
+    assert "regression in `fragile`" in body
+    lines = body.splitlines()
+    steady_row = next(line for line in lines if line.startswith("| `steady` (`steady-model`)"))
+    fragile_row = next(line for line in lines if line.startswith("| `fragile` (`fragile-model`)"))
+    assert "➖ unchanged" in steady_row and "±0.0" in steady_row
+    assert "❌ regression" in fragile_row
+    assert "| Suite | `steady` | `fragile` |" in body  # the model x suite table
+    assert "Which model?" in body
+    assert "<code>fragile</code>: regression" in body and "<code>steady</code>: unchanged" in body
+    assert "baseline: its \\`fragile\\` run in the \\`bfcl-action\\` check run on the merge-base" in body
+
+    [check] = github_server.check_runs_on("octo/app", head_sha)
+    assert check["conclusion"] == "failure"
+    assert check["output"]["title"].startswith("steady ") and "fragile" in check["output"]["title"]
+    assert [d.label for d in parse_digests(check["output"]["summary"])] == ["steady", "fragile"]
+
+    models = json.loads(pr.outputs["models"])
+    assert models["steady"]["verdict"] == "unchanged"
+    assert models["fragile"]["verdict"] == "regression"
+    assert pr.outputs["verdict"] == "regression"
+    assert Path(models["fragile"]["report"]).is_file()
+    assert "regression in `fragile`" in pr.summary
+    _no_key_anywhere(
+        body,
+        pr.summary,
+        pr.stdout,
+        pr.stderr,
+        json.dumps(pr.outputs),
+        check["output"]["summary"],
+        push.stdout,
+        push.stderr,
+        *(p.read_text() for p in Path(models["fragile"]["report"]).parent.glob("*.json")),
+    )
+
+
+def test_an_informational_model_shows_its_regression_and_never_fails_the_check(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    _push, pr, number, head_sha = _matrix_runs(github_server, tmp_path, informational=True)
+    assert pr.code == 0, pr.stderr
+    [comment] = github_server.comments_on("octo/app", number)
+    body = comment["body"]
+    assert "informational (never fail the check): `fragile`" in body
+    fragile_row = next(line for line in body.splitlines() if line.startswith("| `fragile`"))
+    assert "❌ regression" in fragile_row and "informational" in fragile_row
+    [check] = github_server.check_runs_on("octo/app", head_sha)
+    assert check["conclusion"] == "neutral"
+    assert pr.outputs["verdict"] == "unchanged"
