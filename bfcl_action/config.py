@@ -193,7 +193,7 @@ class MatrixModel(ModelSettings):
     the others. Its keys win over `model:` and over the Action's / command line's model
     options; everything it leaves unset comes from there."""
 
-    name: str  # type: ignore[assignment]  # required here, optional in `model:`
+    name: str  # required here, optional in `model:`
     label: str | None = None
     """How the comment, the digest and the check run name this entry (default: `name`).
     Two entries may share a model name (e.g. `fc` and `prompt`) but not a label."""

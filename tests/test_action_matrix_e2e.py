@@ -139,7 +139,9 @@ def test_a_two_model_matrix_posts_one_comment_with_a_regression_in_one_model_onl
     [comment] = github_server.comments_on("octo/app", number)
     body = comment["body"]
     if os.environ.get("BFCL_DUMP_COMMENT"):
-        Path(os.environ["BFCL_DUMP_COMMENT"]).write_text(body + "\n\n----SUMMARY----\n" + pr.summary)
+        Path(os.environ["BFCL_DUMP_COMMENT"]).write_text(
+            body + "\n\n----SUMMARY----\n" + pr.summary
+        )
     assert body.startswith("<!-- ") or "### ❌" in body
     assert "regression in `fragile`" in body
     lines = body.splitlines()
@@ -150,7 +152,10 @@ def test_a_two_model_matrix_posts_one_comment_with_a_regression_in_one_model_onl
     assert "| Suite | `steady` | `fragile` |" in body  # the model x suite table
     assert "Which model?" in body
     assert "<code>fragile</code>: regression" in body and "<code>steady</code>: unchanged" in body
-    assert "baseline: its \\`fragile\\` run in the \\`bfcl-action\\` check run on the merge-base" in body
+    assert (
+        "baseline: its \\`fragile\\` run in the \\`bfcl-action\\` check run on the merge-base"
+        in body
+    )
 
     [check] = github_server.check_runs_on("octo/app", head_sha)
     assert check["conclusion"] == "failure"
@@ -189,3 +194,56 @@ def test_an_informational_model_shows_its_regression_and_never_fails_the_check(
     [check] = github_server.check_runs_on("octo/app", head_sha)
     assert check["conclusion"] == "neutral"
     assert pr.outputs["verdict"] == "unchanged"
+
+
+def test_scheduled_matrix_tracks_each_model_with_its_own_check_history_and_alert(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    """Reports of a matrix whose jobs ran elsewhere (the `report` input, grouped by label):
+    each model gets the check run, history file and alert issue its own step would have."""
+    from bfcl_action.github.alerts import ALERT_LABEL
+    from tests.support.reports import make_report
+    from tests.test_github_action_e2e import write_report
+    from tests.test_scheduled_alerts import DROPPED, HEALTHY, SCHEDULE
+
+    sha = github_server.repo("octo/app").branches["main"]
+
+    def week(n: int, outcomes: dict[str, str]) -> ActionRun:
+        names = []
+        for label, outcome in outcomes.items():
+            report = make_report(
+                {"simple_python": outcome},
+                model=f"{label}-model",
+                created_at=f"2026-12-0{n}T06:00:00Z",
+            )
+            report.label = label
+            names.append(write_report(tmp_path / f"week{n}-{label}.json", report))
+        return run_action(
+            github_server,
+            tmp_path,
+            "schedule",
+            SCHEDULE,
+            sha=sha,
+            in_process=True,
+            report=" ".join(names),
+            models="a-model label=a\nb-model label=b",
+        )
+
+    first = week(1, {"a": HEALTHY, "b": HEALTHY})
+    assert first.code == 0, first.stderr
+    second = week(2, {"a": HEALTHY, "b": DROPPED})
+    assert second.code == 1, second.stderr  # b degraded
+    names = {run["name"] for run in github_server.check_runs_on("octo/app", sha)}
+    assert names == {"bfcl-action/a", "bfcl-action/b"}
+    issues = [
+        i
+        for i in github_server.repo("octo/app").issues.values()
+        if ALERT_LABEL in {label["name"] for label in i["labels"]} and i["state"] == "open"
+    ]
+    assert len(issues) == 1 and "bfcl-action/b" in issues[0]["title"] + issues[0]["body"]
+    history = tmp_path / "bfcl-results" / "history"
+    assert {p.name for p in history.glob("*.jsonl")} == {
+        "bfcl-action_a.jsonl",
+        "bfcl-action_b.jsonl",
+    }
+    assert json.loads(second.outputs["models"]).keys() == {"a", "b"}

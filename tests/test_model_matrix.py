@@ -122,7 +122,7 @@ def test_report_paths_per_label_never_collide() -> None:
         "mini": Path("out/run.mini.json"),
         "meta/llama:70b": Path("out/run.meta_llama_70b.json"),
     }
-    with pytest.raises(ConfigError, match="would both write run.a_b.json"):
+    with pytest.raises(ConfigError, match=r"would both write run\.a_b\.json"):
         labelled_paths(Path("run.json"), ["a/b", "a:b"])
 
 
@@ -223,3 +223,121 @@ def test_hostile_labels_are_escaped() -> None:
     assert "<code>a|b`@\u200dteam&lt;img src=x&gt;</code>" in body  # the details' summary
     row = next(line for line in body.splitlines() if line.startswith("| ``a\\|b"))
     assert row.count(" | ") == 7  # the escaped `|` keeps the row's eight cells
+
+
+# ------------------------------------------------------------------------------ the CLI
+def _example_with_matrix(tmp_path: Path, models: str) -> Path:
+    import shutil
+
+    from tests.test_action_pr_loop_e2e import EXAMPLE
+
+    workdir = tmp_path / "app"
+    shutil.copytree(EXAMPLE, workdir, ignore=shutil.ignore_patterns("replay"))
+    config = workdir / ".bfcl.yml"
+    config.write_text(config.read_text() + "\n" + models)
+    return config
+
+
+def test_run_evaluates_every_model_of_the_matrix_on_the_same_cases(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bfcl_action import cli
+    from bfcl_action.config import load_config
+    from bfcl_action.run_reports import load_report
+    from bfcl_action.suites import build_cases
+    from tests.support.openai_server import OpenAIServer
+    from tests.test_action_pr_loop_e2e import _expected_calls
+
+    with OpenAIServer() as server:
+        config = _example_with_matrix(
+            tmp_path,
+            "models:\n"
+            f"  - {{name: right, base_url: '{server.base_url}'}}\n"
+            f"  - {{name: silent, base_url: '{server.base_url}', label: quiet}}\n",
+        )
+        calls = _expected_calls(build_cases(load_config(config), base_dir=config.parent))
+
+        def respond(body: dict[str, object]) -> dict[str, object]:
+            messages = body["messages"]
+            assert isinstance(messages, list)
+            question = str(messages[-1].get("content") or "")
+            if body["model"] == "silent" or question not in calls:
+                return {"content": "No tool needed."}
+            return {"tool_calls": calls[question]}
+
+        server.responder = respond
+        out = tmp_path / "out" / "run.json"
+        code = cli.main(
+            [
+                "run",
+                "--config",
+                str(config),
+                "--categories",
+                "own_simple,own_multiple",
+                "--output",
+                str(out),
+                "--no-cache",
+                "--quiet",
+            ]
+        )
+        printed = capsys.readouterr()
+        assert code == 0, printed.err
+        right, quiet = (
+            load_report(out.with_name("run.right.json")),
+            load_report(out.with_name("run.quiet.json")),
+        )
+        assert (right.label, quiet.label) == ("right", "quiet")
+        assert {r.id for r in right.results} == {r.id for r in quiet.results}
+        assert right.summary["overall"] > quiet.summary["overall"]
+        assert {b["model"] for b in server.requests} == {"right", "silent"}
+        assert "== right (right, fc)" in printed.out and "== quiet (silent, fc)" in printed.out
+        assert "right is best on your cases" in printed.out
+
+        only = cli.main(
+            [
+                "run",
+                "--config",
+                str(config),
+                "--categories",
+                "own_simple",
+                "--models",
+                "quiet",
+                "--output",
+                str(tmp_path / "one.json"),
+                "--no-cache",
+                "--quiet",
+            ]
+        )
+        assert only == 0 and (tmp_path / "one.quiet.json").is_file()
+        assert not (tmp_path / "one.right.json").exists()
+
+        single = cli.main(
+            [
+                "run",
+                "--config",
+                str(config),
+                "--categories",
+                "own_simple",
+                "--model",
+                "right",
+                "--base-url",
+                server.base_url,
+                "--output",
+                str(tmp_path / "single.json"),
+                "--no-cache",
+                "--quiet",
+            ]
+        )
+        assert single == 0 and (tmp_path / "single.json").is_file()
+        assert "evaluating it alone, not the 2 models of `models:`" in capsys.readouterr().err
+
+
+def test_run_models_names_an_unknown_label(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bfcl_action import cli
+
+    config = _example_with_matrix(tmp_path, "models:\n  - name: gpt-4o-mini\n    label: mini\n")
+    assert cli.main(["run", "--config", str(config), "--models", "mnii", "--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert "no `models:` entry is labelled 'mnii'" in err and "did you mean 'mini'" in err

@@ -26,7 +26,7 @@ from github import Github
 from github.Repository import Repository
 
 from bfcl_action import redact
-from bfcl_action.compare import Comparison, Verdict, compare_runs
+from bfcl_action.compare import compare_runs
 from bfcl_action.digest import RunDigest, parse_digest
 from bfcl_action.errors import BfclActionError, InputError
 from bfcl_action.github import outputs, scheduled
@@ -41,15 +41,17 @@ from bfcl_action.github.client import make_github
 from bfcl_action.github.comment import (
     COMMENT_LIMIT,
     comment_marker,
-    find_sticky_comment,
     resolve_author,
     upsert_comment,
 )
 from bfcl_action.github.context import ActionContext, CommentMode, PullRequestInfo
 from bfcl_action.github.evaluate import Engine, annotations_for
 from bfcl_action.github.publish import (
+    COMMENT_DIR,
     Outcome,
     attempt,
+    baseline_file,
+    category_statuses,
     check_summary,
     check_title,
     conclusion_of,
@@ -57,20 +59,21 @@ from bfcl_action.github.publish import (
     output_dir,
     output_values,
     pct,
+    post_comment,
     problems_markdown,
     publish_check,
     save_baseline,
     title_for,
+    write_comment_artifact,
 )
 from bfcl_action.github.scheduled import SCHEDULED_EVENTS
-from bfcl_action.github.statuses import CategoryStatus, post_statuses
+from bfcl_action.github.statuses import post_statuses
 from bfcl_action.models import RunReport
 from bfcl_action.report.coverage import tools_without_cases
 from bfcl_action.report.markdown import render_comment
 from bfcl_action.run_reports import load_baseline, load_report, save_report
 
 GithubFactory = Callable[[ActionContext], Github]
-COMMENT_DIR = "comment"
 BASELINE_MODES = ("auto", "check-run", "file", "none")
 
 
@@ -148,7 +151,7 @@ def main(
     if engine.matrix(ctx):
         from bfcl_action.github.matrix import run_matrix
 
-        return run_matrix(ctx, engine, activity, github_factory)
+        return run_matrix(ctx, engine, activity.value, github_factory)
     report_path = output_dir(ctx) / "report.json"
     report = redact.redact_model(engine.run(ctx, report_path))
     if not report_path.is_file():
@@ -346,94 +349,7 @@ def _merge_base_digest(
     return sha, find_digest_text(repo, sha, ctx.inputs.check_name)
 
 
-def baseline_file(ctx: ActionContext) -> Path | None:
-    root = Path(ctx.inputs.working_directory or ".")
-    if ctx.inputs.baseline.startswith("file:"):
-        return root / ctx.inputs.baseline[len("file:") :]
-    if ctx.inputs.baseline_file:
-        return root / ctx.inputs.baseline_file
-    return None
-
-
-def post_comment(
-    ctx: ActionContext,
-    outcome: Outcome,
-    gh: Github,
-    repo: Repository,
-    number: int,
-    body: str,
-    verdict: Verdict,
-) -> None:
-    mode = ctx.inputs.comment
-    if mode is CommentMode.OFF:
-        return
-    author = resolve_author(gh, ctx.inputs.comment_author)
-    if mode is CommentMode.ON_REGRESSION and verdict is not Verdict.REGRESSION:
-        existing = attempt(
-            outcome,
-            "look for the existing comment",
-            lambda: find_sticky_comment(repo, number, ctx.inputs.check_name, author),
-        )
-        if existing is None:
-            return
-    result = attempt(
-        outcome,
-        f"post the pull request comment on #{number}",
-        lambda: upsert_comment(repo, number, body, ctx.inputs.check_name, author),
-    )
-    if result is not None:
-        outcome.comment_id = result[0].id
-        outcome.comment_url = str(result[0].html_url or "")
-
-
-def category_statuses(comparison: Comparison) -> list[CategoryStatus]:
-    out = []
-    for row in comparison.suites:
-        head = row.head
-        if head is None:
-            continue
-        failed = row.verdict is Verdict.REGRESSION and not comparison.thresholds.informational
-        counts = "" if row.delta_points is not None else f" ({head.correct}/{head.total})"
-        out.append(
-            CategoryStatus(
-                category=row.suite,
-                state="failure" if failed else "success",
-                description=f"{row.score_line()}{counts} · {row.verdict.value}",
-            )
-        )
-    return out
-
-
 # ------------------------------------------------------------------------------ read-only PRs
-def write_comment_artifact(
-    ctx: ActionContext,
-    pr: PullRequestInfo,
-    body: str,
-    *,
-    conclusion: Conclusion,
-    title: str,
-    summary: str,
-    annotations: list[Annotation],
-) -> Path:
-    """Comment body and metadata for a `workflow_run` job to post (upload this directory)."""
-    folder = output_dir(ctx) / COMMENT_DIR
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "body.md").write_text(redact.redact(body), encoding="utf-8")
-    meta = {
-        "version": 1,
-        "repository": ctx.repository,
-        "pull_request": pr.number,
-        "head_sha": pr.head_sha,
-        "check_name": ctx.inputs.check_name,
-        "conclusion": conclusion,
-        "title": title,
-        "summary": summary,
-        "annotations": [a.model_dump() for a in annotations],
-    }
-    (folder / "meta.json").write_text(redact.redact(json.dumps(meta, indent=1)), encoding="utf-8")
-    return folder
-
-
 _MENTION = re.compile(r"@(?=[A-Za-z0-9])")
 _CONCLUSIONS: tuple[Conclusion, ...] = ("success", "failure", "neutral")
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from github import Github
@@ -41,10 +42,14 @@ from bfcl_action.github.evaluate import Engine, annotations_for
 from bfcl_action.github.publish import (
     Outcome,
     attempt,
+    baseline_file,
+    category_statuses,
     output_dir,
     pct,
+    post_comment,
     problems_markdown,
     title_for,
+    write_comment_artifact,
 )
 from bfcl_action.github.statuses import post_statuses
 from bfcl_action.matrix import MatrixComparison, MatrixEntry, pick_baseline
@@ -59,13 +64,15 @@ MATRIX_OUTPUT = "models"
 
 
 def run_matrix(
-    ctx: ActionContext, engine: Engine, activity: object, github_factory: object = make_github
+    ctx: ActionContext,
+    engine: Engine,
+    activity: str,
+    github_factory: Callable[[ActionContext], Github] = make_github,
 ) -> int:
-    """Evaluate every model, then publish as `activity` says (a choose_activity value)."""
-    from bfcl_action.github.activities import Activity
-
+    """Evaluate every model, then publish as `activity` says (an `activities.Activity`
+    value: `shard`, `scheduled`, `pull-request` or `save-baseline`)."""
     runs = engine.matrix(ctx)
-    if activity is Activity.SHARD:
+    if activity == "shard":
         raise InputError(
             "`shard` splits one model's cases; with a model matrix give each model its own "
             "job instead (the `models` input with one line per job) and report them together "
@@ -85,11 +92,11 @@ def run_matrix(
             save_report(by_label[run.label], paths[run.label])
     for run, report in zip(runs, reports, strict=True):
         scheduled.export_metrics(_model_ctx(ctx, run, metrics=True), report)
-    gh = github_factory(ctx)  # type: ignore[operator]
-    if activity is Activity.SCHEDULED:
+    gh = github_factory(ctx)
+    if activity == "scheduled":
         return scheduled_matrix(ctx, gh, engine, runs, reports, paths)
     pr = ctx.pull_request
-    if activity is Activity.PULL_REQUEST and pr is not None:
+    if activity == "pull-request" and pr is not None:
         return pull_request_matrix(ctx, gh, engine, runs, reports, paths, pr)
     return baseline_matrix(ctx, gh, engine, runs, reports, paths)
 
@@ -165,8 +172,6 @@ def find_matrix_baseline(
 ) -> tuple[list[RunDigest | RunReport], str, str]:
     """Every digest of the merge-base check run, else the baseline file(s); the place they
     came from; the merge-base sha."""
-    from bfcl_action.github.activities import baseline_file
-
     mode = ctx.inputs.baseline
     merge_base = ""
     if mode in ("auto", "check-run") and repo is not None:
@@ -292,8 +297,6 @@ def pull_request_matrix(
     paths: dict[str, Path],
     pr: PullRequestInfo,
 ) -> int:
-    from bfcl_action.github.activities import post_comment, write_comment_artifact
-
     outcome = Outcome(report_path=paths[runs[0].label])
     repo = attempt(outcome, "read the repository", lambda: gh.get_repo(ctx.repository))
     baselines, where, merge_base = find_matrix_baseline(ctx, repo, pr, outcome)
@@ -316,8 +319,6 @@ def pull_request_matrix(
         post_comment(ctx, outcome, gh, repo, pr.number, body, matrix.verdict)
         publish_check(ctx, outcome, repo, pr.head_sha, matrix, summary, notes)
         if ctx.inputs.statuses:
-            from bfcl_action.github.activities import category_statuses
-
             for entry in matrix.entries:
                 attempt(
                     outcome,

@@ -19,6 +19,7 @@ from typing import TypeVar
 from github import Github, GithubException
 from github.Repository import Repository
 
+from bfcl_action import redact
 from bfcl_action.compare import Comparison, Verdict, compare_runs
 from bfcl_action.digest import make_digest
 from bfcl_action.github import outputs
@@ -30,12 +31,21 @@ from bfcl_action.github.checks import (
     summary_with_digest,
 )
 from bfcl_action.github.client import describe_error
-from bfcl_action.github.context import DEFAULT_CHECK_NAME, ActionContext
+from bfcl_action.github.comment import find_sticky_comment, resolve_author, upsert_comment
+from bfcl_action.github.context import (
+    DEFAULT_CHECK_NAME,
+    ActionContext,
+    CommentMode,
+    PullRequestInfo,
+)
 from bfcl_action.github.evaluate import Engine
+from bfcl_action.github.statuses import CategoryStatus
 from bfcl_action.models import RunReport
 from bfcl_action.report.markdown import DEFAULT_TITLE, render_comment, render_summary
 
 T = TypeVar("T")
+COMMENT_DIR = "comment"
+"""Where a read-only pull-request run leaves its comment for a `workflow_run` job."""
 
 
 @dataclass
@@ -147,6 +157,94 @@ def save_baseline(
     return finish(ctx, outcome)
 
 
+# ------------------------------------------------------------------------------ pull requests
+def baseline_file(ctx: ActionContext) -> Path | None:
+    root = Path(ctx.inputs.working_directory or ".")
+    if ctx.inputs.baseline.startswith("file:"):
+        return root / ctx.inputs.baseline[len("file:") :]
+    if ctx.inputs.baseline_file:
+        return root / ctx.inputs.baseline_file
+    return None
+
+
+def post_comment(
+    ctx: ActionContext,
+    outcome: Outcome,
+    gh: Github,
+    repo: Repository,
+    number: int,
+    body: str,
+    verdict: Verdict,
+) -> None:
+    mode = ctx.inputs.comment
+    if mode is CommentMode.OFF:
+        return
+    author = resolve_author(gh, ctx.inputs.comment_author)
+    if mode is CommentMode.ON_REGRESSION and verdict is not Verdict.REGRESSION:
+        existing = attempt(
+            outcome,
+            "look for the existing comment",
+            lambda: find_sticky_comment(repo, number, ctx.inputs.check_name, author),
+        )
+        if existing is None:
+            return
+    result = attempt(
+        outcome,
+        f"post the pull request comment on #{number}",
+        lambda: upsert_comment(repo, number, body, ctx.inputs.check_name, author),
+    )
+    if result is not None:
+        outcome.comment_id = result[0].id
+        outcome.comment_url = str(result[0].html_url or "")
+
+
+def category_statuses(comparison: Comparison) -> list[CategoryStatus]:
+    out = []
+    for row in comparison.suites:
+        head = row.head
+        if head is None:
+            continue
+        failed = row.verdict is Verdict.REGRESSION and not comparison.thresholds.informational
+        counts = "" if row.delta_points is not None else f" ({head.correct}/{head.total})"
+        out.append(
+            CategoryStatus(
+                category=row.suite,
+                state="failure" if failed else "success",
+                description=f"{row.score_line()}{counts} · {row.verdict.value}",
+            )
+        )
+    return out
+
+
+def write_comment_artifact(
+    ctx: ActionContext,
+    pr: PullRequestInfo,
+    body: str,
+    *,
+    conclusion: Conclusion,
+    title: str,
+    summary: str,
+    annotations: list[Annotation],
+) -> Path:
+    """Comment body and metadata for a `workflow_run` job to post (upload this directory)."""
+    folder = output_dir(ctx) / COMMENT_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "body.md").write_text(redact.redact(body), encoding="utf-8")
+    meta = {
+        "version": 1,
+        "repository": ctx.repository,
+        "pull_request": pr.number,
+        "head_sha": pr.head_sha,
+        "check_name": ctx.inputs.check_name,
+        "conclusion": conclusion,
+        "title": title,
+        "summary": summary,
+        "annotations": [a.model_dump() for a in annotations],
+    }
+    (folder / "meta.json").write_text(redact.redact(json.dumps(meta, indent=1)), encoding="utf-8")
+    return folder
+
+
 # ------------------------------------------------------------------------------ finish
 def problems_markdown(problems: list[str]) -> str:
     lines = "\n".join(f"- {outputs.neutralize_log(p)}" for p in problems)
@@ -208,4 +306,5 @@ def output_values(outcome: Outcome) -> dict[str, str]:
         "comment-id": str(outcome.comment_id or ""),
         "comment-file": str(outcome.comment_file or ""),
         "check-run-id": str(outcome.check_run_id or ""),
+        "models": "",
     }

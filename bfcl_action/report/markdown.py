@@ -225,12 +225,6 @@ def _html_text(value: Any) -> Safe:
     return Safe(html.escape(str(value), quote=True).replace("@", "@\u200d"))
 
 
-def template(name: str) -> jinja2.Template:
-    """A template of `report/templates` in the comment's environment (escaping finalizer
-    and filters), for the other renderers of this package."""
-    return _ENV.get_template(name)
-
-
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
@@ -274,6 +268,15 @@ def _environment() -> jinja2.Environment:
 _ENV = _environment()
 
 
+<<<<<<< HEAD
+=======
+def template(name: str) -> jinja2.Template:
+    """A template of `templates/` in this environment (escaping finalizer, filters), for the
+    other Markdown views (`report.model_choice`, `report.matrix`)."""
+    return _ENV.get_template(name)
+
+
+>>>>>>> main
 @dataclass
 class _FlipGroup:
     suite: str
