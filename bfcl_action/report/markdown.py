@@ -268,15 +268,12 @@ def _environment() -> jinja2.Environment:
 _ENV = _environment()
 
 
-<<<<<<< HEAD
-=======
 def template(name: str) -> jinja2.Template:
     """A template of `templates/` in this environment (escaping finalizer, filters), for the
     other Markdown views (`report.model_choice`, `report.matrix`)."""
     return _ENV.get_template(name)
 
 
->>>>>>> main
 @dataclass
 class _FlipGroup:
     suite: str
