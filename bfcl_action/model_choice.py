@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import Literal
 
-from pydantic import BaseModel, Field, computed_field
+from pydantic import BaseModel, Field
 
 from bfcl_action.compare import SideScore, natural_key
 from bfcl_action.cost import run_cost
@@ -96,14 +96,6 @@ class ModelSummary(BaseModel):
     cached_tokens: int = 0
     latency: Latency = Field(default_factory=Latency)
     repeat: RepeatScore | None = None
-
-    @property
-    def latency_p50(self) -> float | None:
-        return self.latency.p50
-
-    @property
-    def latency_p95(self) -> float | None:
-        return self.latency.p95
 
 
 class PairedTest(BaseModel):
@@ -183,23 +175,6 @@ class ModelChoice(BaseModel):
     tie_break: str = TIE_BREAK
     notes: list[str] = Field(default_factory=list)
 
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def headline(self) -> str:
-        """The verdict in a few plain words (untrusted names inside: escape where shown)."""
-        best = self.best
-        if len(self.models) < 2:
-            return f"only {self.models[0].name}: nothing to compare"
-        if best is None:
-            return "no case was answered by every model: no ranking"
-        score = _percent(self.model(best.name).common.accuracy)
-        if best.clear:
-            return f"{best.name} is best ({score}), significantly better than every other model"
-        return (
-            f"no clear best: {best.name} leads ({score}), within noise of "
-            f"{', '.join(best.tied_with)}"
-        )
-
     def model(self, name: str) -> ModelSummary:
         return next(m for m in self.models if m.name == name)
 
@@ -209,10 +184,6 @@ class ModelChoice(BaseModel):
             if {p.a, p.b} == {a, b}:
                 return p.test_between(a)
         raise KeyError(f"no pair {a!r} / {b!r}")
-
-
-def _percent(value: float | None) -> str:
-    return "—" if value is None else f"{value * 100:.1f}%"
 
 
 # --- building blocks ------------------------------------------------------------------------

@@ -54,9 +54,6 @@ def test_a_model_much_better_on_the_same_cases_is_the_clear_best() -> None:
         True,
         ["gpt-4.1-mini"],
     )
-    assert choice.headline == (
-        "gpt-4.1 is best (100.0%), significantly better than every other model"
-    )
     test = choice.pair("gpt-4.1", "gpt-4.1-mini")
     assert (test.n, test.a_only, test.b_only) == (30, 20, 0)
     assert test.delta_points == pytest.approx(200 / 3)
@@ -78,7 +75,6 @@ def test_a_lead_within_noise_is_no_clear_best() -> None:
     test = choice.pair("a", "b")
     assert (test.a_only, test.b_only, test.significant) == (2, 1, False)
     assert test.p_value == pytest.approx(1.0)
-    assert choice.headline == "no clear best: a leads (93.3%), within noise of b"
     text = render_model_choice_markdown(choice)
     assert "**No clear best on your cases**" in text
     assert "not significantly better than `b`" in text
@@ -174,7 +170,6 @@ def test_cost_and_latency_are_reported_per_model() -> None:
     assert model.latency.p50 == pytest.approx(0.3)
     assert model.latency.p95 == pytest.approx(0.4 + (10.0 - 0.4) * 0.8)
     assert model.latency.basis == "fresh"
-    assert (model.latency_p50, model.latency_p95) == (model.latency.p50, model.latency.p95)
 
 
 def test_latency_leaves_out_cached_answers_when_some_were_asked_afresh() -> None:
