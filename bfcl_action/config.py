@@ -217,6 +217,12 @@ class MatrixModel(ModelSettings):
             )
         return value
 
+    def over(self, shared: ModelSettings) -> ModelSettings:
+        """This entry's `model:` section: `shared` (the file's `model:`) with the entry's
+        own keys on top (what `impact` predicts the entry sends)."""
+        own = self.model_dump(exclude_none=True, include=set(ModelSettings.model_fields))
+        return ModelSettings.model_validate({**shared.model_dump(exclude_none=True), **own})
+
     @property
     def key(self) -> str:
         """The entry's label, else its model name (made label-safe)."""

@@ -341,3 +341,37 @@ def test_run_models_names_an_unknown_label(
     assert cli.main(["run", "--config", str(config), "--models", "mnii", "--dry-run"]) == 2
     err = capsys.readouterr().err
     assert "no `models:` entry is labelled 'mnii'" in err and "did you mean 'mini'" in err
+
+
+def test_impact_predicts_the_requests_of_every_model(tmp_path: Path) -> None:
+    import shutil
+
+    from tests.test_action_pr_loop_e2e import EXAMPLE, _impact
+    from tests.test_github_action_e2e import git
+
+    def repo(name: str, matrix: str) -> Path:
+        config = _example_with_matrix(tmp_path / name, matrix)
+        workdir = config.parent
+        for tool_file in (workdir / "baseline" / "tools").iterdir():
+            shutil.copy(tool_file, workdir / "tools" / tool_file.name)
+        git(workdir, "init", "-q")
+        git(workdir, "add", "-A")
+        git(workdir, "commit", "-q", "-m", "main")
+        for tool_file in (EXAMPLE / "tools").iterdir():  # the PR rewords get_forecast
+            shutil.copy(tool_file, workdir / "tools" / tool_file.name)
+        return workdir
+
+    single = _impact(repo("single", ""), "HEAD")
+    both = "models:\n  - name: a\n  - name: b\n    temperature: 0.5\n"
+    matrix = _impact(repo("matrix", both), "HEAD")
+    assert matrix["impacted"] == single["impacted"]
+    assert matrix["models"] == {"a": single["requests"], "b": single["requests"]}
+    assert matrix["requests"] == 2 * single["requests"]  # two models, two sets of requests
+    added = repo("added", both)
+    config = added / ".bfcl.yml"
+    config.write_text(config.read_text() + "  - name: c\n")
+    grown = _impact(added, "HEAD")
+    assert (
+        grown["models"]["c"] == len(set(grown["impacted"])) - 0
+        or grown["models"]["c"] > single["requests"]
+    )

@@ -111,6 +111,47 @@ def _build(
     )
 
 
+def _predict(
+    config: BfclConfig,
+    base_config: BfclConfig | None,
+    cases: list[TestCase],
+    base_cases: list[TestCase],
+) -> tuple[list[TestCase], set[str], dict[str, int]]:
+    """Impacted cases and the distinct requests a cached run asks; with a `models:` matrix,
+    for every entry (each against the base's entry of the same label, else the base's
+    `model:`), the requests summed and given per label."""
+    base = base_config or config
+    if not config.models:
+        hit, new_keys = request_delta(
+            cases,
+            options_for(config.model),
+            base_cases,
+            options_for(base.model),
+            repeat=config.model.samples or DEFAULTS.repeat,
+        )
+        return hit, new_keys, {}
+    base_entries = {e.key: e for e in base.models}
+    impacted: dict[str, TestCase] = {}
+    keys: set[str] = set()
+    per_model: dict[str, int] = {}
+    for entry in config.models:
+        section = entry.over(config.model)
+        before = (
+            base_entries[entry.key].over(base.model) if entry.key in base_entries else base.model
+        )
+        hit, new_keys = request_delta(
+            cases,
+            options_for(section),
+            base_cases,
+            options_for(before),
+            repeat=section.samples or DEFAULTS.repeat,
+        )
+        impacted.update((c.id, c) for c in hit)
+        keys |= new_keys
+        per_model[entry.key] = len(new_keys)
+    return [c for c in cases if c.id in impacted], keys, per_model
+
+
 def run(args: argparse.Namespace) -> int:
     config, config_dir = _config(args.config)
     head = _tools_in(args.head_tools or config_dir, config)
@@ -119,13 +160,7 @@ def run(args: argparse.Namespace) -> int:
     base_name = args.base_ref or str(args.base_tools)
     changes = tool_changes(base.functions, head.functions)
     cases = _build(config, config_dir, head, args.own_only)
-    hit, new_keys = request_delta(
-        cases,
-        options_for(config.model),
-        base_cases,
-        options_for((base_config or config).model),
-        repeat=config.model.samples or DEFAULTS.repeat,
-    )
+    hit, new_keys, per_model = _predict(config, base_config, cases, base_cases)
     if args.changed_tools_out:
         records = [c.model_dump() for c in describe_tool_changes(base.functions, head.functions)]
         args.changed_tools_out.write_text(json.dumps(records, indent=2) + "\n", encoding="utf-8")
@@ -141,6 +176,8 @@ def run(args: argparse.Namespace) -> int:
             "requests": len(new_keys),
             "impacted": [c.id for c in hit],
         }
+        if per_model:
+            payload["models"] = per_model
         print(json.dumps(payload, indent=2))
         return 0
     if not changes and not hit:
@@ -155,9 +192,10 @@ def run(args: argparse.Namespace) -> int:
     ):
         for name in names:
             print(f"  {label:8} {name}")
+    each = ", ".join(f"{label} {n}" for label, n in per_model.items())
     print(
         f"Impacted cases (their model request changed): {len(hit)} of {len(cases)}"
-        f" ({len(new_keys)} distinct requests to ask)"
+        f" ({len(new_keys)} distinct requests to ask{': ' + each if each else ''})"
     )
     by_suite: dict[str, list[str]] = {}
     for case in hit:
