@@ -98,6 +98,7 @@ def _render(
         cells=_cells(matrix),
         choice=Safe(choice) if choice else "",
         choice_headline=choice_headline,
+        list_limit=10,
         details=list(details),
         full_report_url=full_report_url,
         cut_note=Safe(cut_note) if cut_note else None,
