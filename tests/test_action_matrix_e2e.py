@@ -247,3 +247,45 @@ def test_scheduled_matrix_tracks_each_model_with_its_own_check_history_and_alert
         "bfcl-action_b.jsonl",
     }
     assert json.loads(second.outputs["models"]).keys() == {"a", "b"}
+
+
+def test_a_single_model_pr_finds_its_own_digest_in_a_matrix_check_run(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    """Back from a matrix to one model: the merge-base check run holds one digest per model,
+    and the single-model run compares with the digest of its own model, not the last one."""
+    from tests.support.reports import make_report
+    from tests.test_github_action_e2e import open_pr, write_report
+
+    sha = github_server.repo("octo/app").branches["main"]
+    names = []
+    for label, outcomes in (("b", "1" * 10 + "0" * 10), ("a", "1" * 20)):
+        report = make_report({"simple_python": outcomes}, model=f"{label}-model")
+        report.label = label
+        names.append(write_report(tmp_path / f"{label}.json", report))
+    push = run_action(
+        github_server,
+        tmp_path,
+        "push",
+        github_server.push_event("octo/app", "main"),
+        sha=sha,
+        in_process=True,
+        report=" ".join(names),
+        models="b-model label=b\na-model label=a",  # a's digest comes last
+    )
+    assert push.code == 0, push.stderr
+    number = open_pr(github_server)
+    head = write_report(
+        tmp_path / "pr" / "head.json",
+        make_report({"simple_python": "1" * 10 + "0" * 10}, model="b-model"),
+    )
+    pr = run_action(
+        github_server,
+        tmp_path / "pr",
+        "pull_request",
+        github_server.pull_event("octo/app", number),
+        in_process=True,
+        report=head,
+    )
+    assert pr.code == 0, pr.stderr
+    assert pr.outputs["verdict"] == "unchanged"  # against b's digest; a's would be a regression
