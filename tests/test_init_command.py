@@ -49,7 +49,8 @@ def test_written_workflow_uses_the_action(repo: Path) -> None:
     workflow = YAML(typ="safe").load((repo / ".github" / "workflows" / "bfcl.yml").read_text())
     steps = workflow["jobs"]["bfcl"]["steps"]
     assert steps[1]["uses"] == f"{ACTION_REPOSITORY}@v1"
-    assert steps[1]["with"]["model"] == "gpt-4.1-mini"  # the workflow input wins over the config
+    assert "model" not in steps[1]["with"]  # named once, in .bfcl.yml (model: or models:)
+    assert load_config(repo / ".bfcl.yml").model.name == "gpt-4.1-mini"
     assert "pull_request" in workflow["on"]
 
 

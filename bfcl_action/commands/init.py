@@ -161,11 +161,12 @@ weights: {{}}           # per-category weights of the overall own score, e.g. ow
 """
 
 
-def render_workflow(*, action: str = ACTION_REPOSITORY, model: str = "gpt-4o-mini") -> str:
+def render_workflow(*, action: str = ACTION_REPOSITORY) -> str:
     """The starter workflow: the Action on pull requests and on pushes to main, with pinned
     actions, the PR head checked out (`ref:`, `fetch-depth: 0`), no persisted credentials and
     job-level permissions (the same text is docs/workflows/quick-start.yml and the README's
-    quick start)."""
+    quick start). The model is named once, in `.bfcl.yml` (`model:` or a `models:` matrix),
+    so switching to a matrix needs no workflow edit."""
     return f"""\
 # .github/workflows/bfcl.yml: the single-step setup (see docs/action.md); `bfcl-action init`
 # writes this file.
@@ -195,7 +196,6 @@ jobs:
           persist-credentials: false
       - uses: {action}@v1
         with:
-          model: {model}
           api-key: ${{{{ secrets.OPENAI_API_KEY }}}}
 """
 
@@ -284,7 +284,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"not a directory: {root}", field="--dir")
     targets = {
         root / ".bfcl.yml": render_config(find_tool_files(root), model=args.model),
-        root / ".github" / "workflows" / "bfcl.yml": render_workflow(model=args.model),
+        root / ".github" / "workflows" / "bfcl.yml": render_workflow(),
     }
     if getattr(args, "scheduled", False):
         for path in [p for p in targets if p.exists() and not args.force]:
