@@ -157,6 +157,10 @@ class Best(BaseModel):
     cheapest_of_tied: str | None = None
     """Among the best and the models tied with it, the one that costs least (when more than
     one has a price and they differ); of equally cheap ones, the first ranked (faster)."""
+    level_with: list[str] = Field(default_factory=list)
+    """Models with exactly its score on the common cases (ranked below it by `TIE_BREAK`)."""
+    ahead_by: Literal["accuracy", "cost", "latency", "order"] = "accuracy"
+    """What put it above the runner-up: more correct cases, else the tie-break that decided."""
 
 
 class ModelChoice(BaseModel):
@@ -386,6 +390,16 @@ def best_model(
         won = test.significant and (test.delta_points or 0) > 0
         (beats if won else tied).append(entry.name)
     best = Best(name=top, clear=not tied and bool(beats), beats=beats, tied_with=tied)
+    best.level_with = [r.name for r in ranking[1:] if r.correct == ranking[0].correct]
+    if best.level_with:
+        by_name = {m.name: m for m in choice_models}
+        first, second = by_name[top], by_name[ranking[1].name]
+        if _plan_cost(first) != _plan_cost(second):
+            best.ahead_by = "cost"
+        elif first.latency.p50 != second.latency.p50:
+            best.ahead_by = "latency"
+        else:
+            best.ahead_by = "order"
     if tied:
         by_name = {m.name: m for m in choice_models}
         contenders = [by_name[r.name] for r in ranking if r.name in {top, *tied}]

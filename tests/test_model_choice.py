@@ -209,6 +209,33 @@ def test_equal_accuracy_ranks_the_cheaper_model_first_then_the_faster() -> None:
     assert [r.name for r in choice.ranking] == ["fast", "cheap", "pricey"]
     assert choice.best is not None and choice.best.tied_with == ["cheap", "pricey"]
     assert choice.best.cheapest_of_tied == "fast"
+    assert (choice.best.level_with, choice.best.ahead_by) == (["cheap", "pricey"], "latency")
+    assert (
+        "**No clear best on your cases**: `fast` leads with 100.0% (as good as `cheap`, "
+        "`pricey`; ranked first as the faster), on the 5 cases every model answered."
+    ) in render_model_choice_markdown(choice)
+
+
+def test_a_tie_broken_by_cost_says_so_and_names_the_noisy_rest() -> None:
+    cheap, pricey, worse = (
+        run("1" * 10, "cheap"),
+        run("1" * 10, "pricey"),
+        run("1" * 9 + "0", "worse"),
+    )
+    cheap.cost = RunCost(cost_usd=0.1, full_cost_usd=0.1)
+    pricey.cost = RunCost(cost_usd=0.5, full_cost_usd=0.5)
+    choice = choose_models([pricey, worse, cheap])
+    assert choice.best is not None
+    assert (choice.best.name, choice.best.ahead_by, choice.best.level_with) == (
+        "cheap",
+        "cost",
+        ["pricey"],
+    )
+    assert render_model_choice_text(choice).splitlines()[0] == (
+        "bfcl-action compare-models: no clear best: cheap leads with 100.0% (as good as "
+        "pricey; ranked first as the cheaper) but is not significantly better than worse "
+        "(90.0%, p 1.000) at alpha 0.05, on the 10 cases every model answered"
+    )
     assert "cheaper first" in choice.tie_break
 
 

@@ -15,6 +15,14 @@ from bfcl_action.compare import SideScore, p_text
 from bfcl_action.model_choice import Latency, ModelChoice, ModelSummary, PairedTest, mirrored
 from bfcl_action.report.markdown import Safe, template
 
+AHEAD_BY = {
+    "accuracy": "more accurate",
+    "cost": "the cheaper",
+    "latency": "the faster",
+    "order": "listed first",
+}
+"""Why the best model ranks above an equally accurate one (`Best.ahead_by`)."""
+
 DEFAULT_MAX_SUITES = 30
 """Suite rows shown in Markdown; the JSON has every suite."""
 
@@ -187,7 +195,13 @@ def _view(choice: ModelChoice, max_suites: int | None) -> dict[str, object]:
         "top_score": Safe(f"{_pct(top.common.accuracy)}%") if top else Safe("—"),
         "against": _against(choice),
         "beats": [a for a in _against(choice) if best and a.name in best.beats],
-        "tied": [a for a in _against(choice) if best and a.name in best.tied_with],
+        "level": [a for a in _against(choice) if best and a.name in best.level_with],
+        "noisy": [
+            a
+            for a in _against(choice)
+            if best and a.name in best.tied_with and a.name not in best.level_with
+        ],
+        "ahead_by": Safe(AHEAD_BY[best.ahead_by]) if best else Safe(""),
         "cheapest": choice.model(best.cheapest_of_tied) if best and best.cheapest_of_tied else None,
         "cost_of": {m.name: Safe(cost_text(m)) for m in choice.models},
         "alpha": Safe(f"{choice.alpha:g}"),
@@ -260,14 +274,22 @@ def verdict_text(choice: ModelChoice) -> str:
             f"{_name(best.name)} is best on your cases: {_pct(top.common.accuracy)}% vs {vs}, "
             f"on the {choice.common_cases:,} cases every model answered"
         )
-    tied = ", ".join(f"{_name(n)} ({against[n].score}, p {against[n].p})" for n in best.tied_with)
-    text = (
-        f"no clear best: {_name(best.name)} leads with {_pct(top.common.accuracy)}% but is not "
-        f"significantly better than {tied} at alpha {choice.alpha:g}"
-    )
-    if best.cheapest_of_tied:
+    text = f"no clear best: {_name(best.name)} leads with {_pct(top.common.accuracy)}%"
+    if best.level_with:
+        level = ", ".join(_name(n) for n in best.level_with)
+        text += f" (as good as {level}; ranked first as {AHEAD_BY[best.ahead_by]})"
+    noisy = [n for n in best.tied_with if n not in best.level_with]
+    if noisy:
+        listed = ", ".join(f"{_name(n)} ({against[n].score}, p {against[n].p})" for n in noisy)
+        text += f"{'' if best.level_with else ','} but is not significantly better than {listed}"
+        text += f" at alpha {choice.alpha:g}"
+    text += f", on the {choice.common_cases:,} cases every model answered"
+    if best.beats:
+        listed = ", ".join(f"{_name(n)} ({against[n].score}, p {against[n].p})" for n in best.beats)
+        text += f"; it is significantly better than {listed}"
+    if best.cheapest_of_tied and best.cheapest_of_tied != best.name:
         cheap = choice.model(best.cheapest_of_tied)
-        text += f"; of these, {_name(cheap.name)} costs least ({cost_text(cheap)})"
+        text += f"; of the tied models, {_name(cheap.name)} costs least ({cost_text(cheap)})"
     return text
 
 
