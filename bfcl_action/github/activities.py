@@ -27,7 +27,7 @@ from github.Repository import Repository
 
 from bfcl_action import redact
 from bfcl_action.compare import compare_runs
-from bfcl_action.digest import RunDigest, parse_digest
+from bfcl_action.digest import RunDigest, parse_digests
 from bfcl_action.errors import BfclActionError, InputError
 from bfcl_action.github import outputs, scheduled
 from bfcl_action.github.checks import (
@@ -256,7 +256,7 @@ def process_pull_request(
 ) -> int:
     outcome = Outcome(report_path=report_path)
     repo = attempt(outcome, "read the repository", lambda: gh.get_repo(ctx.repository))
-    base, where, merge_base = find_baseline(ctx, repo, pr, outcome)
+    base, where, merge_base = find_baseline(ctx, repo, pr, outcome, model=report.model)
     changes = engine.changed_tools(ctx, merge_base) if merge_base else []
     comparison = compare_runs(base, report, engine.thresholds(ctx), changed_tools=changes)
     comparison.notes.insert(0, f"baseline: {where}")
@@ -304,10 +304,16 @@ def process_pull_request(
 
 
 def find_baseline(
-    ctx: ActionContext, repo: Repository | None, pr: PullRequestInfo, outcome: Outcome
+    ctx: ActionContext,
+    repo: Repository | None,
+    pr: PullRequestInfo,
+    outcome: Outcome,
+    *,
+    model: str = "",
 ) -> tuple[RunReport | RunDigest | None, str, str]:
     """The merge-base check run's digest, else the baseline file, else nothing; plus the
-    merge-base sha when it is known."""
+    merge-base sha when it is known. A check run of a model matrix holds one digest per
+    model: a single-model run takes the one of its `model` (else the last)."""
     mode = ctx.inputs.baseline
     merge_base = ""
     if mode in ("auto", "check-run") and repo is not None:
@@ -319,7 +325,9 @@ def find_baseline(
             merge_base = sha
             if text is not None:
                 try:
-                    digest = parse_digest(text, source=f"check run on {sha[:12]}")
+                    digest = _own_digest(
+                        parse_digests(text, source=f"check run on {sha[:12]}"), model
+                    )
                     return (
                         digest,
                         f"the `{ctx.inputs.check_name}` check run on the merge-base commit "
@@ -339,6 +347,12 @@ def find_baseline(
         "no baseline yet (no digest on the merge-base commit and no baseline file)",
         merge_base,
     )
+
+
+def _own_digest(digests: list[RunDigest], model: str) -> RunDigest:
+    unlabelled = [d for d in digests if not d.label]
+    same_model = [d for d in digests if d.model == model]
+    return (unlabelled or same_model or digests)[-1]
 
 
 def _merge_base_digest(
