@@ -288,4 +288,5 @@ def test_a_single_model_pr_finds_its_own_digest_in_a_matrix_check_run(
         report=head,
     )
     assert pr.code == 0, pr.stderr
-    assert pr.outputs["verdict"] == "unchanged", pr.summary  # against b's digest; a's would be a regression
+    # against b's digest; a's would be a regression
+    assert pr.outputs["verdict"] == "unchanged", pr.summary
