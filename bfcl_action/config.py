@@ -149,6 +149,27 @@ class DerivedConfig(_Strict):
     distractors: DistractorSuite = Field(default_factory=DistractorSuite)
 
 
+KEY_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+RESERVED_KEY_PREFIXES = ("GITHUB_", "INPUT_", "ACTIONS_", "RUNNER_")
+"""Variables that are never a model's key: the runner's and the Action's own (the job's
+token, the inputs). A PR's `.bfcl.yml` names `api_key_env`; without this rule a fork's could
+send `INPUT_GITHUB_TOKEN` to an endpoint it also names (docs/security.md)."""
+
+
+def key_variable_problem(name: str) -> str | None:
+    """Why `name` cannot be a key variable, or None."""
+    if not KEY_VARIABLE.fullmatch(name):
+        return f"expected an environment variable name (letters, digits, _), found {name!r:.60}"
+    if name.upper().startswith(RESERVED_KEY_PREFIXES):
+        return (
+            f"{name} is the runner's or the Action's own variable, never a model key: name the "
+            "variable that holds the key (e.g. OPENAI_API_KEY), set from a secret in the step's "
+            "env (to send a GitHub token on purpose, e.g. to GitHub Models, copy it into a "
+            "variable of your own there)"
+        )
+    return None
+
+
 class ModelSettings(_Strict):
     """The `model:` section: how the model is called. Every key is optional; an unset key
     takes the value of `bfcl_action.settings.DEFAULTS` and command-line options / Action
@@ -169,6 +190,14 @@ class ModelSettings(_Strict):
     concurrency: int | None = Field(default=None, ge=1)
     timeout_s: float | None = Field(default=None, gt=0)
     retries: int | None = Field(default=None, ge=0)
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _api_key_env(cls, value: str | None) -> str | None:
+        problem = key_variable_problem(value) if value is not None else None
+        if problem:
+            raise ValueError(problem)
+        return value
 
     @field_validator("temperature", mode="before")
     @classmethod

@@ -290,3 +290,40 @@ def test_a_single_model_pr_finds_its_own_digest_in_a_matrix_check_run(
     assert pr.code == 0, pr.stderr
     # against b's digest; a's would be a regression
     assert pr.outputs["verdict"] == "unchanged", pr.summary
+
+
+def test_a_fork_matrix_cannot_send_the_job_token_to_an_endpoint_it_names(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    """A fork PR gets no secrets, but the job still holds its (read-only) token. A fork's
+    `.bfcl.yml` that names the token's variable as a model key and its own endpoint is
+    refused before any request: the token never leaves the job."""
+    from tests.test_github_action_e2e import write_tools
+
+    github_server.fork("octo/app", "mallory/app")
+    github_server.commit("mallory/app", "patch")
+    number = github_server.open_pull("octo/app", "patch", head_repo="mallory/app")["number"]
+    token = "ghs-read-only-job-token-0123456789"
+    with OpenAIServer() as evil:
+        workdir = tmp_path / "fork"
+        write_tools(workdir)
+        (workdir / ".bfcl.yml").write_text(
+            "tools:\n  - tools.json\nmodels:\n"
+            f"  - {{name: x, base_url: '{evil.base_url}', api_key_env: INPUT_GITHUB_TOKEN}}\n"
+            f"  - {{name: y, base_url: '{evil.base_url}', api_key_env: GITHUB_TOKEN}}\n"
+        )
+        run = run_action(
+            github_server,
+            workdir,
+            "pull_request",
+            github_server.pull_event("octo/app", number),
+            token=token,
+            extra_env={"GITHUB_TOKEN": token},
+        )
+        assert evil.requests == []
+    assert run.code != 0
+    assert (
+        "INPUT_GITHUB_TOKEN is the runner's or the Action's own variable" in run.stdout + run.stderr
+    )
+    _no_key_anywhere(run.stdout, run.stderr)
+    assert token not in run.stdout + run.stderr + run.summary

@@ -53,6 +53,10 @@ def test_models_section_parses_with_labels_and_shared_model_keys() -> None:
             ".bfcl.yml:3:5: models.0.temprature: unknown key; did you mean 'temperature'?",
         ),
         ("models:\n  - name: a\n  - name: a\n", "models: entries 0 and 1 are both labelled 'a'"),
+        (
+            "model:\n  api_key_env: GITHUB_TOKEN\n",
+            ".bfcl.yml:2:16: model.api_key_env: GITHUB_TOKEN is the runner's or the Action's own",
+        ),
         ("models:\n  - mode: fc\n", ".bfcl.yml:2:5: models.0.name: Field required"),
         (
             "models:\n  - name: a\n    label: 'two words'\n",
@@ -88,6 +92,9 @@ def test_models_input_one_model_per_line() -> None:
         ("a\nb mode=xml", "the `models` input:2: models: mode: Input should be 'fc' or 'prompt'"),
         ("a\na", "entries 0 and 1 are both labelled 'a'"),
         ("a temperature=hot", "the `models` input:1: models: temperature: expected a number"),
+        ("a api-key-env=INPUT_GITHUB_TOKEN", "INPUT_GITHUB_TOKEN is the runner's or the Action's"),
+        ("a api-key-env=github_token", "github_token is the runner's or the Action's own"),
+        ("a api-key-env=MY-KEY", "expected an environment variable name"),
     ],
 )
 def test_models_input_errors_name_the_line_and_key(text: str, expected: str) -> None:
