@@ -218,6 +218,13 @@ def evaluate_matrix(
         raise ConfigError("the model matrix is empty", field="models")
     cases, datasets = gather_cases(runs[0].settings, config)
     cases = select(runs[0].settings, cases)
+    batched = [run for run in runs if run.settings.batch]
+    if len(batched) > 1:  # every batch first: they run at once, the waits overlap
+        from bfcl_action.runner.pipeline import submit_batch
+
+        for run in batched:
+            print(f"bfcl-action: submitting the batch of {run.label}", file=sys.stderr)
+            submit_batch(cases, run_options(run.settings, datasets, api_keys.get(run.label)))
     reports: list[RunReport] = []
     for run in runs:
         print(f"bfcl-action: model {run.label} ({run.settings.model})", file=sys.stderr)

@@ -382,3 +382,47 @@ def test_impact_predicts_the_requests_of_every_model(tmp_path: Path) -> None:
         grown["models"]["c"] == len(set(grown["impacted"])) - 0
         or grown["models"]["c"] > single["requests"]
     )
+
+
+def test_a_batch_matrix_submits_every_models_batch_before_waiting(tmp_path: Path) -> None:
+    """With `batch`, each model's batch is created before the first one is waited for, so
+    the models' batches run at the same time; the answers equal a real-time matrix's."""
+    from bfcl_action.evaluation import evaluate_matrix
+    from tests.support.openai_batches import BatchPlan
+    from tests.support.openai_server import OpenAIServer
+
+    config_path = _example_with_matrix(tmp_path, "models:\n  - name: a\n  - name: b\n")
+    from bfcl_action.config import load_config
+
+    config = load_config(config_path)
+
+    def matrix(server: OpenAIServer, *, batch: bool, cache: Path) -> list[tuple[str, bool]]:
+        runs = resolve_matrix(
+            RunOverrides(
+                config=config_path,
+                base_url=server.base_url,
+                categories=("own_simple",),
+                batch=batch or None,
+                cache_dir=cache,
+            ),
+            config,
+            config.models,
+            environ={},
+        )
+        runs = [
+            r.model_copy(update={"settings": r.settings.model_copy(update={"batch_wait_s": 30.0})})
+            for r in runs
+        ]
+        reports, _ = evaluate_matrix(runs, config, api_keys={})
+        return [(f"{r.label}:{x.id}", x.valid) for r in reports for x in r.results]
+
+    with OpenAIServer() as server:
+        realtime = matrix(server, batch=False, cache=tmp_path / "rt")
+        server.batches.plan.extend([BatchPlan(polls=2), BatchPlan(polls=2)])
+        batched = matrix(server, batch=True, cache=tmp_path / "batch")
+        events = list(server.batches.events)
+    assert batched == realtime
+    created = [e for e in events if e[0] == "created"]
+    assert len(created) == 2
+    first_final = next(i for i, e in enumerate(events) if e[0] == "final")
+    assert all(events.index(c) < first_final for c in created)  # both submitted, then waited

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -127,6 +127,26 @@ async def collect_answers(
             cache.close()
     stats.notes.extend(batch_notes)
     return list(outcomes), stats
+
+
+def submit_batch(cases: Sequence[TestCase], options: RunOptions) -> None:
+    """Create the run's batch without waiting for it: its id is recorded beside the cache
+    (`batches.json`) and the run that follows collects it. A model matrix submits every
+    model's batch first, so the batches run at the same time and the wait is the longest
+    one, not their sum."""
+    assert options.batch is not None
+
+    async def submit() -> None:
+        backend, cache = open_backend(options)
+        try:
+            assert options.batch is not None
+            await answer_batch(cases, options, backend, replace(options.batch, wait_s=0.0))
+        finally:
+            await backend.aclose()
+            if cache is not None:
+                cache.close()
+
+    asyncio.run(submit())
 
 
 async def answer_batch(

@@ -69,6 +69,8 @@ class BatchAPI:
         self.batches: dict[str, dict[str, Any]] = {}
         self.plan: list[BatchPlan] = []
         self.created: list[str] = []
+        self.events: list[tuple[str, str]] = []
+        """`("created", id)` and `("final", id)` in the order they happened."""
         self.answered_lines = 0
         self._plans: dict[str, BatchPlan] = {}
         self._polls: dict[str, int] = {}
@@ -189,6 +191,7 @@ class BatchAPI:
         self._plans[batch_id] = self.plan.pop(0) if self.plan else BatchPlan()
         self._polls[batch_id] = 0
         self.created.append(batch_id)
+        self.events.append(("created", batch_id))
         return 200, json.dumps(self.batches[batch_id]).encode(), "json"
 
     def _retrieve(self, batch_id: str) -> tuple[int, bytes, str]:
@@ -200,6 +203,7 @@ class BatchAPI:
             plan = self._plans[batch_id]
             if self._polls[batch_id] > plan.polls:
                 self._finish(batch, plan)
+                self.events.append(("final", batch_id))
             else:
                 batch["status"] = "in_progress"
                 batch["in_progress_at"] = batch["in_progress_at"] or int(time.time())
