@@ -327,3 +327,48 @@ def test_a_fork_matrix_cannot_send_the_job_token_to_an_endpoint_it_names(
     )
     _no_key_anywhere(run.stdout, run.stderr)
     assert token not in run.stdout + run.stderr + run.summary
+
+
+def test_matrix_shards_are_reported_together_by_the_final_job(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    """`shard: i/n` with a matrix: each shard job runs every model on its part of the cases
+    and keeps one report per model; the final job's `report:` glob merges each model's
+    shards and publishes one check run with every model's full digest."""
+    workdir = tmp_path / "app"
+    shutil.copytree(EXAMPLE, workdir)
+    models = "replay:replay/base label=base\nreplay:replay/head label=head"
+    sha = github_server.repo("octo/app").branches["main"]
+    for index in (1, 2):
+        shard = run_action(
+            github_server,
+            workdir,
+            "push",
+            github_server.push_event("octo/app", "main"),
+            sha=sha,
+            in_process=True,
+            models=models,
+            shard=f"{index}/2",
+            output_dir=f"shards/{index}",
+        )
+        assert shard.code == 0, shard.stderr
+        assert shard.outputs["verdict"] == "shard"
+        assert json.loads(shard.outputs["models"]).keys() == {"base", "head"}
+    assert github_server.check_runs_on("octo/app", sha) == []  # shards publish nothing
+    final = run_action(
+        github_server,
+        workdir,
+        "push",
+        github_server.push_event("octo/app", "main"),
+        sha=sha,
+        in_process=True,
+        models=models,
+        report="shards/*/report.*.json",
+    )
+    assert final.code == 0, final.stderr
+    [check] = github_server.check_runs_on("octo/app", sha)
+    digests = parse_digests(check["output"]["summary"])
+    assert [d.label for d in digests] == ["base", "head"]
+    totals = {d.label: sum(s.total + s.infra_errors for s in d.suites.values()) for d in digests}
+    cases = len(build_cases(load_config(workdir / ".bfcl.yml"), base_dir=workdir))
+    assert totals == {"base": cases, "head": cases}

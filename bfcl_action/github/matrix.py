@@ -72,13 +72,6 @@ def run_matrix(
     """Evaluate every model, then publish as `activity` says (an `activities.Activity`
     value: `shard`, `scheduled`, `pull-request` or `save-baseline`)."""
     runs = engine.matrix(ctx)
-    if activity == "shard":
-        raise InputError(
-            "`shard` splits one model's cases; with a model matrix give each model its own "
-            "job instead (the `models` input with one line per job) and report them together "
-            "with `report:` (docs/model-matrix.md)",
-            field="shard",
-        )
     folder = output_dir(ctx)
     reports = [redact.redact_model(r) for r in engine.run_matrix(ctx, folder / "report.json")]
     by_label = {r.label: r for r in reports}
@@ -90,6 +83,8 @@ def run_matrix(
             from bfcl_action.run_reports import save_report
 
             save_report(by_label[run.label], paths[run.label])
+    if activity == "shard":
+        return finish_matrix_shard(ctx, runs, reports, paths)
     for run, report in zip(runs, reports, strict=True):
         scheduled.export_metrics(_model_ctx(ctx, run, metrics=True), report)
     gh = github_factory(ctx)
@@ -390,6 +385,47 @@ def scheduled_matrix(
     values = {label: {"report": str(path)} for label, path in paths.items()}
     outputs.write_outputs(ctx.output_path, {MATRIX_OUTPUT: json.dumps(values, sort_keys=True)})
     return max(codes, default=0)
+
+
+def finish_matrix_shard(
+    ctx: ActionContext, runs: list[MatrixRun], reports: list[RunReport], paths: dict[str, Path]
+) -> int:
+    """One shard of the cases, every model: keep each model's report for the job that
+    reports them all (`report:` with a glob over the shards' reports); publish nothing."""
+    lines = []
+    models: dict[str, dict[str, object]] = {}
+    for run, report in zip(runs, reports, strict=True):
+        answered = [r for r in report.results if r.infra_error is None]
+        correct = sum(r.valid for r in answered)
+        score = pct(correct / len(answered) if answered else None)
+        lines.append(f"- `{run.label}`: {correct}/{len(answered)} cases passed")
+        models[run.label] = {
+            "model": report.model,
+            "score": score,
+            "verdict": "shard",
+            "informational": run.informational,
+            "report": str(paths[run.label]),
+        }
+    outputs.append_summary(
+        ctx.step_summary_path,
+        f"## {title_for(ctx)}: shard {ctx.inputs.shard}\n\n"
+        + "\n".join(lines)
+        + "\n\nThe final job reports every model's shards together (docs/model-matrix.md).\n",
+    )
+    outputs.write_outputs(
+        ctx.output_path,
+        {
+            "score": str(models[runs[0].label]["score"]),
+            "verdict": "shard",
+            "categories": "{}",
+            "report-path": str(paths[runs[0].label]),
+            "comment-id": "",
+            "comment-file": "",
+            "check-run-id": "",
+            MATRIX_OUTPUT: json.dumps(models, sort_keys=True),
+        },
+    )
+    return 0
 
 
 def finish_matrix(
