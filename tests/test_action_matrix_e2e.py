@@ -84,6 +84,7 @@ def _matrix_runs(
             "api-key-env=FRAGILE_API_KEY" + (" informational=true" if informational else "") + "\n"
         )
         inputs = {
+            "statuses": "true",
             "models": models,
             "base_url": steady.base_url,  # every model without its own endpoint
             "api_key": STEADY_KEY,  # every model without its own key variable
@@ -162,6 +163,9 @@ def test_a_two_model_matrix_posts_one_comment_with_a_regression_in_one_model_onl
     assert check["output"]["title"].startswith("steady ") and "fragile" in check["output"]["title"]
     assert [d.label for d in parse_digests(check["output"]["summary"])] == ["steady", "fragile"]
 
+    statuses = github_server.latest_statuses("octo/app", head_sha)
+    assert statuses["bfcl-action/fragile/own_multiple"]["state"] == "failure"
+    assert statuses["bfcl-action/steady/own_multiple"]["state"] == "success"
     models = json.loads(pr.outputs["models"])
     assert models["steady"]["verdict"] == "unchanged"
     assert models["fragile"]["verdict"] == "regression"
