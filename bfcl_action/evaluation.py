@@ -244,13 +244,22 @@ def evaluate_matrix(
 _UNSAFE_IN_NAME = re.compile(r"[^A-Za-z0-9._-]")
 
 
+def file_label(label: str) -> str:
+    """A matrix label as part of a file name (characters a file name cannot hold: `_`)."""
+    return _UNSAFE_IN_NAME.sub("_", label)
+
+
+def labelled_path(path: Path, label: str) -> Path:
+    """`run.json` -> `run.<label>.json`: one model's file of a matrix run."""
+    return path.with_name(f"{path.stem}.{file_label(label)}{path.suffix}")
+
+
 def labelled_paths(path: Path, labels: Sequence[str]) -> dict[str, Path]:
-    """`run.json` -> `run.<label>.json` per matrix entry (characters a file name cannot
-    hold become `_`); two labels that would share a file are an error."""
+    """`labelled_path` per matrix entry; two labels that would share a file are an error."""
     out: dict[str, Path] = {}
     taken: dict[Path, str] = {}
     for label in labels:
-        target = path.with_name(f"{path.stem}.{_UNSAFE_IN_NAME.sub('_', label)}{path.suffix}")
+        target = labelled_path(path, label)
         if target in taken:
             raise ConfigError(
                 f"labels {taken[target]!r} and {label!r} would both write {target.name}: "

@@ -188,11 +188,20 @@ def test_only_a_gating_model_fails_the_matrix() -> None:
 
 
 def test_matrix_comment_names_the_regressed_model_and_keeps_both_rows() -> None:
+    from bfcl_action.model_choice import choose_models
+
     steady = _entry("steady", "1" * 40, "1" * 40)
     broken = _entry("broken", "1" * 40, "1" * 20 + "0" * 20)
+    heads = [
+        make_report({"own_simple": "1" * 40}),
+        make_report({"own_simple": "1" * 20 + "0" * 20}),
+    ]
+    for report, label in zip(heads, ("steady", "broken"), strict=True):
+        report.label = label
+    for i, result in enumerate(heads[0].results):
+        result.latency_s = 0.5 if i < 30 else 1.25  # p50 0.5 s, p95 1.25 s
     body = render_matrix_comment(
-        MatrixComparison(entries=[steady, broken]),
-        latency={"steady": (0.5, 1.25), "broken": (None, None)},
+        MatrixComparison(entries=[steady, broken]), choice=choose_models(heads)
     )
     assert body.startswith("### ❌ BFCL function-calling check: regression in `broken`")
     rows = [line for line in body.splitlines() if line.startswith("| `")]

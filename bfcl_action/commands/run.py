@@ -18,6 +18,8 @@ from bfcl_action.errors import ConfigError
 from bfcl_action.evaluation import (
     evaluate,
     evaluate_matrix,
+    file_label,
+    labelled_path,
     labelled_paths,
     print_summary,
     write_outputs,
@@ -375,7 +377,7 @@ def run_matrix(args: argparse.Namespace, config: BfclConfig | None, runs: list[M
     outputs = labelled_paths(args.output, labels)
     failed = False
     for run, report in zip(runs, reports, strict=True):
-        results_dir = args.results_dir / _file_safe(run.label) if args.results_dir else None
+        results_dir = args.results_dir / file_label(run.label) if args.results_dir else None
         write_outputs(report, outputs[run.label], results_dir, cases)
         _write_metrics(args, report, run.label)
         print(f"\n== {run.label} ({report.model}, {report.mode})")
@@ -398,17 +400,13 @@ def run_matrix(args: argparse.Namespace, config: BfclConfig | None, runs: list[M
     return 1 if failed else 0
 
 
-def _file_safe(label: str) -> str:
-    return labelled_paths(Path("x"), [label])[label].name.removeprefix("x.")
-
-
 def _write_metrics(args: argparse.Namespace, report: RunReport, label: str) -> None:
     if not (args.metrics_json or args.metrics_openmetrics or args.metrics_emf):
         return
     from bfcl_action.metrics import write_metrics
 
     def path(given: Path | None) -> Path | None:
-        return labelled_paths(given, [label])[label] if given is not None else None
+        return labelled_path(given, label) if given is not None else None
 
     write_metrics(
         report,

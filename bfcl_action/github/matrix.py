@@ -26,6 +26,7 @@ from bfcl_action import redact
 from bfcl_action.compare import Comparison, compare_runs
 from bfcl_action.digest import RunDigest, make_digest, parse_digests
 from bfcl_action.errors import BfclActionError, InputError
+from bfcl_action.evaluation import labelled_path
 from bfcl_action.github import outputs, scheduled
 from bfcl_action.github.checks import (
     Annotation,
@@ -53,6 +54,7 @@ from bfcl_action.github.publish import (
 )
 from bfcl_action.github.statuses import post_statuses
 from bfcl_action.matrix import MatrixComparison, MatrixEntry, pick_baseline
+from bfcl_action.model_choice import ModelChoice, choose_models
 from bfcl_action.models import RunReport
 from bfcl_action.report.coverage import tools_without_cases
 from bfcl_action.report.matrix import render_matrix_comment, render_matrix_summary
@@ -77,7 +79,7 @@ def run_matrix(
     by_label = {r.label: r for r in reports}
     runs = [r for r in runs if r.label in by_label]
     reports = [by_label[r.label] for r in runs]
-    paths = {r.label: folder / f"report.{_safe(r.label)}.json" for r in runs}
+    paths = {r.label: labelled_path(folder / "report.json", r.label) for r in runs}
     for run in runs:
         if not paths[run.label].is_file():
             from bfcl_action.run_reports import save_report
@@ -96,12 +98,6 @@ def run_matrix(
     return baseline_matrix(ctx, gh, engine, runs, reports, paths)
 
 
-def _safe(label: str) -> str:
-    from bfcl_action.evaluation import labelled_paths
-
-    return labelled_paths(Path("x"), [label])[label].name.removeprefix("x.")
-
-
 def _model_ctx(ctx: ActionContext, run: MatrixRun, *, metrics: bool = False) -> ActionContext:
     """The context as one model's own step would see it: its check name (scheduled runs),
     its metrics files, informational as `fail-on-regression: false`."""
@@ -112,8 +108,7 @@ def _model_ctx(ctx: ActionContext, run: MatrixRun, *, metrics: bool = False) -> 
         for name in ("metrics_json", "metrics_openmetrics", "metrics_emf"):
             value = getattr(ctx.inputs, name)
             if value:
-                path = Path(value)
-                update[name] = str(path.with_name(f"{path.stem}.{_safe(run.label)}{path.suffix}"))
+                update[name] = str(labelled_path(Path(value), run.label))
     else:
         update["check_name"] = f"{ctx.inputs.check_name}/{run.label}"
     return ctx.model_copy(update={"inputs": ctx.inputs.model_copy(update=update)})
@@ -149,17 +144,9 @@ def compare_matrix(
     return MatrixComparison(entries=entries)
 
 
-def _choice(
-    reports: list[RunReport],
-) -> tuple[str, str, dict[str, tuple[float | None, float | None]]]:
-    """The model-choice section (markdown, headline) and each model's latency p50/p95."""
-    from bfcl_action.model_choice import choose_models
-    from bfcl_action.report.model_choice import render_model_choice_markdown, verdict_text
-
-    choice = choose_models(reports)
-    latency = {m.label or m.name: (m.latency.p50, m.latency.p95) for m in choice.models}
-    markdown = render_model_choice_markdown(choice, heading_level=4, max_suites=0)
-    return markdown, verdict_text(choice), latency
+def _choice(reports: list[RunReport]) -> ModelChoice:
+    """Which model did best on this run's cases (paired tests between the models)."""
+    return choose_models(reports)
 
 
 def find_matrix_baseline(
@@ -227,16 +214,14 @@ def check_summary(
     ctx: ActionContext,
     matrix: MatrixComparison,
     reports: list[RunReport],
-    choice: tuple[str, str, dict[str, tuple[float | None, float | None]]],
+    choice: ModelChoice,
 ) -> str:
     digests = "\n\n".join(make_digest(r) for r in reports)
     body = render_matrix_comment(
         matrix,
         title=title_for(ctx),
         full_report_url=ctx.run_url or None,
-        latency=choice[2],
-        choice=choice[0],
-        choice_headline=choice[1],
+        choice=choice,
         max_bytes=check_summary_room(digests),
     )
     return summary_with_digest(body, digests)
@@ -303,9 +288,7 @@ def pull_request_matrix(
         matrix,
         title=title_for(ctx),
         full_report_url=ctx.run_url or None,
-        latency=choice[2],
-        choice=choice[0],
-        choice_headline=choice[1],
+        choice=choice,
         max_chars=COMMENT_LIMIT - len(comment_marker(ctx.inputs.check_name)) - 1,
         uncovered_tools=tools_without_cases(tools.locations, reports[0]),
     )
@@ -433,7 +416,7 @@ def finish_matrix(
     outcome: Outcome,
     matrix: MatrixComparison,
     paths: dict[str, Path],
-    choice: tuple[str, str, dict[str, tuple[float | None, float | None]]],
+    choice: ModelChoice,
 ) -> int:
     """Job summary, outputs (the first model's score and categories, the matrix verdict,
     every model under `models`), then the exit code."""
@@ -441,9 +424,7 @@ def finish_matrix(
         matrix,
         title=title_for(ctx),
         full_report_url=ctx.run_url or None,
-        latency=choice[2],
-        choice=choice[0],
-        choice_headline=choice[1],
+        choice=choice,
         max_bytes=outputs.SUMMARY_LIMIT - 64_000,
     )
     if outcome.problems:

@@ -10,12 +10,13 @@ are always kept; suite rows, then each model's details, are cut first, with a no
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bfcl_action import github_limits as limits
 from bfcl_action.compare import SuiteComparison, Verdict, natural_key
 from bfcl_action.matrix import MatrixComparison, MatrixEntry
+from bfcl_action.model_choice import ModelChoice
 from bfcl_action.report.markdown import (
     COMMENT_LIMIT,
     DEFAULT_TITLE,
@@ -24,8 +25,7 @@ from bfcl_action.report.markdown import (
     render_summary,
     template,
 )
-
-Latency = tuple[float | None, float | None]
+from bfcl_action.report.model_choice import render_model_choice_markdown, verdict_text
 
 
 @dataclass
@@ -77,9 +77,7 @@ def _render(
     title: str,
     suite_limit: int | None,
     details: Sequence[_Detail],
-    latency: Mapping[str, Latency],
-    choice: str,
-    choice_headline: str,
+    choice: ModelChoice | None,
     full_report_url: str | None,
     cut_note: str | None,
 ) -> str:
@@ -92,17 +90,26 @@ def _render(
         headline_models=_headline_models(matrix),
         watched=[e for e in matrix.entries if e.informational],
         cases=_cases(matrix),
-        latency=dict(latency),
+        latency=_latency(choice),
         suites=ordered,
         suites_left_out=len(suites) - len(ordered),
         cells=_cells(matrix),
-        choice=Safe(choice) if choice else "",
-        choice_headline=choice_headline,
+        choice=Safe(render_model_choice_markdown(choice, heading_level=4, max_suites=0))
+        if choice is not None and len(choice.models) > 1
+        else "",
+        choice_headline=verdict_text(choice) if choice is not None else "",
         list_limit=10,
         details=list(details),
         full_report_url=full_report_url,
         cut_note=Safe(cut_note) if cut_note else None,
     )
+
+
+def _latency(choice: ModelChoice | None) -> dict[str, tuple[float | None, float | None]]:
+    """Latency p50 / p95 per label (answers asked in this run; `model_choice.Latency`)."""
+    if choice is None:
+        return {}
+    return {m.label or m.name: (m.latency.p50, m.latency.p95) for m in choice.models}
 
 
 def _moved_first(matrix: MatrixComparison, suites: list[str]) -> list[str]:
@@ -179,16 +186,15 @@ def render_matrix_comment(
     *,
     title: str = DEFAULT_TITLE,
     full_report_url: str | None = None,
-    latency: Mapping[str, Latency] | None = None,
-    choice: str = "",
-    choice_headline: str = "",
+    choice: ModelChoice | None = None,
     max_chars: int = COMMENT_LIMIT,
     max_bytes: int | None = None,
     uncovered_tools: Sequence[str] = (),
 ) -> str:
     """The matrix PR comment within `max_chars` (or `max_bytes` UTF-8 bytes: a check-run
-    summary). `choice` is the rendered model-choice section, `latency` (p50, p95) seconds
-    per label; `uncovered_tools` are named once, in the first model's details."""
+    summary). `choice` (`model_choice.choose_models` over the head reports) gives the
+    latency column and the *Which model?* section; `uncovered_tools` are named once, in
+    the first model's details."""
     where = full_report_url or "this workflow run's job summary and JSON reports"
     first = matrix.entries[0].label if matrix.entries else ""
     measure = len if max_bytes is None else limits.utf8_len
@@ -210,9 +216,7 @@ def render_matrix_comment(
         unit="character" if max_bytes is None else "byte",
         where=where,
         title=title,
-        latency=latency or {},
         choice=choice,
-        choice_headline=choice_headline,
         full_report_url=full_report_url,
     )
 
@@ -222,9 +226,7 @@ def render_matrix_summary(
     *,
     title: str = DEFAULT_TITLE,
     full_report_url: str | None = None,
-    latency: Mapping[str, Latency] | None = None,
-    choice: str = "",
-    choice_headline: str = "",
+    choice: ModelChoice | None = None,
     max_bytes: int,
 ) -> str:
     """The job summary: the comment's layout with each model's full job summary inside."""
@@ -241,9 +243,7 @@ def render_matrix_summary(
         unit="byte",
         where=where,
         title=title,
-        latency=latency or {},
         choice=choice,
-        choice_headline=choice_headline,
         full_report_url=full_report_url,
     )
 
