@@ -58,7 +58,7 @@ from bfcl_action.model_choice import ModelChoice, choose_models
 from bfcl_action.models import RunReport
 from bfcl_action.report.coverage import tools_without_cases
 from bfcl_action.report.matrix import render_matrix_comment, render_matrix_summary
-from bfcl_action.run_reports import load_baseline
+from bfcl_action.run_reports import load_baseline, save_report
 from bfcl_action.settings import MatrixRun
 
 MATRIX_OUTPUT = "models"
@@ -77,13 +77,18 @@ def run_matrix(
     folder = output_dir(ctx)
     reports = [redact.redact_model(r) for r in engine.run_matrix(ctx, folder / "report.json")]
     by_label = {r.label: r for r in reports}
+    missing = [r.label for r in runs if r.label not in by_label]
+    if missing:  # only with the `report` input: a job of the matrix left no report
+        outputs.warning(
+            f"the `report` input holds no report of {', '.join(missing)}: left out of the "
+            "comparison",
+            title="bfcl-action",
+        )
     runs = [r for r in runs if r.label in by_label]
     reports = [by_label[r.label] for r in runs]
     paths = {r.label: labelled_path(folder / "report.json", r.label) for r in runs}
     for run in runs:
         if not paths[run.label].is_file():
-            from bfcl_action.run_reports import save_report
-
             save_report(by_label[run.label], paths[run.label])
     if activity == "shard":
         return finish_matrix_shard(ctx, runs, reports, paths)
@@ -142,11 +147,6 @@ def compare_matrix(
             )
         )
     return MatrixComparison(entries=entries)
-
-
-def _choice(reports: list[RunReport]) -> ModelChoice:
-    """Which model did best on this run's cases (paired tests between the models)."""
-    return choose_models(reports)
 
 
 def find_matrix_baseline(
@@ -281,7 +281,7 @@ def pull_request_matrix(
     repo = attempt(outcome, "read the repository", lambda: gh.get_repo(ctx.repository))
     baselines, where, merge_base = find_matrix_baseline(ctx, repo, pr, outcome)
     matrix = compare_matrix(ctx, engine, runs, reports, baselines, where, merge_base)
-    choice = _choice(reports)
+    choice = choose_models(reports)
     notes = matrix_annotations(matrix, engine, ctx, reports)
     tools = engine.tools(ctx)
     body = render_matrix_comment(
@@ -343,7 +343,7 @@ def baseline_matrix(
         f"baseline run on `{ctx.sha[:12]}`: every model's digest is stored in the "
         f"`{ctx.inputs.check_name}` check run, where pull requests find them"
     )
-    choice = _choice(reports)
+    choice = choose_models(reports)
     repo = attempt(outcome, "read the repository", lambda: gh.get_repo(ctx.repository))
     if repo is not None and ctx.sha:
         summary = check_summary(ctx, matrix, reports, choice)
