@@ -27,13 +27,12 @@ from github.Repository import Repository
 
 from bfcl_action import redact
 from bfcl_action.compare import compare_runs
-from bfcl_action.digest import RunDigest, parse_digests
-from bfcl_action.errors import BfclActionError, InputError
+from bfcl_action.digest import RunDigest
+from bfcl_action.errors import InputError
 from bfcl_action.github import outputs, scheduled
 from bfcl_action.github.checks import (
     Annotation,
     Conclusion,
-    find_digest_text,
     publish_check_run,
     summary_with_digest,
 )
@@ -50,11 +49,11 @@ from bfcl_action.github.publish import (
     COMMENT_DIR,
     Outcome,
     attempt,
-    baseline_file,
     category_statuses,
     check_summary,
     check_title,
     conclusion_of,
+    find_baselines,
     finish,
     output_dir,
     output_values,
@@ -71,7 +70,7 @@ from bfcl_action.github.statuses import post_statuses
 from bfcl_action.models import RunReport
 from bfcl_action.report.coverage import tools_without_cases
 from bfcl_action.report.markdown import render_comment
-from bfcl_action.run_reports import load_baseline, load_report, save_report
+from bfcl_action.run_reports import load_report, save_report
 
 GithubFactory = Callable[[ActionContext], Github]
 BASELINE_MODES = ("auto", "check-run", "file", "none")
@@ -314,53 +313,16 @@ def find_baseline(
     """The merge-base check run's digest, else the baseline file, else nothing; plus the
     merge-base sha when it is known. A check run of a model matrix holds one digest per
     model: a single-model run takes the one of its `model` (else the last)."""
-    mode = ctx.inputs.baseline
-    merge_base = ""
-    if mode in ("auto", "check-run") and repo is not None:
-        found = attempt(
-            outcome, "read the merge-base check run", lambda: _merge_base_digest(ctx, repo, pr)
+    found, where, merge_base = find_baselines(ctx, repo, pr, outcome)
+    if not found:
+        return (
+            None,
+            "no baseline yet (no digest on the merge-base commit and no baseline file)",
+            merge_base,
         )
-        if found is not None:
-            sha, text = found
-            merge_base = sha
-            if text is not None:
-                try:
-                    digest = _own_digest(
-                        parse_digests(text, source=f"check run on {sha[:12]}"), model
-                    )
-                    return (
-                        digest,
-                        f"the `{ctx.inputs.check_name}` check run on the merge-base commit "
-                        f"`{sha[:12]}`",
-                        merge_base,
-                    )
-                except BfclActionError as exc:
-                    outcome.problems.append(f"ignored the merge-base digest: {exc}")
-    path = baseline_file(ctx)
-    if mode in ("auto", "file") or mode.startswith("file:"):
-        if path is not None and path.is_file():
-            return load_baseline(path), f"the baseline file `{path.name}`", merge_base
-        if mode != "auto":
-            raise InputError("the baseline file does not exist", file=str(path), field="baseline")
-    return (
-        None,
-        "no baseline yet (no digest on the merge-base commit and no baseline file)",
-        merge_base,
-    )
-
-
-def _own_digest(digests: list[RunDigest], model: str) -> RunDigest:
-    unlabelled = [d for d in digests if not d.label]
-    same_model = [d for d in digests if d.model == model]
-    return (unlabelled or same_model or digests)[-1]
-
-
-def _merge_base_digest(
-    ctx: ActionContext, repo: Repository, pr: PullRequestInfo
-) -> tuple[str, str | None]:
-    comparison = repo.compare(pr.base_sha or pr.base_ref, pr.head_sha)
-    sha = comparison.merge_base_commit.sha
-    return sha, find_digest_text(repo, sha, ctx.inputs.check_name)
+    unlabelled = [b for b in found if not b.label]
+    same_model = [b for b in found if b.model == model]
+    return (unlabelled or same_model or found)[-1], where, merge_base
 
 
 # ------------------------------------------------------------------------------ read-only PRs

@@ -24,15 +24,13 @@ from github.Repository import Repository
 
 from bfcl_action import redact
 from bfcl_action.compare import Comparison, compare_runs
-from bfcl_action.digest import RunDigest, make_digest, parse_digests
-from bfcl_action.errors import BfclActionError, InputError
+from bfcl_action.digest import RunDigest, make_digest
 from bfcl_action.evaluation import labelled_path
 from bfcl_action.github import outputs, scheduled
 from bfcl_action.github.checks import (
     Annotation,
     Conclusion,
     check_summary_room,
-    find_digest_text,
     publish_check_run,
     summary_with_digest,
 )
@@ -43,8 +41,8 @@ from bfcl_action.github.evaluate import Engine, annotations_for
 from bfcl_action.github.publish import (
     Outcome,
     attempt,
-    baseline_file,
     category_statuses,
+    find_baselines,
     output_dir,
     pct,
     post_comment,
@@ -58,7 +56,7 @@ from bfcl_action.model_choice import ModelChoice, choose_models
 from bfcl_action.models import RunReport
 from bfcl_action.report.coverage import tools_without_cases
 from bfcl_action.report.matrix import render_matrix_comment, render_matrix_summary
-from bfcl_action.run_reports import load_baseline, save_report
+from bfcl_action.run_reports import save_report
 from bfcl_action.settings import MatrixRun
 
 MATRIX_OUTPUT = "models"
@@ -149,49 +147,6 @@ def compare_matrix(
     return MatrixComparison(entries=entries)
 
 
-def find_matrix_baseline(
-    ctx: ActionContext, repo: Repository | None, pr: PullRequestInfo, outcome: Outcome
-) -> tuple[list[RunDigest | RunReport], str, str]:
-    """Every digest of the merge-base check run, else the baseline file(s); the place they
-    came from; the merge-base sha."""
-    mode = ctx.inputs.baseline
-    merge_base = ""
-    if mode in ("auto", "check-run") and repo is not None:
-        found = attempt(
-            outcome,
-            "read the merge-base check run",
-            lambda: _merge_base_text(ctx, repo, pr),
-        )
-        if found is not None:
-            merge_base, text = found
-            if text is not None:
-                try:
-                    digests = parse_digests(text, source=f"check run on {merge_base[:12]}")
-                    return (
-                        list(digests),
-                        f"the `{ctx.inputs.check_name}` check run on the merge-base commit "
-                        f"`{merge_base[:12]}`",
-                        merge_base,
-                    )
-                except BfclActionError as exc:
-                    outcome.problems.append(f"ignored the merge-base digests: {exc}")
-    path = baseline_file(ctx)
-    if mode in ("auto", "file") or mode.startswith("file:"):
-        if path is not None and path.is_file():
-            return [load_baseline(path)], f"the baseline file `{path.name}`", merge_base
-        if mode != "auto":
-            raise InputError("the baseline file does not exist", file=str(path), field="baseline")
-    return [], "", merge_base
-
-
-def _merge_base_text(
-    ctx: ActionContext, repo: Repository, pr: PullRequestInfo
-) -> tuple[str, str | None]:
-    comparison = repo.compare(pr.base_sha or pr.base_ref, pr.head_sha)
-    sha = comparison.merge_base_commit.sha
-    return sha, find_digest_text(repo, sha, ctx.inputs.check_name)
-
-
 # ------------------------------------------------------------------------------ publishing
 def conclusion_of(matrix: MatrixComparison) -> Conclusion:
     if matrix.fails:
@@ -279,7 +234,7 @@ def pull_request_matrix(
 ) -> int:
     outcome = Outcome(report_path=paths[runs[0].label])
     repo = attempt(outcome, "read the repository", lambda: gh.get_repo(ctx.repository))
-    baselines, where, merge_base = find_matrix_baseline(ctx, repo, pr, outcome)
+    baselines, where, merge_base = find_baselines(ctx, repo, pr, outcome)
     matrix = compare_matrix(ctx, engine, runs, reports, baselines, where, merge_base)
     choice = choose_models(reports)
     notes = matrix_annotations(matrix, engine, ctx, reports)

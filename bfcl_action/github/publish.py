@@ -21,12 +21,14 @@ from github.Repository import Repository
 
 from bfcl_action import redact
 from bfcl_action.compare import Comparison, Verdict, compare_runs
-from bfcl_action.digest import make_digest
+from bfcl_action.digest import RunDigest, make_digest, parse_digests
+from bfcl_action.errors import BfclActionError, InputError
 from bfcl_action.github import outputs
 from bfcl_action.github.checks import (
     Annotation,
     Conclusion,
     check_summary_room,
+    find_digest_text,
     publish_check_run,
     summary_with_digest,
 )
@@ -42,6 +44,7 @@ from bfcl_action.github.evaluate import Engine
 from bfcl_action.github.statuses import CategoryStatus
 from bfcl_action.models import RunReport
 from bfcl_action.report.markdown import DEFAULT_TITLE, render_comment, render_summary
+from bfcl_action.run_reports import load_baseline
 
 T = TypeVar("T")
 COMMENT_DIR = "comment"
@@ -158,6 +161,48 @@ def save_baseline(
 
 
 # ------------------------------------------------------------------------------ pull requests
+def find_baselines(
+    ctx: ActionContext, repo: Repository | None, pr: PullRequestInfo, outcome: Outcome
+) -> tuple[list[RunReport | RunDigest], str, str]:
+    """Every digest of the merge-base check run (one per model of a matrix), else the
+    baseline file, else none; where they came from; the merge-base sha when known."""
+    mode = ctx.inputs.baseline
+    merge_base = ""
+    if mode in ("auto", "check-run") and repo is not None:
+        found = attempt(
+            outcome, "read the merge-base check run", lambda: _merge_base_text(ctx, repo, pr)
+        )
+        if found is not None:
+            merge_base, text = found
+            if text is not None:
+                try:
+                    digests = parse_digests(text, source=f"check run on {merge_base[:12]}")
+                    return (
+                        list(digests),
+                        f"the `{ctx.inputs.check_name}` check run on the merge-base commit "
+                        f"`{merge_base[:12]}`",
+                        merge_base,
+                    )
+                except BfclActionError as exc:
+                    outcome.problems.append(f"ignored the merge-base digest: {exc}")
+    path = baseline_file(ctx)
+    if mode in ("auto", "file") or mode.startswith("file:"):
+        if path is not None and path.is_file():
+            return [load_baseline(path)], f"the baseline file `{path.name}`", merge_base
+        if mode != "auto":
+            raise InputError("the baseline file does not exist", file=str(path), field="baseline")
+    return [], "", merge_base
+
+
+def _merge_base_text(
+    ctx: ActionContext, repo: Repository, pr: PullRequestInfo
+) -> tuple[str, str | None]:
+    """The merge-base sha and the summary of its `check-name` check run with a digest."""
+    comparison = repo.compare(pr.base_sha or pr.base_ref, pr.head_sha)
+    sha = comparison.merge_base_commit.sha
+    return sha, find_digest_text(repo, sha, ctx.inputs.check_name)
+
+
 def baseline_file(ctx: ActionContext) -> Path | None:
     root = Path(ctx.inputs.working_directory or ".")
     if ctx.inputs.baseline.startswith("file:"):
