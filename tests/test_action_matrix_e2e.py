@@ -376,3 +376,24 @@ def test_matrix_shards_are_reported_together_by_the_final_job(
     totals = {d.label: sum(s.total + s.infra_errors for s in d.suites.values()) for d in digests}
     cases = len(build_cases(load_config(workdir / ".bfcl.yml"), base_dir=workdir))
     assert totals == {"base": cases, "head": cases}
+
+
+def test_a_matrix_model_without_a_key_stops_the_run_before_any_request(
+    github_server: GitHubServer, tmp_path: Path
+) -> None:
+    from tests.test_github_action_e2e import write_tools
+
+    write_tools(tmp_path)
+    run = run_action(
+        github_server,
+        tmp_path,
+        "push",
+        github_server.push_event("octo/app", "main"),
+        in_process=True,
+        models="gpt-4o-mini\ngpt-4.1 api-key-env=SECOND_API_KEY",
+        extra_env={"SECOND_API_KEY": "sk-second-0123456789"},
+    )
+    assert run.code == 2
+    assert "no API key for gpt-4o-mini (api-key input)" in run.stdout + run.stderr
+    assert "sk-second-0123456789" not in run.stdout + run.stderr + run.summary
+    assert github_server.writes() == []
