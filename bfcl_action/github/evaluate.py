@@ -303,7 +303,7 @@ def run_matrix_evaluation(
         if not found:
             raise InputError(
                 f"no report of the matrix models ({', '.join(labels)}) in the `report` input; "
-                f"it holds {', '.join(sorted(grouped)) or 'none'}",
+                f"it holds {', '.join(sorted(g or '(no label)' for g in grouped)) or 'none'}",
                 field="report",
             )
         return found
