@@ -435,3 +435,17 @@ def test_a_batch_matrix_submits_every_models_batch_before_waiting(tmp_path: Path
     assert len(created) == 2
     first_final = next(i for i, e in enumerate(events) if e[0] == "final")
     assert all(events.index(c) < first_final for c in created)  # both submitted, then waited
+
+
+def test_the_matrix_recipe_in_the_docs_parses() -> None:
+    doc = (Path(__file__).parents[1] / "docs" / "model-matrix.md").read_text()
+    blocks = re.findall(r"```yaml\n(.*?)```", doc, flags=re.S)
+    config = parse_config(blocks[0], "docs/model-matrix.md")
+    assert [m.key for m in config.models] == ["mini", "gpt-4.1", "llama"]
+    listed = blocks[2].split("models: |\n", 1)[1]
+    entries = parse_models_input(listed)
+    assert [e.key for e in entries] == [m.key for m in config.models]
+    # the input and the file spell the same matrix
+    assert [e.model_dump(exclude_none=True) for e in entries] == [
+        m.model_dump(exclude_none=True) for m in config.models
+    ]
