@@ -250,7 +250,11 @@ def test_scheduled_matrix_tracks_each_model_with_its_own_check_history_and_alert
         "bfcl-action_a.jsonl",
         "bfcl-action_b.jsonl",
     }
-    assert json.loads(second.outputs["models"]).keys() == {"a", "b"}
+    models = json.loads(second.outputs["models"])
+    assert {k: v["verdict"] for k, v in models.items()} == {"a": "unchanged", "b": "regression"}
+    assert second.outputs["verdict"] == "regression"
+    assert "## Which model should we ship?" in second.summary
+    assert "bfcl-action/a" in second.summary and "bfcl-action/b" in second.summary
 
 
 def test_a_single_model_pr_finds_its_own_digest_in_a_matrix_check_run(

@@ -56,6 +56,7 @@ from bfcl_action.model_choice import ModelChoice, choose_models
 from bfcl_action.models import RunReport
 from bfcl_action.report.coverage import tools_without_cases
 from bfcl_action.report.matrix import render_matrix_comment, render_matrix_summary
+from bfcl_action.report.model_choice import render_model_choice_markdown
 from bfcl_action.run_reports import save_report
 from bfcl_action.settings import MatrixRun
 
@@ -314,15 +315,60 @@ def scheduled_matrix(
     reports: list[RunReport],
     paths: dict[str, Path],
 ) -> int:
-    """Each model tracked on its own (`<check-name>/<label>`: check run, history, alert)."""
+    """Each model tracked on its own (`<check-name>/<label>`: check run, history, alert),
+    then the job summary's *Which model?* over this run and the matrix's outputs (written
+    last, so they are the step's)."""
     codes = []
+    entries = []
     for run, report in zip(runs, reports, strict=True):
+        done: list[Outcome] = []
         codes.append(
-            scheduled.run_scheduled(_model_ctx(ctx, run), gh, engine, report, paths[run.label])
+            scheduled.run_scheduled(
+                _model_ctx(ctx, run), gh, engine, report, paths[run.label], outcomes=done
+            )
         )
-    values = {label: {"report": str(path)} for label, path in paths.items()}
-    outputs.write_outputs(ctx.output_path, {MATRIX_OUTPUT: json.dumps(values, sort_keys=True)})
+        comparison = done[0].comparison if done else None
+        if comparison is None:  # not the default branch: only the check run was published
+            comparison = compare_runs(None, report, engine.thresholds(_model_ctx(ctx, run)))
+        entries.append(
+            MatrixEntry(
+                label=run.label,
+                model=report.model,
+                mode=str(report.mode),
+                informational=run.informational,
+                comparison=comparison,
+            )
+        )
+    if len(reports) > 1:
+        outputs.append_summary(
+            ctx.step_summary_path,
+            "\n" + render_model_choice_markdown(choose_models(reports), heading_level=2),
+        )
+    matrix = MatrixComparison(entries=entries)
+    outputs.write_outputs(
+        ctx.output_path,
+        {"verdict": matrix.verdict.value, MATRIX_OUTPUT: _models_output(matrix, paths)},
+    )
     return max(codes, default=0)
+
+
+def _models_output(matrix: MatrixComparison, paths: dict[str, Path]) -> str:
+    """The `models` output: label -> model, score, verdict, informational, report."""
+    return json.dumps(
+        {
+            e.label: {
+                "model": e.model,
+                "score": pct(
+                    e.comparison.overall.head.accuracy if e.comparison.overall.head else None
+                ),
+                "verdict": e.comparison.verdict.value,
+                "informational": e.informational,
+                "report": str(paths[e.label]),
+            }
+            for e in matrix.entries
+        },
+        sort_keys=True,
+    )
 
 
 def finish_matrix_shard(
@@ -397,16 +443,6 @@ def finish_matrix(
         for row in first.suites
         if row.head is not None
     }
-    models = {
-        e.label: {
-            "model": e.model,
-            "score": pct(e.comparison.overall.head.accuracy if e.comparison.overall.head else None),
-            "verdict": e.comparison.verdict.value,
-            "informational": e.informational,
-            "report": str(paths[e.label]),
-        }
-        for e in matrix.entries
-    }
     outputs.write_outputs(
         ctx.output_path,
         {
@@ -417,7 +453,7 @@ def finish_matrix(
             "comment-id": str(outcome.comment_id or ""),
             "comment-file": str(outcome.comment_file or ""),
             "check-run-id": str(outcome.check_run_id or ""),
-            MATRIX_OUTPUT: json.dumps(models, sort_keys=True),
+            MATRIX_OUTPUT: _models_output(matrix, paths),
         },
     )
     print(

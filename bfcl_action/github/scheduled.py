@@ -222,8 +222,16 @@ class History:
 
 # ------------------------------------------------------------------------------ activity
 def run_scheduled(
-    ctx: ActionContext, gh: Github, engine: Engine, report: RunReport, report_path: Path
+    ctx: ActionContext,
+    gh: Github,
+    engine: Engine,
+    report: RunReport,
+    report_path: Path,
+    *,
+    outcomes: list[Outcome] | None = None,
 ) -> int:
+    """One scheduled run (the module docstring's steps); `outcomes` collects its outcome
+    for a caller that reports several (a model matrix)."""
     if ctx.inputs.history not in HISTORY_MODES:
         raise InputError(
             f"expected one of {', '.join(HISTORY_MODES)}, found {ctx.inputs.history!r}",
@@ -327,6 +335,8 @@ def run_scheduled(
             )
         ),
     )
+    if outcomes is not None:
+        outcomes.append(outcome)
     return finish(ctx, outcome)
 
 
