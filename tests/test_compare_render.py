@@ -7,7 +7,7 @@ import pytest
 
 from bfcl_action.compare import compare_runs
 from bfcl_action.digest import make_digest, parse_digest
-from bfcl_action.models import CaseResult
+from bfcl_action.models import CaseResult, RunReport
 from bfcl_action.report import (
     render_comment,
     render_history_svg,
@@ -103,6 +103,23 @@ def test_tools_chart_plots_accuracy_by_number_of_offered_tools() -> None:
     points = [c for c in root.iter(f"{SVG}circle") if "tools:" in (c.findtext(f"{SVG}title") or "")]
     assert len(points) == 3
     assert "8 tools: 20.0% (2/10)" in [t.text for t in root.iter(f"{SVG}title")]
+
+
+def test_tools_chart_draws_one_distractor_curve_per_model() -> None:
+    def report(drop: int) -> RunReport:
+        results = [
+            make_result(f"d{n}_{i}", "own_distractors", "1" if i < 10 - drop * n // 4 else "0",
+                        functions=[f"f{k}" for k in range(n)])
+            for n in (1, 4, 8)
+            for i in range(10)
+        ]  # fmt: skip
+        return make_report({}, results=results)
+
+    root = ET.fromstring(render_tools_svg([("steady", report(0)), ("fragile", report(4))]))
+    titles = [t.text or "" for t in root.iter(f"{SVG}title")]
+    assert "steady, 8 tools: 100.0% (10/10)" in titles
+    assert "fragile, 8 tools: 20.0% (2/10)" in titles
+    assert {"steady", "fragile"} <= set(titles)  # the legend names both models
 
 
 def test_tools_chart_without_data_says_so() -> None:

@@ -55,6 +55,13 @@ def register(subparsers: Any) -> None:
         help="text for a terminal (default), markdown for a PR comment or summary, json",
     )
     p.add_argument("--output", type=Path, metavar="PATH", help="write there instead of stdout")
+    p.add_argument(
+        "--svg-tools",
+        type=Path,
+        metavar="PATH",
+        help="also draw every model's distractor curve (accuracy vs number of tools offered) "
+        "as one SVG chart",
+    )
     p.set_defaults(func=run)
 
 
@@ -110,6 +117,18 @@ def run(args: argparse.Namespace) -> int:
     reports = _load(paths)
     _check_common(paths, reports)
     choice = choose_models(reports, alpha=args.alpha)
+    if args.svg_tools is not None:
+        from bfcl_action.report.charts import render_tools_svg
+
+        chart = render_tools_svg(
+            list(zip(display_names(reports), reports, strict=True)),
+            title="Accuracy vs number of tools offered, per model",
+        )
+        try:
+            args.svg_tools.parent.mkdir(parents=True, exist_ok=True)
+            args.svg_tools.write_text(chart, encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"cannot write: {exc.strerror}", file=str(args.svg_tools)) from None
     if args.format == "markdown":
         text = render_model_choice_markdown(choice)
     elif args.format == "json":

@@ -292,20 +292,25 @@ def _curve(report: RunReport, category: str) -> tuple[list[tuple[int, int, int]]
 
 
 def render_tools_svg(
-    report: RunReport,
+    report: RunReport | Sequence[tuple[str, RunReport]],
     *,
     category: str = "own_distractors",
     title: str = "Accuracy vs number of tools offered",
 ) -> str:
-    """Accuracy by number of tools in the distractors suites, with Wilson 95% error bars."""
+    """Accuracy by number of tools in the distractors suites, with Wilson 95% error bars;
+    one curve per `(label, report)` when given several (a model matrix: each model's
+    distractor curve on one chart)."""
+    named = [(category, report)] if isinstance(report, RunReport) else list(report)
     plot = _Plot()
-    curve, offered = _curve(report, category)
-    unit = "tools" if offered or not curve else "distractors"
+    curves = [(label, *_curve(r, category)) for label, r in named]
+    counts = sorted({k for _, curve, _ in curves for k, _, _ in curve})
+    offered = any(o for _, _, o in curves)
+    unit = "tools" if offered or not counts else "distractors"
     axis = "tools offered" if unit == "tools" else "distractor tools added"
     series: list[_Series] = []
     x_ticks: list[dict[str, object]] = []
-    if curve:
-        lo, hi = curve[0][0], curve[-1][0]
+    if counts:
+        lo, hi = counts[0], counts[-1]
         # Tool counts usually double (1, 2, 4, ... 64): a log scale (of 1 + count, so 0
         # distractors fits) spaces them evenly.
         log = hi / max(lo, 1) >= 8
@@ -319,22 +324,27 @@ def render_tools_svg(
             share = (scale(k) - scale(lo)) / (scale(hi) - scale(lo))
             return round(plot.left + PAD + share * (plot.right - plot.left - 2 * PAD), 1)
 
-        s = _Series(label=category, color=PALETTE[0])
-        for k, correct, total in curve:
-            low, high = wilson_interval(correct, total)
-            s.points.append(
-                _Point(
-                    x=x_of(k),
-                    y=plot.y(correct / total),
-                    tip=f"{k} {unit}: {correct / total * 100:.1f}% ({correct}/{total})",
-                    low_y=plot.y(low),
-                    high_y=plot.y(high),
+        labels = distinct_labels([label for label, _, _ in curves])
+        for index, ((_, curve, _), label) in enumerate(zip(curves, labels, strict=True)):
+            if not curve:
+                continue
+            s = _Series(label=label, color=PALETTE[index % len(PALETTE)])
+            for k, correct, total in curve:
+                low, high = wilson_interval(correct, total)
+                s.points.append(
+                    _Point(
+                        x=x_of(k),
+                        y=plot.y(correct / total),
+                        tip=(f"{label}, " if len(curves) > 1 else "")
+                        + f"{k} {unit}: {correct / total * 100:.1f}% ({correct}/{total})",
+                        low_y=plot.y(low),
+                        high_y=plot.y(high),
+                    )
                 )
-            )
-        s.segments.append(s.points)
-        series.append(s)
+            s.segments.append(s.points)
+            series.append(s)
         last = -math.inf
-        for k, _, _ in curve:  # label ticks that do not collide with the previous label
+        for k in counts:  # label ticks that do not collide with the previous label
             if x_of(k) - last >= len(str(k)) * CHAR_WIDTH + 8:
                 x_ticks.append({"x": x_of(k), "label": str(k), "lines": [str(k)]})
                 last = x_of(k)
