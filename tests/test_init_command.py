@@ -116,3 +116,39 @@ def test_the_scheduled_workflow_in_the_docs_is_what_init_writes() -> None:
 
     docs = Path(__file__).parents[1] / "docs" / "workflows" / "scheduled.yml"
     assert docs.read_text() == render_scheduled_workflow()
+
+
+def test_init_fits_the_repository_it_finds(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A repository on `master` with case files already in cases/: the workflow stores
+    baselines on pushes to master, the config lists the cases, and the next steps say what
+    to do, in order."""
+    import git
+
+    from bfcl_action.suites import build_cases
+
+    shutil.copytree(EXAMPLE / "cases", repo / "cases")
+    git.Repo.init(repo, initial_branch="master")
+    assert main(["init", "--dir", str(repo)]) == 0
+    workflow = YAML(typ="safe").load((repo / ".github" / "workflows" / "bfcl.yml").read_text())
+    assert workflow["on"]["push"]["branches"] == ["master"]
+    config = load_config(repo / ".bfcl.yml")
+    assert config.cases == ["cases/*.yml"]
+    assert any(
+        c.category == "own_simple"
+        for c in build_cases(config, base_dir=repo, derived=False, external=False)
+    )
+    out = capsys.readouterr().out
+    steps = out[out.index("next:") :]
+    assert "1. bfcl-action validate" in steps
+    assert "your cases in cases/*.yml are listed" in steps
+    assert "4. commit and push to master" in steps
+
+
+def test_init_without_tool_files_says_what_to_do(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["init", "--dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "! no tool definitions were found" in out
+    assert "bfcl-action generate --per-tool 3" in out
+    assert "push to main" in out

@@ -8,6 +8,7 @@ Action on pull requests. Existing files are never overwritten without `--force`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 from pathlib import Path
 from typing import Any
@@ -161,12 +162,13 @@ weights: {{}}           # per-category weights of the overall own score, e.g. ow
 """
 
 
-def render_workflow(*, action: str = ACTION_REPOSITORY) -> str:
+def render_workflow(*, action: str = ACTION_REPOSITORY, branch: str = "main") -> str:
     """The starter workflow: the Action on pull requests and on pushes to main, with pinned
     actions, the PR head checked out (`ref:`, `fetch-depth: 0`), no persisted credentials and
     job-level permissions (the same text is docs/workflows/quick-start.yml and the README's
     quick start). The model is named once, in `.bfcl.yml` (`model:` or a `models:` matrix),
-    so switching to a matrix needs no workflow edit."""
+    so switching to a matrix needs no workflow edit. `branch` is the default branch, whose
+    pushes store the baselines."""
     return f"""\
 # .github/workflows/bfcl.yml: the single-step setup (see docs/action.md); `bfcl-action init`
 # writes this file.
@@ -174,7 +176,7 @@ name: bfcl
 
 on:
   push:
-    branches: [main]  # each main commit stores the baseline digest in its check run
+    branches: [{branch}]  # each {branch} commit stores the baseline digest in its check run
   pull_request:
 
 permissions:
@@ -278,13 +280,76 @@ jobs:
 """
 
 
+def default_branch(root: Path) -> str:
+    """The branch whose pushes should store baselines: the remote's default (`origin/HEAD`),
+    else a local `main` or `master`, else the checked-out branch; `main` outside git."""
+    try:
+        import git
+
+        repo = git.Repo(root, search_parent_directories=True)
+    except Exception:  # not a repository, or git missing: the common default
+        return "main"
+    with contextlib.suppress(Exception):  # no remote HEAD recorded: look at local branches
+        return str(repo.git.symbolic_ref("refs/remotes/origin/HEAD", short=True)).split("/", 1)[1]
+    names = {head.name for head in repo.heads}
+    for name in ("main", "master"):
+        if name in names:
+            return name
+    try:
+        return str(repo.active_branch.name)
+    except (TypeError, ValueError):  # detached HEAD
+        return "main"
+
+
+def existing_case_glob(root: Path) -> str | None:
+    """`cases/*.yml` (or `.yaml`) when the repository already has case files there."""
+    for glob in (CASE_GLOB, "cases/*.yaml"):
+        if any((root / "cases").glob(glob.split("/", 1)[1])):
+            return glob
+    return None
+
+
+def next_steps(tool_files: list[tuple[str, int]], cases: str | None, branch: str) -> str:
+    """What a new user does after `init`, in order (printed, not written anywhere)."""
+    lines = ["", "next:"]
+    if not tool_files:
+        lines.append(
+            "  ! no tool definitions were found: list your tool files under `tools:` in "
+            ".bfcl.yml (OpenAI, MCP, Anthropic or BFCL JSON/YAML)"
+        )
+    lines.append("  1. bfcl-action validate      checks the tools and cases, with file:line errors")
+    if cases is None:
+        lines.append(
+            "  2. write cases (docs/own-tools.md) and list their files under `cases:` in "
+            ".bfcl.yml, or draft verified ones: bfcl-action generate --per-tool 3"
+        )
+    else:
+        lines.append(f"  2. your cases in {cases} are listed under `cases:`")
+    lines.append(
+        "  3. add the repository secret OPENAI_API_KEY (Settings > Secrets and variables > "
+        "Actions); another endpoint: model.base_url in .bfcl.yml"
+    )
+    lines.append(
+        f"  4. commit and push to {branch}: that run stores the baseline every pull request "
+        "compares with"
+    )
+    lines.append("  several candidate models? list them under `models:` (docs/model-matrix.md)")
+    return "\n".join(lines)
+
+
 def run(args: argparse.Namespace) -> int:
     root: Path = args.dir
     if not root.is_dir():
         raise InputError(f"not a directory: {root}", field="--dir")
+    tool_files = find_tool_files(root)
+    cases = existing_case_glob(root)
+    branch = default_branch(root)
+    config_text = render_config(tool_files, model=args.model)
+    if cases is not None:
+        config_text = with_case_glob(config_text, cases, "your cases")
     targets = {
-        root / ".bfcl.yml": render_config(find_tool_files(root), model=args.model),
-        root / ".github" / "workflows" / "bfcl.yml": render_workflow(),
+        root / ".bfcl.yml": config_text,
+        root / ".github" / "workflows" / "bfcl.yml": render_workflow(branch=branch),
     }
     if getattr(args, "scheduled", False):
         for path in [p for p in targets if p.exists() and not args.force]:
@@ -301,19 +366,22 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {path}")
     if args.generate is not None:
         return draft_cases(root / ".bfcl.yml", args.generate)
+    if root / ".bfcl.yml" in targets:
+        print(next_steps(tool_files, cases, branch))
     return 0
 
 
 CASE_GLOB = "cases/*.yml"
 
 
-def with_case_glob(config_text: str) -> str:
-    """The starter config listing `cases/*.yml`, where `generate` writes its drafts."""
-    return config_text.replace(
-        "cases: []\n",
-        f"cases:\n  - {CASE_GLOB}   # drafts from `bfcl-action generate`: cases/generated.yml\n",
-        1,
-    )
+def with_case_glob(
+    config_text: str,
+    glob: str = CASE_GLOB,
+    note: str = "drafts from `bfcl-action generate`: cases/generated.yml",
+) -> str:
+    """The starter config listing `glob` under `cases:` (where `generate` writes its drafts,
+    or where the repository's case files already are)."""
+    return config_text.replace("cases: []\n", f"cases:\n  - {glob}   # {note}\n", 1)
 
 
 def draft_cases(config: Path, per_tool: int) -> int:
