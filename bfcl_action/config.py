@@ -11,6 +11,7 @@ import contextlib
 import re
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args, get_origin
+from urllib.parse import urlsplit
 
 from pydantic import (
     BaseModel,
@@ -190,6 +191,18 @@ class ModelSettings(_Strict):
     concurrency: int | None = Field(default=None, ge=1)
     timeout_s: float | None = Field(default=None, gt=0)
     retries: int | None = Field(default=None, ge=0)
+
+    @field_validator("base_url")
+    @classmethod
+    def _base_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        parts = urlsplit(value.strip())
+        if parts.scheme not in {"http", "https"} or not parts.hostname:
+            raise ValueError(
+                "expected an http:// or https:// URL naming a host (e.g. http://127.0.0.1:8000/v1)"
+            )
+        return value
 
     @field_validator("api_key_env")
     @classmethod

@@ -449,3 +449,34 @@ def test_the_matrix_recipe_in_the_docs_parses() -> None:
     assert [e.model_dump(exclude_none=True) for e in entries] == [
         m.model_dump(exclude_none=True) for m in config.models
     ]
+
+
+def test_validate_names_the_matrix_and_a_tool_file_that_defines_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bfcl_action import cli
+    from tests.test_github_action_e2e import TOOLS
+
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "a.json").write_text(TOOLS)
+    (tmp_path / "tools" / "empty.json").write_text("[]")
+    config = tmp_path / ".bfcl.yml"
+    config.write_text(
+        "tools: [tools/*.json]\nmodels:\n  - name: gpt-4.1-mini\n    label: mini\n"
+        "  - name: llama\n    base_url: https://api.together.xyz/v1\n    mode: prompt\n"
+    )
+    assert cli.main(["validate", "--config", str(config)]) == 0
+    out = capsys.readouterr().out
+    assert "tools/empty.json: warning: defines no tool" in out
+    assert "2 models: mini (gpt-4.1-mini, fc), llama (prompt, api.together.xyz)" in out
+    (tmp_path / "tools" / "a.json").write_text("[]")
+    assert cli.main(["validate", "--config", str(config)]) == 2
+    assert (
+        "tools: error: the globs match 2 file(s), but they define no tool"
+        in capsys.readouterr().out
+    )
+
+
+def test_a_base_url_that_is_no_http_url_is_named_at_its_line() -> None:
+    with pytest.raises(ConfigError, match=r"\.bfcl\.yml:3:15: models\.0\.base_url: expected an"):
+        parse_config("models:\n  - name: a\n    base_url: ftp://host/v1\n")

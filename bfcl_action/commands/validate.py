@@ -12,8 +12,10 @@ import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from bfcl_action.commands.impact import _config
+from bfcl_action.config import BfclConfig, MatrixModel
 from bfcl_action.logstream import emit_command
 from bfcl_action.suites import build_cases, load_multi_turn, load_own
 from bfcl_action.tools.issues import Severity, ToolIssue, ToolValidationError
@@ -97,13 +99,42 @@ def run(args: argparse.Namespace) -> int:
         "suites": dict(sorted(suites.items())),
         "warnings": len(tools.warnings),
     }
+    defining = {f.source.file for f in tools.functions if f.source is not None}
+    empty = [f for f in tools.files if f not in defining]
+    summary["files_without_tools"] = empty
+    summary["models"] = [m.key for m in config.models]
     if args.json:
         print(json.dumps(summary, indent=2))
-        return 0
+        return 2 if config.tools and not tools.functions else 0
     fmt = ", ".join(f"{k} {v}" for k, v in summary["formats"].items())
     print(f"{len(tools.functions)} tools ({fmt}) in {len(tools.files)} files")
+    for file in empty:
+        print(f"{file}: warning: defines no tool (expected a list of tool definitions)")
     print(f"{len(cases)} cases: " + ", ".join(f"{k} {v}" for k, v in summary["suites"].items()))
+    if config.models:
+        print(
+            f"{len(config.models)} models: "
+            + ", ".join(_model_line(config, m) for m in config.models)
+        )
+    if config.tools and not tools.functions:
+        print(
+            f"{config.source_file}: tools: error: the globs match {len(tools.files)} file(s), "
+            "but they define no tool: nothing of yours would be evaluated"
+        )
+        return 2
     return 0
+
+
+def _model_line(config: BfclConfig, entry: MatrixModel) -> str:
+    """`label (name, mode, endpoint host)`: what a matrix entry resolves to."""
+    section = entry.over(config.model)
+    name = section.name if section.name != entry.key else ""
+    parts = [name or "", str(section.mode or "fc")]
+    if section.base_url:
+        parts.append(urlsplit(section.base_url).hostname or "")
+    if entry.informational:
+        parts.append("informational")
+    return f"{entry.key} ({', '.join(p for p in parts if p)})"
 
 
 def _relative(config_dir: Path) -> Path | None:
