@@ -15,43 +15,19 @@ import json
 import os
 import shutil
 from pathlib import Path
-from typing import Any
 
 from bfcl_action.config import load_config
 from bfcl_action.digest import parse_digests
 from bfcl_action.suites import build_cases
 from tests.support.github_server import GitHubServer
 from tests.support.openai_server import OpenAIServer
-from tests.test_action_pr_loop_e2e import EXAMPLE, NARROW, _expected_calls
+from tests.test_action_pr_loop_e2e import EXAMPLE, _expected_calls, _model
 from tests.test_github_action_e2e import ActionRun, git, github_server, run_action
 
 __all__ = ["github_server"]
 
 STEADY_KEY = "sk-steady-0123456789abcdef"
 FRAGILE_KEY = "sk-fragile-0123456789abcdef"
-
-
-def _responder(calls: dict[str, list[dict[str, Any]]], *, fragile: bool):  # type: ignore[no-untyped-def]
-    def respond(body: dict[str, Any]) -> dict[str, Any]:
-        question = next(
-            str(m.get("content") or "") for m in reversed(body["messages"]) if m["role"] == "user"
-        )
-        tools = {t["function"]["name"]: t["function"] for t in body.get("tools") or []}
-        forecast = tools.get("get_forecast", {}).get("description", "")
-        wanted = calls.get(question)
-        if wanted is None:
-            return {"content": "I cannot help with that."}
-        if (
-            fragile
-            and forecast
-            and NARROW not in forecast
-            and wanted[0]["name"] == "get_current_weather"
-        ):
-            city = wanted[0]["arguments"].get("city", "Paris")
-            return {"tool_calls": [{"name": "get_forecast", "arguments": {"city": city}}]}
-        return {"tool_calls": wanted}
-
-    return respond
 
 
 def _repo(tmp_path: Path, github_server: GitHubServer) -> tuple[Path, str]:
@@ -73,9 +49,9 @@ def _matrix_runs(
     workdir, main_sha = _repo(tmp_path, github_server)
     calls = _expected_calls(build_cases(load_config(workdir / ".bfcl.yml"), base_dir=workdir))
     with OpenAIServer() as steady, OpenAIServer() as fragile:
-        steady.responder = _responder(calls, fragile=False)
+        steady.responder = _model(calls, fragile=False)
         steady.api_key = STEADY_KEY
-        fragile.responder = _responder(calls, fragile=True)
+        fragile.responder = _model(calls)
         fragile.api_key = FRAGILE_KEY
         models = (
             "# one line per model\n"

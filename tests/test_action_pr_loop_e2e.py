@@ -51,9 +51,10 @@ def _expected_calls(cases: list[TestCase]) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-def _model(calls: dict[str, list[dict[str, Any]]]):  # type: ignore[no-untyped-def]
-    """A model that answers every question right, except that once `get_forecast` no longer
-    says it is not for current conditions, it answers "right now" questions with it."""
+def _model(calls: dict[str, list[dict[str, Any]]], *, fragile: bool = True):  # type: ignore[no-untyped-def]
+    """A model that answers every question right, except (`fragile`) that once
+    `get_forecast` no longer says it is not for current conditions, it answers "right now"
+    questions with it."""
 
     def respond(body: dict[str, Any]) -> dict[str, Any]:
         question = next(
@@ -64,7 +65,12 @@ def _model(calls: dict[str, list[dict[str, Any]]]):  # type: ignore[no-untyped-d
         wanted = calls.get(question)
         if wanted is None:
             return {"content": "I cannot help with that."}
-        if forecast and NARROW not in forecast and wanted[0]["name"] == "get_current_weather":
+        if (
+            fragile
+            and forecast
+            and NARROW not in forecast
+            and wanted[0]["name"] == "get_current_weather"
+        ):
             city = wanted[0]["arguments"].get("city", "Paris")
             return {"tool_calls": [{"name": "get_forecast", "arguments": {"city": city}}]}
         return {"tool_calls": wanted}

@@ -43,7 +43,7 @@ from bfcl_action.github.comment import (
     resolve_author,
     upsert_comment,
 )
-from bfcl_action.github.context import ActionContext, CommentMode, PullRequestInfo
+from bfcl_action.github.context import ActionContext, PullRequestInfo
 from bfcl_action.github.evaluate import Engine, annotations_for
 from bfcl_action.github.publish import (
     COMMENT_DIR,
@@ -55,6 +55,7 @@ from bfcl_action.github.publish import (
     conclusion_of,
     find_baselines,
     finish,
+    keep_comment_if_unposted,
     output_dir,
     output_values,
     pct,
@@ -63,7 +64,6 @@ from bfcl_action.github.publish import (
     publish_check,
     save_baseline,
     title_for,
-    write_comment_artifact,
 )
 from bfcl_action.github.scheduled import SCHEDULED_EVENTS
 from bfcl_action.github.statuses import post_statuses
@@ -285,20 +285,17 @@ def process_pull_request(
                     target_url=ctx.run_url or None,
                 ),
             )
-    if (
-        outcome.comment_id is None
-        and ctx.inputs.comment is not CommentMode.OFF
-        and (repo is None or outcome.problems)
-    ):
-        outcome.comment_file = write_comment_artifact(
-            ctx,
-            pr,
-            body,
-            conclusion=conclusion_of(comparison),
-            title=check_title(comparison),
-            summary=check_summary(ctx, report, comparison),
-            annotations=notes,
-        )
+    keep_comment_if_unposted(
+        ctx,
+        outcome,
+        repo,
+        pr,
+        body,
+        conclusion=conclusion_of(comparison),
+        title=check_title(comparison),
+        summary=check_summary(ctx, report, comparison),
+        annotations=notes,
+    )
     return finish(ctx, outcome)
 
 

@@ -20,7 +20,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from github import Github
-from github.Repository import Repository
 
 from bfcl_action import redact
 from bfcl_action.compare import Comparison, compare_runs
@@ -31,24 +30,24 @@ from bfcl_action.github.checks import (
     Annotation,
     Conclusion,
     check_summary_room,
-    publish_check_run,
     summary_with_digest,
 )
 from bfcl_action.github.client import make_github
 from bfcl_action.github.comment import COMMENT_LIMIT, comment_marker
-from bfcl_action.github.context import ActionContext, CommentMode, PullRequestInfo
+from bfcl_action.github.context import ActionContext, PullRequestInfo
 from bfcl_action.github.evaluate import Engine, annotations_for
 from bfcl_action.github.publish import (
     Outcome,
     attempt,
     category_statuses,
     find_baselines,
+    keep_comment_if_unposted,
     output_dir,
     pct,
     post_comment,
     problems_markdown,
+    publish_summary,
     title_for,
-    write_comment_artifact,
 )
 from bfcl_action.github.statuses import post_statuses
 from bfcl_action.matrix import MatrixComparison, MatrixEntry, pick_baseline
@@ -102,6 +101,16 @@ def run_matrix(
     return baseline_matrix(ctx, gh, engine, runs, reports, paths)
 
 
+def _entry(run: MatrixRun, report: RunReport, comparison: Comparison) -> MatrixEntry:
+    return MatrixEntry(
+        label=run.label,
+        model=report.model,
+        mode=str(report.mode),
+        informational=run.informational,
+        comparison=comparison,
+    )
+
+
 def _model_ctx(ctx: ActionContext, run: MatrixRun, *, metrics: bool = False) -> ActionContext:
     """The context as one model's own step would see it: its check name (scheduled runs),
     its metrics files, informational as `fail-on-regression: false`."""
@@ -136,15 +145,7 @@ def compare_matrix(
             base, report, engine.thresholds(_model_ctx(ctx, run)), changed_tools=changes
         )
         comparison.notes.insert(0, f"baseline: {which}" + (f" in {where}" if base else ""))
-        entries.append(
-            MatrixEntry(
-                label=run.label,
-                model=report.model,
-                mode=str(report.mode),
-                informational=run.informational,
-                comparison=comparison,
-            )
-        )
+        entries.append(_entry(run, report, comparison))
     return MatrixComparison(entries=entries)
 
 
@@ -181,33 +182,6 @@ def check_summary(
         max_bytes=check_summary_room(digests),
     )
     return summary_with_digest(body, digests)
-
-
-def publish_check(
-    ctx: ActionContext,
-    outcome: Outcome,
-    repo: Repository,
-    sha: str,
-    matrix: MatrixComparison,
-    summary: str,
-    annotations: list[Annotation],
-) -> None:
-    run = attempt(
-        outcome,
-        f"publish the `{ctx.inputs.check_name}` check run on {sha[:12]}",
-        lambda: publish_check_run(
-            repo,
-            sha,
-            ctx.inputs.check_name,
-            conclusion=conclusion_of(matrix),
-            title=check_title(matrix),
-            summary=summary,
-            annotations=annotations,
-            details_url=ctx.run_url or None,
-        ),
-    )
-    if run is not None:
-        outcome.check_run_id = run.id
 
 
 def matrix_annotations(
@@ -251,7 +225,16 @@ def pull_request_matrix(
     summary = check_summary(ctx, matrix, reports, choice)
     if repo is not None:
         post_comment(ctx, outcome, gh, repo, pr.number, body, matrix.verdict)
-        publish_check(ctx, outcome, repo, pr.head_sha, matrix, summary, notes)
+        publish_summary(
+            ctx,
+            outcome,
+            repo,
+            pr.head_sha,
+            conclusion=conclusion_of(matrix),
+            title=check_title(matrix),
+            summary=summary,
+            annotations=notes,
+        )
         if ctx.inputs.statuses:
             for entry in matrix.entries:
                 attempt(
@@ -265,20 +248,17 @@ def pull_request_matrix(
                         target_url=ctx.run_url or None,
                     ),
                 )
-    if (
-        outcome.comment_id is None
-        and ctx.inputs.comment is not CommentMode.OFF
-        and (repo is None or outcome.problems)
-    ):
-        outcome.comment_file = write_comment_artifact(
-            ctx,
-            pr,
-            body,
-            conclusion=conclusion_of(matrix),
-            title=check_title(matrix),
-            summary=summary,
-            annotations=notes,
-        )
+    keep_comment_if_unposted(
+        ctx,
+        outcome,
+        repo,
+        pr,
+        body,
+        conclusion=conclusion_of(matrix),
+        title=check_title(matrix),
+        summary=summary,
+        annotations=notes,
+    )
     return finish_matrix(ctx, outcome, matrix, paths, choice)
 
 
@@ -303,7 +283,16 @@ def baseline_matrix(
     repo = attempt(outcome, "read the repository", lambda: gh.get_repo(ctx.repository))
     if repo is not None and ctx.sha:
         summary = check_summary(ctx, matrix, reports, choice)
-        publish_check(ctx, outcome, repo, ctx.sha, matrix, summary, [])
+        publish_summary(
+            ctx,
+            outcome,
+            repo,
+            ctx.sha,
+            conclusion=conclusion_of(matrix),
+            title=check_title(matrix),
+            summary=summary,
+            annotations=[],
+        )
     return finish_matrix(ctx, outcome, matrix, paths, choice)
 
 
@@ -330,15 +319,7 @@ def scheduled_matrix(
         comparison = done[0].comparison if done else None
         if comparison is None:  # not the default branch: only the check run was published
             comparison = compare_runs(None, report, engine.thresholds(_model_ctx(ctx, run)))
-        entries.append(
-            MatrixEntry(
-                label=run.label,
-                model=report.model,
-                mode=str(report.mode),
-                informational=run.informational,
-                comparison=comparison,
-            )
-        )
+        entries.append(_entry(run, report, comparison))
     if len(reports) > 1:
         outputs.append_summary(
             ctx.step_summary_path,

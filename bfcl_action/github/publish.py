@@ -112,7 +112,31 @@ def publish_check(
     comparison: Comparison,
     annotations: list[Annotation],
 ) -> None:
-    summary = check_summary(ctx, report, comparison)
+    publish_summary(
+        ctx,
+        outcome,
+        repo,
+        sha,
+        conclusion=conclusion_of(comparison),
+        title=check_title(comparison),
+        summary=check_summary(ctx, report, comparison),
+        annotations=annotations,
+    )
+
+
+def publish_summary(
+    ctx: ActionContext,
+    outcome: Outcome,
+    repo: Repository,
+    sha: str,
+    *,
+    conclusion: Conclusion,
+    title: str,
+    summary: str,
+    annotations: list[Annotation],
+) -> None:
+    """The `check-name` check run on `sha` (one model's or a matrix's), its id into
+    `outcome`; a failure is a recorded problem."""
     run = attempt(
         outcome,
         f"publish the `{ctx.inputs.check_name}` check run on {sha[:12]}",
@@ -120,8 +144,8 @@ def publish_check(
             repo,
             sha,
             ctx.inputs.check_name,
-            conclusion=conclusion_of(comparison),
-            title=check_title(comparison),
+            conclusion=conclusion,
+            title=title,
             summary=summary,
             annotations=annotations,
             details_url=ctx.run_url or None,
@@ -259,6 +283,35 @@ def category_statuses(comparison: Comparison) -> list[CategoryStatus]:
             )
         )
     return out
+
+
+def keep_comment_if_unposted(
+    ctx: ActionContext,
+    outcome: Outcome,
+    repo: Repository | None,
+    pr: PullRequestInfo,
+    body: str,
+    *,
+    conclusion: Conclusion,
+    title: str,
+    summary: str,
+    annotations: list[Annotation],
+) -> None:
+    """A comment the token could not post goes to a folder for a `workflow_run` job."""
+    if (
+        outcome.comment_id is None
+        and ctx.inputs.comment is not CommentMode.OFF
+        and (repo is None or outcome.problems)
+    ):
+        outcome.comment_file = write_comment_artifact(
+            ctx,
+            pr,
+            body,
+            conclusion=conclusion,
+            title=title,
+            summary=summary,
+            annotations=annotations,
+        )
 
 
 def write_comment_artifact(
