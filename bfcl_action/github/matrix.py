@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from github import Github
@@ -43,10 +44,11 @@ from bfcl_action.github.publish import (
     find_baselines,
     keep_comment_if_unposted,
     output_dir,
+    output_values,
     pct,
     post_comment,
-    problems_markdown,
     publish_summary,
+    summary_trailer,
     title_for,
 )
 from bfcl_action.github.statuses import post_statuses
@@ -409,33 +411,11 @@ def finish_matrix(
         choice=choice,
         max_bytes=outputs.SUMMARY_LIMIT - 64_000,
     )
-    if outcome.problems:
-        summary += problems_markdown(outcome.problems)
-    if outcome.comment_file is not None:
-        summary += (
-            f"\nThe comment could not be posted with this token; it was written to "
-            f"`{outcome.comment_file}` for a `workflow_run` job to post.\n"
-        )
-    outputs.append_summary(ctx.step_summary_path, summary)
-    first: Comparison = matrix.entries[0].comparison
-    head = first.overall.head
-    categories = {
-        row.suite: (None if row.head.accuracy is None else round(row.head.accuracy * 100, 2))
-        for row in first.suites
-        if row.head is not None
-    }
+    outputs.append_summary(ctx.step_summary_path, summary + summary_trailer(outcome))
+    first = replace(outcome, comparison=matrix.entries[0].comparison, verdict=matrix.verdict.value)
     outputs.write_outputs(
         ctx.output_path,
-        {
-            "score": pct(head.accuracy if head else None),
-            "verdict": matrix.verdict.value,
-            "categories": json.dumps(categories, sort_keys=True),
-            "report-path": str(paths[matrix.entries[0].label]),
-            "comment-id": str(outcome.comment_id or ""),
-            "comment-file": str(outcome.comment_file or ""),
-            "check-run-id": str(outcome.check_run_id or ""),
-            MATRIX_OUTPUT: _models_output(matrix, paths),
-        },
+        {**output_values(first), MATRIX_OUTPUT: _models_output(matrix, paths)},
     )
     print(
         "bfcl-action: verdict "

@@ -352,6 +352,18 @@ def problems_markdown(problems: list[str]) -> str:
     )
 
 
+def summary_trailer(outcome: Outcome) -> str:
+    """What the job summary adds after the report: the GitHub calls that failed, and where
+    an unposted comment went."""
+    text = problems_markdown(outcome.problems) if outcome.problems else ""
+    if outcome.comment_file is not None:
+        text += (
+            f"\nThe comment could not be posted with this token; it was written to "
+            f"`{outcome.comment_file}` for a `workflow_run` job to post.\n"
+        )
+    return text
+
+
 def finish(ctx: ActionContext, outcome: Outcome) -> int:
     """Job summary, then outputs, then the exit code: always in this order."""
     comparison = outcome.comparison
@@ -363,14 +375,7 @@ def finish(ctx: ActionContext, outcome: Outcome) -> int:
             full_report_url=ctx.run_url or None,
             max_bytes=outputs.SUMMARY_LIMIT - 64_000,
         )
-    if outcome.problems:
-        summary += problems_markdown(outcome.problems)
-    if outcome.comment_file is not None:
-        summary += (
-            f"\nThe comment could not be posted with this token; it was written to "
-            f"`{outcome.comment_file}` for a `workflow_run` job to post.\n"
-        )
-    outputs.append_summary(ctx.step_summary_path, summary)
+    outputs.append_summary(ctx.step_summary_path, summary + summary_trailer(outcome))
     outputs.write_outputs(ctx.output_path, output_values(outcome))
     outcome.exit_code = comparison.exit_code if comparison is not None else 0
     print(
