@@ -7,7 +7,7 @@ import pytest
 
 from bfcl_action.compare import compare_runs
 from bfcl_action.digest import make_digest, parse_digest
-from bfcl_action.models import CaseResult, RunReport
+from bfcl_action.models import CaseResult
 from bfcl_action.report import (
     render_comment,
     render_history_svg,
@@ -17,7 +17,7 @@ from bfcl_action.report import (
     render_tools_svg,
     tool_count_curve,
 )
-from tests.support.reports import make_report, make_result
+from tests.support.reports import distractor_report, make_report, make_result
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -106,16 +106,11 @@ def test_tools_chart_plots_accuracy_by_number_of_offered_tools() -> None:
 
 
 def test_tools_chart_draws_one_distractor_curve_per_model() -> None:
-    def report(drop: int) -> RunReport:
-        results = [
-            make_result(f"d{n}_{i}", "own_distractors", "1" if i < 10 - drop * n // 4 else "0",
-                        functions=[f"f{k}" for k in range(n)])
-            for n in (1, 4, 8)
-            for i in range(10)
-        ]  # fmt: skip
-        return make_report({}, results=results)
-
-    root = ET.fromstring(render_tools_svg([("steady", report(0)), ("fragile", report(4))]))
+    root = ET.fromstring(
+        render_tools_svg(
+            [("steady", distractor_report(drop=0)), ("fragile", distractor_report(drop=4))]
+        )
+    )
     titles = [t.text or "" for t in root.iter(f"{SVG}title")]
     assert "steady, 8 tools: 100.0% (10/10)" in titles
     assert "fragile, 8 tools: 20.0% (2/10)" in titles

@@ -469,19 +469,10 @@ def test_compare_models_checks_alpha(
 def test_compare_models_draws_each_models_distractor_curve(tmp_path: Path) -> None:
     import xml.etree.ElementTree as ET
 
-    from tests.support.reports import make_result
+    from tests.support.reports import distractor_report
 
-    def distractors(model: str, drop: int) -> RunReport:
-        results = [
-            make_result(f"d{n}_{i}", "own_distractors", "1" if i < 10 - drop * n // 4 else "0",
-                        functions=[f"f{k}" for k in range(n)])
-            for n in (1, 4, 8)
-            for i in range(10)
-        ]  # fmt: skip
-        return make_report({}, model=model, results=results)
-
-    save_report(distractors("steady", 0), tmp_path / "a.json")
-    save_report(distractors("fragile", 4), tmp_path / "b.json")
+    save_report(distractor_report("steady", 0), tmp_path / "a.json")
+    save_report(distractor_report("fragile", 4), tmp_path / "b.json")
     chart = tmp_path / "charts" / "tools.svg"
     code = main(["compare-models", str(tmp_path / "a.json"), str(tmp_path / "b.json"),
                  "--svg-tools", str(chart), "--output", str(tmp_path / "view.txt")])  # fmt: skip

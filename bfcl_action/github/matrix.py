@@ -36,7 +36,7 @@ from bfcl_action.github.checks import (
 from bfcl_action.github.client import make_github
 from bfcl_action.github.comment import COMMENT_LIMIT, comment_marker
 from bfcl_action.github.context import ActionContext, PullRequestInfo
-from bfcl_action.github.evaluate import Engine, annotations_for
+from bfcl_action.github.evaluate import Engine, ToolIndex, annotations_for
 from bfcl_action.github.publish import (
     Outcome,
     attempt,
@@ -187,15 +187,14 @@ def check_summary(
 
 
 def matrix_annotations(
-    matrix: MatrixComparison, engine: Engine, ctx: ActionContext, reports: list[RunReport]
+    matrix: MatrixComparison, tools: ToolIndex, reports: list[RunReport]
 ) -> list[Annotation]:
     """The tool files' problems once, then per model the tools in its newly failing cases
     (titled with the model)."""
-    tools = engine.tools(ctx)
     out = list(tools.problems)
-    empty = type(tools)(locations=tools.locations)
+    locations_only = ToolIndex(locations=tools.locations)
     for entry, report in zip(matrix.entries, reports, strict=True):
-        for note in annotations_for(entry.comparison, empty, report):
+        for note in annotations_for(entry.comparison, locations_only, report):
             out.append(note.model_copy(update={"title": f"{entry.label}: {note.title}"}))
     return out
 
@@ -214,8 +213,8 @@ def pull_request_matrix(
     baselines, where, merge_base = find_baselines(ctx, repo, pr, outcome)
     matrix = compare_matrix(ctx, engine, runs, reports, baselines, where, merge_base)
     choice = choose_models(reports)
-    notes = matrix_annotations(matrix, engine, ctx, reports)
     tools = engine.tools(ctx)
+    notes = matrix_annotations(matrix, tools, reports)
     body = render_matrix_comment(
         matrix,
         title=title_for(ctx),

@@ -89,3 +89,19 @@ def make_report(
         results=all_results,
         categories=categories,
     )
+
+
+def distractor_report(model: str = "gpt-test", drop: int = 0) -> RunReport:
+    """`own_distractors` results with 1, 4 and 8 tools offered, 10 cases each; `drop` fails
+    `drop * n // 4` of the 10 cases offered `n` tools (0: a flat curve)."""
+    results = [
+        make_result(
+            f"d{n}_{i}",
+            "own_distractors",
+            "1" if i < 10 - drop * n // 4 else "0",
+            functions=[f"f{k}" for k in range(n)],
+        )
+        for n in (1, 4, 8)
+        for i in range(10)
+    ]
+    return make_report({}, model=model, results=results)
