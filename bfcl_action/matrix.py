@@ -65,9 +65,6 @@ class MatrixComparison(BaseModel):
     def exit_code(self) -> int:
         return 1 if self.fails else 0
 
-    def with_verdict(self, verdict: Verdict) -> list[MatrixEntry]:
-        return [e for e in self.entries if e.comparison.verdict is verdict]
-
 
 def pick_baseline(
     baselines: Sequence[RunDigest | RunReport], label: str, model: str

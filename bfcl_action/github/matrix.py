@@ -23,7 +23,7 @@ from pathlib import Path
 from github import Github
 
 from bfcl_action import redact
-from bfcl_action.compare import Comparison, compare_runs
+from bfcl_action.compare import Comparison, Verdict, compare_runs
 from bfcl_action.digest import RunDigest, make_digest
 from bfcl_action.evaluation import labelled_path
 from bfcl_action.github import outputs, scheduled
@@ -155,7 +155,7 @@ def compare_matrix(
 def conclusion_of(matrix: MatrixComparison) -> Conclusion:
     if matrix.fails:
         return "failure"
-    if any(e.comparison.verdict.value == "regression" for e in matrix.entries):
+    if any(e.comparison.verdict is Verdict.REGRESSION for e in matrix.entries):
         return "neutral"
     return "success"
 
