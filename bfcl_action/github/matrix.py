@@ -21,6 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from github import Github
+from github.Repository import Repository
 
 from bfcl_action import redact
 from bfcl_action.compare import Comparison, Verdict, compare_runs
@@ -186,6 +187,28 @@ def check_summary(
     return summary_with_digest(body, digests)
 
 
+def publish_matrix_check(
+    ctx: ActionContext,
+    outcome: Outcome,
+    repo: Repository,
+    sha: str,
+    matrix: MatrixComparison,
+    summary: str,
+    annotations: list[Annotation],
+) -> None:
+    """The matrix's one check run: conclusion and title from every model."""
+    publish_summary(
+        ctx,
+        outcome,
+        repo,
+        sha,
+        conclusion=conclusion_of(matrix),
+        title=check_title(matrix),
+        summary=summary,
+        annotations=annotations,
+    )
+
+
 def matrix_annotations(
     matrix: MatrixComparison, tools: ToolIndex, reports: list[RunReport]
 ) -> list[Annotation]:
@@ -226,16 +249,7 @@ def pull_request_matrix(
     summary = check_summary(ctx, matrix, reports, choice)
     if repo is not None:
         post_comment(ctx, outcome, gh, repo, pr.number, body, matrix.verdict)
-        publish_summary(
-            ctx,
-            outcome,
-            repo,
-            pr.head_sha,
-            conclusion=conclusion_of(matrix),
-            title=check_title(matrix),
-            summary=summary,
-            annotations=notes,
-        )
+        publish_matrix_check(ctx, outcome, repo, pr.head_sha, matrix, summary, notes)
         if ctx.inputs.statuses:
             for entry in matrix.entries:
                 attempt(
@@ -284,16 +298,7 @@ def baseline_matrix(
     repo = attempt(outcome, "read the repository", lambda: gh.get_repo(ctx.repository))
     if repo is not None and ctx.sha:
         summary = check_summary(ctx, matrix, reports, choice)
-        publish_summary(
-            ctx,
-            outcome,
-            repo,
-            ctx.sha,
-            conclusion=conclusion_of(matrix),
-            title=check_title(matrix),
-            summary=summary,
-            annotations=[],
-        )
+        publish_matrix_check(ctx, outcome, repo, ctx.sha, matrix, summary, [])
     return finish_matrix(ctx, outcome, matrix, paths, choice)
 
 
