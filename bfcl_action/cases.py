@@ -25,6 +25,7 @@ from typing import Any
 
 from bfcl_action.authoring import call_options, call_problems, call_shape, checker_objection
 from bfcl_action.budget import read_text, repository_root
+from bfcl_action.categories import did_you_mean
 from bfcl_action.errors import InputError
 from bfcl_action.globs import expand_globs
 from bfcl_action.models import ExpectedCall, FunctionDoc, Message, SourceLocation, TestCase
@@ -260,12 +261,7 @@ class _CaseReader:
         out: list[str] = []
         for i, name in enumerate(names):
             if name not in self.tools:
-                self.add(
-                    (*path, "tools", i),
-                    "unknown tool",
-                    expected="one of " + ", ".join(self.order),
-                    found=describe(name),
-                )
+                self.add((*path, "tools", i), self.no_such_tool(name))
             elif name not in out:
                 out.append(name)
         return out
@@ -312,14 +308,23 @@ class _CaseReader:
                 out.append({name: expected})
         return out
 
+    def no_such_tool(self, name: Any) -> str:
+        """A tool name no tool file defines, with the closest names that exist."""
+        if not isinstance(name, str):
+            return f"expected a tool name, found {describe(name)}"
+        return f"no tool named {name!r} in the tool files" + did_you_mean(name, self.order)
+
     def read_call(
         self, path: JsonPath, name: str, args: Any, offered: list[str]
     ) -> dict[str, list[Any]] | None:
+        if name not in self.tools:
+            self.add(path, self.no_such_tool(name), key=True)
+            return None
         if name not in offered:
             self.add(
                 path,
-                "expected call to a tool the case does not offer",
-                expected="one of " + ", ".join(offered),
+                f"expected a call to {name!r}, which this case's `tools` leave out",
+                expected="one of " + ", ".join(offered) if offered else None,
                 found=repr(name),
                 key=True,
             )

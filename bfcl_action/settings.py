@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bfcl_action import redact
+from bfcl_action import credentials, redact
 from bfcl_action.config import BfclConfig, MatrixModel, ModelSettings, key_variable_problem
 from bfcl_action.errors import ConfigError
 from bfcl_action.models import Mode
@@ -43,6 +43,7 @@ __all__ = [
     "RunSettings",
     "ThresholdOverrides",
     "Thresholds",
+    "api_key",
     "api_key_from_env",
     "backend_options",
     "check_settings",
@@ -336,6 +337,14 @@ def check_settings(settings: RunSettings, *, model_hint: str) -> None:
         )
     if settings.batch_wait_s < 0:
         raise ConfigError(f"must be >= 0, found {settings.batch_wait_s}", field="batch-wait")
+
+
+def api_key(settings: RunSettings) -> str | None:
+    """The API key of `settings`, read from wherever the entry point put it: the console
+    script moves `*_API_KEY` out of `os.environ` into `credentials` at start, so commands
+    read keys here, never from `os.environ` (held and redacted from now on)."""
+    credentials.get(settings.api_key_env)
+    return api_key_from_env(settings, credentials.environment())
 
 
 def api_key_from_env(settings: RunSettings, environ: Mapping[str, str]) -> str | None:

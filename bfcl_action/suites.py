@@ -40,7 +40,7 @@ from bfcl_action.dataset import dataset_categories, load_dataset
 from bfcl_action.errors import ConfigError, DatasetError
 from bfcl_action.fingerprint import sha256_hex
 from bfcl_action.globs import glob_files
-from bfcl_action.models import FunctionDoc, TestCase
+from bfcl_action.models import FunctionDoc, SourceLocation, TestCase
 from bfcl_action.tools.load import ToolSet, load_tools
 from bfcl_action.tools.source import parse_jsonl
 from bfcl_action.tools.validate import mapped_name
@@ -323,9 +323,20 @@ def derive_distractors(
 # ---------------------------------------------------------------------- build
 
 
-def pool_cases(source: CaseSource, specs: Sequence[str], checker: Checker | None) -> list[TestCase]:
-    """Pool cases of every spec; a Live spec that is unavailable (no release published or
-    synced yet) is skipped with a warning rather than failing the run."""
+def pool_cases(
+    source: CaseSource,
+    specs: Sequence[str],
+    checker: Checker | None,
+    *,
+    asked: SourceLocation | None = None,
+    field: str = "pools",
+) -> list[TestCase]:
+    """Pool cases of every spec.
+
+    A Live spec that is unavailable (no release published or synced here) is left out
+    quietly when the pools are the defaults (`asked` None: nobody asked for Live data); when
+    the repository wrote the pools (`asked`, where `field` is), it is an error naming the
+    version and the fix."""
     out: list[TestCase] = []
     for spec in specs:
         try:
@@ -333,8 +344,17 @@ def pool_cases(source: CaseSource, specs: Sequence[str], checker: Checker | None
         except DatasetError as exc:
             if not spec.startswith("live@"):
                 raise
-            log.warning("pool %s skipped: %s", spec, exc)
-            continue
+            if asked is None:
+                log.debug("default pool %s left out: %s", spec, exc)
+                continue
+            raise DatasetError(
+                f"{spec} is not available here ({exc.message}); name a published Live "
+                f"release, or remove {spec} from {field}",
+                file=asked.file,
+                line=asked.line,
+                column=asked.column,
+                field=field,
+            ) from None
         wanted = [
             c
             for c in available
@@ -345,6 +365,14 @@ def pool_cases(source: CaseSource, specs: Sequence[str], checker: Checker | None
         if wanted:
             out.extend(source.load(spec, wanted))
     return out
+
+
+def _pools_asked(config: BfclConfig, suite: str) -> SourceLocation | None:
+    """Where `.bfcl.yml` names `derived.<suite>.pools`; None when they are the defaults."""
+    section = getattr(config.derived, suite)
+    if "pools" not in section.model_fields_set:
+        return None
+    return config.where("derived", suite, "pools") or SourceLocation(file=config.source_file)
 
 
 def load_own(
@@ -452,7 +480,13 @@ def _derived(
     out: list[TestCase] = []
     irr = config.derived.irrelevance
     if irr.enabled and irr.count and "own_irrelevance" in own_categories:
-        pool = pool_cases(src, irr.pools, Checker.IRRELEVANCE)
+        pool = pool_cases(
+            src,
+            irr.pools,
+            Checker.IRRELEVANCE,
+            asked=_pools_asked(config, "irrelevance"),
+            field="derived.irrelevance.pools",
+        )
         out.extend(
             derive_irrelevance(
                 tools.functions,
@@ -465,7 +499,14 @@ def _derived(
         )
     dis = config.derived.distractors
     if dis.enabled and dis.k and "own_distractors" in own_categories:
-        functions = distractor_pool(pool_cases(src, dis.pools, None))
+        pooled = pool_cases(
+            src,
+            dis.pools,
+            None,
+            asked=_pools_asked(config, "distractors"),
+            field="derived.distractors.pools",
+        )
+        functions = distractor_pool(pooled)
         out.extend(
             derive_distractors(
                 own, functions, ks=dis.k, seed=config.seed, max_similarity=dis.max_similarity

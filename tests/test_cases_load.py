@@ -157,8 +157,18 @@ def test_expect_that_cannot_pass_its_schema_is_rejected_with_reasons(tools) -> N
 def test_call_to_a_tool_the_case_does_not_offer_is_rejected(tools) -> None:
     text = "- id: t\n  question: q\n  tools: [get_forecast]\n  expect:\n    - get_uv_index: {}\n"
     assert rejected(text, tools) == [
-        "cases.yml:5:7: case t: expect[0].get_uv_index: expected call to a tool the case does "
-        "not offer (expected one of get_forecast, found 'get_uv_index')"
+        "cases.yml:5:7: case t: expect[0].get_uv_index: expected a call to 'get_uv_index', "
+        "which this case's `tools` leave out (expected one of get_forecast, found 'get_uv_index')"
+    ]
+
+
+def test_call_to_a_tool_no_file_defines_names_it_with_the_closest(tools) -> None:
+    text = "- id: t\n  question: q\n  tools: [get_forcast]\n  expect:\n    - get_forcast: {}\n"
+    assert rejected(text, tools) == [
+        "cases.yml:3:11: case t: tools[0]: no tool named 'get_forcast' in the tool files; "
+        "did you mean 'get_forecast' or 'get_marine_forecast'?",
+        "cases.yml:5:7: case t: expect[0].get_forcast: no tool named 'get_forcast' in the tool "
+        "files; did you mean 'get_forecast' or 'get_marine_forecast'?",
     ]
 
 
@@ -195,9 +205,8 @@ def test_structural_mistakes_are_all_reported(tools) -> None:
         "(some call))",
         "cases.yml:9:3: case typo: expcet: unknown key (expected one of category, description,"
         " execute, expect, id, messages, provenance, question, tools, found 'expcet')",
-        "cases.yml:10:11: case typo: tools[0]: unknown tool (expected one of "
-        + ", ".join(t.name for t in tools)
-        + ", found 'get_wether' (string))",
+        "cases.yml:10:11: case typo: tools[0]: no tool named 'get_wether' in the tool files; "
+        "did you mean 'get_weather_alerts' or 'get_current_weather' or 'get_historical_weather'?",
     ]
 
 

@@ -1,5 +1,6 @@
 """Derived suites and `build_cases`, with small in-memory pools instead of downloads."""
 
+import logging
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -7,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from bfcl_action.config import load_config, parse_config
+from bfcl_action.errors import DatasetError
 from bfcl_action.models import FunctionDoc, Message, TestCase
 from bfcl_action.suites import (
     build_cases,
@@ -202,12 +204,25 @@ class NoLiveSource(FixtureSource):
         return super().categories(spec)
 
 
-def test_an_unavailable_live_pool_is_skipped_with_a_warning(caplog) -> None:
-    config = load_config(EXAMPLE / ".bfcl.yml")
-    config.derived.irrelevance.pools = ["fixture@1", "live@latest"]
+def test_an_unavailable_default_live_pool_is_left_out_quietly(caplog) -> None:
+    config = parse_config("tools: tools/*\ncases: cases/*.yml\n")
     cases = build_cases(config, base_dir=EXAMPLE, source=NoLiveSource(POOL))
     assert any(c.id.startswith("own_irrelevance__") for c in cases)
-    assert "pool live@latest skipped: no Live release found" in caplog.text
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+def test_an_unavailable_live_pool_the_config_names_is_an_error_naming_it() -> None:
+    config = parse_config(
+        "tools: tools/*\ncases: cases/*.yml\n"
+        "derived:\n  irrelevance:\n    pools: [fixture@1, live@2020-W01]\n",
+        file=".bfcl.yml",
+    )
+    with pytest.raises(DatasetError) as exc:
+        build_cases(config, base_dir=EXAMPLE, source=NoLiveSource(POOL))
+    text = str(exc.value)
+    assert text.startswith(".bfcl.yml:5:")
+    assert "derived.irrelevance.pools" in text
+    assert "live@2020-W01 is not available here (no Live release found)" in text
 
 
 def test_a_glob_matching_nothing_is_reported_at_its_line_in_the_config(tmp_path: Path) -> None:

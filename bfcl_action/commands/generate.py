@@ -323,7 +323,7 @@ def run_generate(command: GenerateCommand) -> int:
     """Resolve settings, print the estimate, draft, write the cases and review files."""
     from bfcl_action.generate.pipeline import GenerateOptions
     from bfcl_action.generate.writer import case_id, ensure_writable, render_cases, render_review
-    from bfcl_action.settings import api_key_from_env
+    from bfcl_action.settings import api_key
 
     if command.per_tool < 1:
         raise ConfigError(f"must be >= 1, found {command.per_tool}", field="per-tool")
@@ -348,8 +348,8 @@ def run_generate(command: GenerateCommand) -> int:
             + ", ".join(names),
             field="--tools",
         )
-    api_key = None if command.dry_run else api_key_from_env(settings, os.environ)
-    link = _link(command, settings, api_key)
+    key = None if command.dry_run else api_key(settings)
+    link = _link(command, settings, key)
     uncached_propose, _verify, line = estimate(command, tools, targets, link)
     print(line, flush=True)
     if command.max_requests is not None and uncached_propose > command.max_requests:

@@ -386,17 +386,23 @@ def with_case_glob(
 
 def draft_cases(config: Path, per_tool: int) -> int:
     """`generate` for the new config, or the exact command when no key is configured."""
-    from bfcl_action.commands.generate import GenerateCommand, run_generate
+    from bfcl_action.commands.generate import GenerateCommand, _settings, run_generate
+    from bfcl_action.errors import ConfigError
+    from bfcl_action.settings import api_key
 
     command = f"bfcl-action generate --config {config} --per-tool {per_tool}"
-    if not (os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL")):
+    generate = GenerateCommand(config=config, per_tool=per_tool, note_unlisted=False)
+    settings = _settings(generate)
+    try:
+        api_key(settings)
+    except ConfigError:
         print(
-            "no OPENAI_API_KEY set, so no cases were drafted; set it (or OPENAI_BASE_URL for a "
-            f"local server) and run:\n  {command}"
+            f"no {settings.api_key_env} set, so no cases were drafted; set it (or "
+            f"OPENAI_BASE_URL for a local server) and run:\n  {command}"
         )
         return 0
     print(f"drafting {per_tool} cases per tool: {command}")
-    code = run_generate(GenerateCommand(config=config, per_tool=per_tool, note_unlisted=False))
+    code = run_generate(generate)
     text = config.read_text(encoding="utf-8")
     listed = with_case_glob(text)
     if code == 0 and listed != text:

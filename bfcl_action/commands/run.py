@@ -11,7 +11,6 @@ import os
 import sys
 from pathlib import Path
 
-from bfcl_action import credentials
 from bfcl_action.categories import did_you_mean
 from bfcl_action.config import BfclConfig, MatrixModel
 from bfcl_action.errors import ConfigError
@@ -31,7 +30,7 @@ from bfcl_action.settings import (
     DEFAULTS,
     MatrixRun,
     RunOverrides,
-    api_key_from_env,
+    api_key,
     check_settings,
     resolve_matrix,
     resolve_run_settings,
@@ -52,7 +51,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="SPEC",
         help="bfcl@2026.3.23, live@<YYYY-Www> or live@latest (repeatable)",
     )
-    src.add_argument("--config", type=Path, help=".bfcl.yml with the repository's own suites")
+    src.add_argument(
+        "--config",
+        type=Path,
+        help=".bfcl.yml with the repository's own suites (default: search upward, "
+        "unless --dataset is given)",
+    )
     src.add_argument("--categories", help="comma list of categories or groups (default: all)")
     src.add_argument("--ids", metavar="REGEX", help="only cases whose id matches REGEX")
     src.add_argument("--sample", type=int, metavar="N", help="a seeded sample of N cases")
@@ -278,6 +282,10 @@ def overrides_from_args(args: argparse.Namespace) -> RunOverrides:
 
 def main(args: argparse.Namespace) -> int:
     config = None
+    if args.config is None and not args.dataset:
+        from bfcl_action.config import find_config
+
+        args.config = find_config(Path.cwd())  # as validate, impact and generate search
     if args.config is not None:
         from bfcl_action.config import load_config
 
@@ -295,10 +303,9 @@ def main(args: argparse.Namespace) -> int:
 
         print(estimate(settings, config).line())
         return 0
-    credentials.get(settings.api_key_env)  # held, out of the environment, redacted from now on
-    api_key = api_key_from_env(settings, credentials.environment())
+    key = api_key(settings)
     progress = make_progress(sys.stderr, enabled=not args.quiet)
-    report, cases = evaluate(settings, config, api_key=api_key, progress=progress)
+    report, cases = evaluate(settings, config, api_key=key, progress=progress)
     write_outputs(report, args.output, args.results_dir, cases)
     if args.metrics_json or args.metrics_openmetrics or args.metrics_emf:
         from bfcl_action.metrics import write_metrics
@@ -369,8 +376,7 @@ def run_matrix(args: argparse.Namespace, config: BfclConfig | None, runs: list[M
         return 0
     keys: dict[str, str | None] = {}
     for run in runs:
-        credentials.get(run.settings.api_key_env)
-        keys[run.label] = api_key_from_env(run.settings, credentials.environment())
+        keys[run.label] = api_key(run.settings)
     progress = make_progress(sys.stderr, enabled=not args.quiet)
     reports, cases = evaluate_matrix(runs, config, api_keys=keys, progress=progress)
     labels = [run.label for run in runs]

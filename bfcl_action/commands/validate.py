@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -70,6 +71,9 @@ def annotation(issue: ToolIssue, *, base: Path | None = None) -> str:
 def run(args: argparse.Namespace) -> int:
     config, config_dir = _config(args.config)
     rel = _relative(config_dir)
+    # with --json, stdout holds the JSON document alone: warnings and annotations go to
+    # stderr (the runner reads workflow commands there too)
+    notes = sys.stderr if args.json else sys.stdout
     try:
         if config.tools or not config.multi_turn:
             tools, own = load_own(config, base_dir=config_dir)
@@ -78,16 +82,16 @@ def run(args: argparse.Namespace) -> int:
     except ToolValidationError as exc:
         if args.annotations:
             for issue in exc.issues:
-                emit_command(annotation(issue, base=rel))
+                emit_command(annotation(issue, base=rel), notes)
         raise
     if args.derived:
         cases = build_cases(config, base_dir=config_dir, external=False)
     else:
         cases = own + load_multi_turn(config, config_dir)
     for warning in tools.warnings:
-        print(warning.render())
+        print(warning.render(), file=notes)
         if args.annotations:
-            emit_command(annotation(warning, base=rel))
+            emit_command(annotation(warning, base=rel), notes)
     formats = Counter(str(f) for f in tools.formats.values())
     suites = Counter(c.label() for c in cases)
     summary: dict[str, Any] = {

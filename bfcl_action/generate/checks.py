@@ -116,7 +116,7 @@ def _reason(issue: ToolIssue) -> DropReason:
     message = issue.message
     if issue.field == "category" or "checks exactly one call" in message:
         return DropReason.WRONG_KIND
-    if "tool the case does not offer" in message:
+    if message.startswith("no tool named") or "`tools` leave out" in message:
         return DropReason.UNKNOWN_FUNCTION
     if "is not in" in message and "schema" in message:
         return DropReason.UNKNOWN_ARGUMENT
