@@ -176,13 +176,14 @@ def append_history(path: Path, record: HistoryRecord) -> None:
     write_atomic(path, append_line(existing, record))
 
 
-def last_digest(records: Sequence[HistoryRecord], check_name: str) -> RunDigest | None:
-    """The digest of the newest record of `check_name` that carries one."""
+def last_digest(records: Sequence[HistoryRecord], *check_names: str) -> RunDigest | None:
+    """The digest of the newest record of one of `check_names` that carries one (a check
+    renamed across an upgrade keeps its earlier records under the old name)."""
     from bfcl_action.digest import parse_digest
     from bfcl_action.errors import BfclActionError
 
     for record in reversed(records):
-        if record.check_name == check_name and record.digest:
+        if record.check_name in check_names and record.digest:
             try:
                 return parse_digest(record.digest, source="history")
             except BfclActionError:

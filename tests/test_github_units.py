@@ -268,3 +268,26 @@ def test_shard_reports_given_by_glob_are_merged(tmp_path: Path) -> None:
     merged = load_reports(ctx)
     assert len(merged.results) == 8
     assert not needs_api_key(ctx)
+
+
+def test_a_tool_called_exactly_as_expected_is_not_blamed_for_a_failing_case() -> None:
+    """A parallel case fails on one tool: the other, called right, gets no annotation."""
+    from bfcl_action.github.evaluate import involved_names
+    from bfcl_action.models import Call, CaseResult
+
+    result = CaseResult(
+        id="pm_current_and_air_beijing",
+        category="own_parallel_multiple",
+        valid=False,
+        decoded=[
+            Call("get_forecast", {"city": "Beijing"}),
+            Call("get_air_quality", {"city": "Beijing"}),
+        ],
+        expected=[
+            {"get_current_weather": {"city": ["Beijing"], "unit": ["", "celsius"]}},
+            {"get_air_quality": {"city": ["Beijing", "Beijing, China"]}},
+        ],
+    )
+    assert involved_names(result, []) == {"get_forecast", "get_current_weather"}
+    wrong = result.model_copy(update={"decoded": [Call("get_air_quality", {"city": "Oslo"})]})
+    assert involved_names(wrong, []) == {"get_air_quality", "get_current_weather"}

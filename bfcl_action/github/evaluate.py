@@ -429,15 +429,45 @@ def _issue_annotation(ctx: ActionContext, issue: Any, level: str) -> Annotation:
 
 
 def involved_names(result: CaseResult | None, offered: list[str]) -> set[str]:
-    """Tools a failing case involves: those the model called or the answer expected; the
-    offered ones only when neither is known (e.g. the model called nothing)."""
+    """Tools a failing case involves: those the model called or the answer expected, except
+    a tool the model called exactly as expected (a parallel case failing on another tool
+    says nothing against it); the offered ones only when neither is known (e.g. the model
+    called nothing)."""
     names: set[str] = set()
     if result is not None:
         names.update(call.name for call in result.decoded or [])
         names.update(name for expected in result.expected or [] for name in expected)
+        names -= _called_as_expected(result)
     if not names:
         names.update(offered or (result.functions if result is not None else None) or [])
     return names
+
+
+def _called_as_expected(result: CaseResult) -> set[str]:
+    """Tools whose every call matches one expected call of that tool, one for one."""
+    calls: dict[str, list[dict[str, Any]]] = {}
+    for call in result.decoded or []:
+        calls.setdefault(call.name, []).append(call.arguments)
+    wanted: dict[str, list[dict[str, list[Any]]]] = {}
+    for expected in result.expected or []:
+        for name, params in expected.items():
+            wanted.setdefault(name, []).append(params)
+    return {
+        name
+        for name, made in calls.items()
+        if len(made) == len(wanted.get(name, []))
+        and all(any(_matches(a, w) for w in wanted[name]) for a in made)
+    }
+
+
+def _matches(arguments: dict[str, Any], params: dict[str, list[Any]]) -> bool:
+    """Every argument among its options, every missing one optional (`""` an option)."""
+    if set(arguments) - set(params):
+        return False
+    return all(
+        (arguments[p] in options) if p in arguments else ("" in options)
+        for p, options in params.items()
+    )
 
 
 def annotations_for(

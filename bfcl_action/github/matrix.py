@@ -291,8 +291,8 @@ def baseline_matrix(
     for entry in matrix.entries:
         entry.comparison.notes[:] = []
     matrix.notes.append(
-        f"baseline run on `{ctx.sha[:12]}`: every model's digest is stored in the "
-        f"`{ctx.inputs.check_name}` check run, where pull requests find them"
+        f"baseline run on {ctx.sha[:12]}: every model's digest is stored in the "
+        f"{ctx.inputs.check_name} check run, where pull requests find them"
     )
     choice = choose_models(reports)
     repo = attempt(outcome, "read the repository", lambda: gh.get_repo(ctx.repository))

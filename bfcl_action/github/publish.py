@@ -173,7 +173,7 @@ def save_baseline(
     outcome = Outcome(report_path=report_path)
     comparison = compare_runs(None, report, engine.thresholds(ctx))
     comparison.notes.append(
-        f"baseline run on `{ctx.sha[:12]}`: its digest is stored in the `{ctx.inputs.check_name}` "
+        f"baseline run on {ctx.sha[:12]}: its digest is stored in the {ctx.inputs.check_name} "
         "check run, where pull requests find it"
     )
     outcome.comparison = comparison
@@ -203,8 +203,9 @@ def find_baselines(
                     digests = parse_digests(text, source=f"check run on {merge_base[:12]}")
                     return (
                         list(digests),
-                        f"the `{ctx.inputs.check_name}` check run on the merge-base commit "
-                        f"`{merge_base[:12]}`",
+                        # plain words: notes are escaped as text where they are shown
+                        f"the {ctx.inputs.check_name} check run on the merge-base commit "
+                        f"{merge_base[:12]}",
                         merge_base,
                     )
                 except BfclActionError as exc:
@@ -212,7 +213,7 @@ def find_baselines(
     path = baseline_file(ctx)
     if mode in ("auto", "file") or mode.startswith("file:"):
         if path is not None and path.is_file():
-            return [load_baseline(path)], f"the baseline file `{path.name}`", merge_base
+            return [load_baseline(path)], f"the baseline file {path.name}", merge_base
         if mode != "auto":
             raise InputError("the baseline file does not exist", file=str(path), field="baseline")
     return [], "", merge_base

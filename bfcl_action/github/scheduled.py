@@ -29,7 +29,12 @@ from bfcl_action.digest import RunDigest, encode_digest, parse_digest
 from bfcl_action.errors import BfclActionError, InputError
 from bfcl_action.escape import md_code, md_inline
 from bfcl_action.github import alerts, outputs
-from bfcl_action.github.checks import completed_runs, newest_with_markers, publish_check_run
+from bfcl_action.github.checks import (
+    PREVIOUS_DEFAULT_NAMES,
+    completed_runs,
+    newest_with_markers,
+    publish_check_run,
+)
 from bfcl_action.github.context import SCHEDULED_EVENTS as CONTEXT_SCHEDULED_EVENTS
 from bfcl_action.github.context import ActionContext
 from bfcl_action.github.evaluate import Engine, workdir
@@ -86,16 +91,26 @@ def history_name(check_name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", check_name) or "bfcl"
 
 
+def history_check_names(ctx: ActionContext) -> tuple[str, ...]:
+    """This check's name, then the earlier default names it had (`PREVIOUS_DEFAULT_NAMES`):
+    a workflow upgraded across the rename keeps appending to the history it has."""
+    name = ctx.inputs.check_name
+    return (name, *PREVIOUS_DEFAULT_NAMES.get(name, ()))
+
+
 def local_history(ctx: ActionContext) -> tuple[Path, Path]:
-    """The JSON Lines file and chart in the output directory (what the artifact uploads)."""
+    """The JSON Lines file and chart in the output directory (what the artifact uploads):
+    the file of this check name, else an existing one of an earlier default name."""
     folder = output_dir(ctx) / HISTORY_DIR
-    name = history_name(ctx.inputs.check_name)
+    names = [history_name(n) for n in history_check_names(ctx)]
+    name = next((n for n in names if (folder / f"{n}.jsonl").is_file()), names[0])
     return folder / f"{name}.jsonl", folder / f"{name}.svg"
 
 
-def branch_paths(ctx: ActionContext) -> tuple[str, str]:
-    name = history_name(ctx.inputs.check_name)
-    return f"{HISTORY_DIR}/{name}.jsonl", f"{HISTORY_DIR}/{name}.svg"
+def branch_paths(name: str) -> tuple[str, str]:
+    """The history file and chart of check `name` on the data branch."""
+    file = history_name(name)
+    return f"{HISTORY_DIR}/{file}.jsonl", f"{HISTORY_DIR}/{file}.svg"
 
 
 # ------------------------------------------------------------------------------ baseline
@@ -132,10 +147,10 @@ def find_baseline(
             try:
                 digest = parse_digest(summary, source=f"check run on {sha[:12]}")
                 when = digest.created_at[:10] or "an earlier date"
-                return digest, f"the previous scheduled run ({when}, commit `{sha[:12]}`)"
+                return digest, f"the previous scheduled run ({when}, commit {sha[:12]})"
             except BfclActionError as exc:
                 outcome.problems.append(f"ignored the previous scheduled digest: {exc}")
-    recorded = last_digest(records, ctx.inputs.check_name)
+    recorded = last_digest(records, *history_check_names(ctx))
     if recorded is not None:
         when = recorded.created_at[:10] or "undated"
         return recorded, f"the last run in the history file ({when})"
@@ -155,16 +170,23 @@ class History:
         self.text = ""
         self.chart_url = ""
         self.saved = False
+        self.branch_name = ctx.inputs.check_name
+        """The check name whose file on the data branch this run appends to."""
 
     def load(self) -> None:
         if self.mode == "off":
             return
         if self.mode == "branch":
-            rel, _ = branch_paths(self.ctx)
 
             def fetch() -> str:
                 self.store = BranchStore(workdir(self.ctx), self.ctx.inputs.history_branch)
-                return self.store.read(self.store.fetch(), rel)
+                tree = self.store.fetch()
+                for name in history_check_names(self.ctx):
+                    text = self.store.read(tree, branch_paths(name)[0])
+                    if text:
+                        self.branch_name = name
+                        return text
+                return ""
 
             text = attempt(
                 self.outcome,
@@ -200,7 +222,7 @@ class History:
         if self.mode != "branch" or self.store is None:
             return
         store = self.store
-        rel, rel_svg = branch_paths(self.ctx)
+        rel, rel_svg = branch_paths(self.branch_name)
 
         def build(read: Callable[[str], str]) -> dict[str, str]:
             text = read(rel)

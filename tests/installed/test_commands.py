@@ -1,0 +1,166 @@
+"""Every command's main path through the installed console scripts (clean env, no network).
+
+The first-contact flow (`test_first_contact.py`) covers init, validate, generate, run,
+impact and compare; the Action's paths (`test_action_yml.py`) cover github and history.
+This module covers the rest, and `COVERED` keeps the list honest: a new command fails
+`test_every_command_is_covered_as_installed` until a test here or there runs it.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bfcl_action.cli import COMMANDS
+from tests.support.installed import Installed, git, prefill_bfcl_cache
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "weather-app"
+
+COVERED = {
+    "init": "test_first_contact",
+    "validate": "test_first_contact",
+    "generate": "test_first_contact",
+    "run": "test_first_contact",
+    "impact": "test_first_contact",
+    "compare": "test_first_contact",
+    "merge": "test_commands",
+    "compare-models": "test_commands",
+    "check": "test_commands",
+    "score": "test_commands",
+    "categories": "test_commands",
+    "github": "test_action_yml",
+    "history": "test_action_yml",
+}
+
+
+def test_every_command_is_covered_as_installed() -> None:
+    assert set(COVERED) == set(COMMANDS)
+    here = Path(__file__).parent
+    for command, module in COVERED.items():
+        text = (here / f"{module}.py").read_text(encoding="utf-8")
+        if command == "github":  # what action.yml's evaluate step runs
+            assert "ActionYml" in text
+            assert " bfcl_action.cli github'" in (ROOT / "action.yml").read_text()
+            continue
+        assert f'"{command}"' in text, f"{module} does not run {command}"
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Path:
+    """The bundled example as a user's own git repository."""
+    repo = tmp_path / "app"
+    shutil.copytree(EXAMPLE, repo)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "app")
+    return repo
+
+
+def test_version_and_help(user: Installed, tmp_path: Path) -> None:
+    version = user.run("bfcl-action", "--version", cwd=tmp_path)
+    assert version.code == 0 and version.stdout.startswith("bfcl-action ")
+    helped = user.run("bfcl-action", "--help", cwd=tmp_path)
+    assert all(name in helped.stdout for name in COMMANDS)
+
+
+def test_run_shards_merge_and_compare_models(user: Installed, app: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    for shard in ("1/2", "2/2"):
+        run = user.run(
+            "bfcl-action", "run", "--model", "replay:replay/head", "--shard", shard, "--quiet",
+            "--output", str(out / f"shard-{shard[0]}.json"), cwd=app,
+        )  # fmt: skip
+        assert run.code == 0
+    merged = user.run(
+        "bfcl-action", "merge", str(out / "shard-1.json"), str(out / "shard-2.json"),
+        "--output", str(out / "head.json"), cwd=app,
+    )  # fmt: skip
+    assert merged.code == 0
+    whole = json.loads((out / "head.json").read_text())
+    base = user.run(
+        "bfcl-action", "run", "--model", "replay:replay/base", "--model-name", "older",
+        "--quiet", "--output", str(out / "base.json"), cwd=app / "cases",
+    )  # fmt: skip
+    assert base.code == 0
+    assert len(whole["results"]) == len(json.loads((out / "base.json").read_text())["results"])
+
+    choice = user.run(
+        "bfcl-action", "compare-models", str(out / "base.json"), str(out / "head.json"),
+        "--format", "json", cwd=app,
+    )  # fmt: skip
+    assert choice.code == 0
+    assert "older" in choice.stdout
+    json.loads(choice.stdout)
+
+
+def test_check_gives_one_verdict_a_line(user: Installed, tmp_path: Path) -> None:
+    function = {
+        "name": "get_weather",
+        "description": "Weather of a city.",
+        "parameters": {
+            "type": "dict",
+            "properties": {"city": {"type": "string", "description": "city"}},
+            "required": ["city"],
+        },
+    }
+    lines = [
+        {"id": "good", "category": "simple_python", "functions": [function],
+         "possible_answer": [{"get_weather": {"city": ["Oslo"]}}],
+         "model_output": [{"get_weather": {"city": "Oslo"}}]},
+        {"id": "bad", "category": "simple_python", "functions": [function],
+         "possible_answer": [{"get_weather": {"city": ["Oslo"]}}],
+         "model_output": "get_weather(city='Lima')"},
+    ]  # fmt: skip
+    run = user.run(
+        "bfcl-action", "check", "--cases", "-", "--output", "-", cwd=tmp_path,
+        stdin="".join(json.dumps(line) + "\n" for line in lines),
+    )  # fmt: skip
+    assert run.code in (0, 1)
+    verdicts = {v["id"]: v["valid"] for v in map(json.loads, run.stdout.splitlines())}
+    assert verdicts == {"good": True, "bad": False}
+
+
+def test_score_reads_bfcl_result_files(user: Installed, tmp_path: Path) -> None:
+    """The pinned BFCL release from the user's data cache (filled by an earlier fetch)."""
+    prefill_bfcl_cache(user.home / ".cache" / "bfcl-action", tmp_path / "wheel")
+    results = tmp_path / "result" / "m-FC"
+    results.mkdir(parents=True)
+    rows = [
+        {"id": "simple_python_0", "result": [{"math.add": json.dumps({"a": 0, "b": 2})}]},
+        {"id": "simple_python_1", "result": [{"math.add": json.dumps({"a": 9, "b": 2})}]},
+    ]
+    (results / "BFCL_v4_simple_python_result.json").write_text(
+        "".join(json.dumps(r) + "\n" for r in rows)
+    )
+    run = user.run(
+        "bfcl-action", "score", "--dataset", "bfcl@2026.3.23", "--results", str(results),
+        "--model-name", "m-FC", "--mode", "fc", "--categories", "simple_python", cwd=tmp_path,
+    )  # fmt: skip
+    assert run.code == 0, run
+    assert "simple_python" in run.stdout
+    assert "50.00%" in run.stdout
+
+
+def test_categories_lists_every_name(user: Installed, tmp_path: Path) -> None:
+    run = user.run("bfcl-action", "categories", "--json", cwd=tmp_path)
+    assert run.code == 0
+    assert "own_simple" in json.dumps(json.loads(run.stdout))
+
+
+def test_bfcl_curate_verifies_the_live_releases(user: Installed, tmp_path: Path) -> None:
+    live = tmp_path / "live"
+    shutil.copytree(ROOT / "data" / "live", live)
+    verify = user.run("bfcl-curate", "verify", "--no-history", str(live), cwd=tmp_path)
+    assert verify.code == 0
+    assert "every release verified" in verify.stdout
+    # the Action's install has no curation extra: building says how to get it
+    build = user.run(
+        "bfcl-curate", "build", "--input", str(ROOT / "contributions"), "--live-dir", str(live),
+        "--reference", "none", cwd=tmp_path,
+    )  # fmt: skip
+    assert build.code != 0
+    assert "pip install 'bfcl-action[curate]'" in build.stderr
