@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import nox
@@ -139,66 +140,38 @@ def demo(session: nox.Session) -> None:
     compare, and print the PR comment. Everything it writes lands in demo-output/.
     """
     session.install(".")
-    example = Path("examples/weather-app")
-    config = str(example / ".bfcl.yml")
-    out = Path("demo-output")
-    out.mkdir(exist_ok=True)
-    for side in ("base", "head"):
-        session.log(f"evaluating the {side} commit (replayed answers)")
-        session.run(
-            "bfcl-action",
-            "run",
-            "--config",
-            config,
-            "--model",
-            f"replay:{example / 'replay' / side}",
-            "--output",
-            str(out / f"{side}.json"),
-            "--quiet",
-        )
-    session.run(
-        "bfcl-action",
-        "impact",
-        "--config",
-        config,
-        "--base-tools",
-        str(example / "baseline"),
-        "--changed-tools-out",
-        str(out / "changed-tools.json"),
-    )
-    session.run(
-        "bfcl-action",
-        "compare",
-        "--config",
-        config,
-        "--base",
-        str(out / "base.json"),
-        "--head",
-        str(out / "head.json"),
-        "--changed-tools",
-        str(out / "changed-tools.json"),
-        "--markdown",
-        str(out / "comment.md"),
-        "--summary",
-        str(out / "summary.md"),
-        "--json",
-        str(out / "comparison.json"),
-        "--junit",
-        str(out / "junit.xml"),
-        "--history",
-        str(out / "base.json"),
-        "--svg-history",
-        str(out / "history.svg"),
-        "--svg-tools",
-        str(out / "tools.svg"),
-        success_codes=[0, 1],  # 1 = a regression was found, which is what the demo shows
-    )
+    example, out = _demo_comment(session)
     print("\n" + "=" * 30 + " the PR comment " + "=" * 30 + "\n")
     print((out / "comment.md").read_text(encoding="utf-8"))
     print("=" * 76)
     print(f"written to {out}/: " + ", ".join(sorted(p.name for p in out.iterdir())))
     print("The Action would fail this PR (exit 1): own_multiple regressed significantly.")
     _demo_generate(session, example, out)
+
+
+def _demo_comment(session: nox.Session) -> tuple[Path, Path]:
+    """Evaluate base and head with the replayed answers, find the changed tools, compare:
+    the steps of `tests.support.demo_docs.demo_steps`, written to demo-output/."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from tests.support.demo_docs import EXAMPLE, demo_steps
+
+    out = Path("demo-output")
+    out.mkdir(exist_ok=True)
+    for step in demo_steps(EXAMPLE, out):
+        if step[0] == "run":
+            session.log(f"evaluating {step[4]} (replayed answers)")
+        # compare exits 1 on a regression, which is what the demo shows
+        session.run("bfcl-action", *step, success_codes=[0, 1] if step[0] == "compare" else [0])
+    return EXAMPLE, out
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """Write the demo's PR comment into docs/pr-comment-example.md and the README (the
+    installed-command tests fail when they no longer show what the product prints)."""
+    session.install(".")
+    _, out = _demo_comment(session)
+    session.run("python", "-m", "tests.support.demo_docs", str(out / "comment.md"))
 
 
 def _demo_generate(session: nox.Session, example: Path, out: Path) -> None:

@@ -307,3 +307,15 @@ def test_a_case_naming_a_missing_tool_says_so_by_name(user: Installed, tmp_path:
     assert "does not offer" not in run.stderr
     assert run.stderr.count("no tool named") >= 3, run
     assert "did you mean 'book_room'" in run.stderr
+
+
+def test_the_documented_comment_is_what_the_demo_prints(user: Installed, tmp_path: Path) -> None:
+    """README.md and docs/pr-comment-example.md show the demo's comment (`nox -s docs`)."""
+    from tests.support.demo_docs import EXAMPLE, ROOT, demo_steps, documented_problems
+
+    for step in demo_steps(EXAMPLE, tmp_path):
+        run = user.run("bfcl-action", *step, cwd=ROOT)
+        assert run.code in ((0, 1) if step[0] == "compare" else (0,))
+    comment = (tmp_path / "comment.md").read_text(encoding="utf-8")
+    assert "own_multiple" in comment
+    assert documented_problems(comment) == []
