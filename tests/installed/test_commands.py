@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from bfcl_action.cli import COMMANDS
-from tests.support.installed import Installed, git, prefill_bfcl_cache
+from tests.support.installed import Installed, git, prefill_bfcl_cache, serving
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "weather-app"
@@ -34,6 +34,7 @@ COVERED = {
     "categories": "test_commands",
     "github": "test_action_yml",
     "history": "test_action_yml",
+    "serve-replay": "test_commands",
 }
 
 
@@ -164,3 +165,54 @@ def test_bfcl_curate_verifies_the_live_releases(user: Installed, tmp_path: Path)
     )  # fmt: skip
     assert build.code != 0
     assert "pip install 'bfcl-action[curate]'" in build.stderr
+
+
+def test_serve_replay_answers_a_run_as_the_recording_did(
+    user: Installed, app: Path, tmp_path: Path
+) -> None:
+    """No key: the recorded answers served over HTTP give the replay's verdicts."""
+    replayed = user.run(
+        "bfcl-action", "run", "--model", "replay:replay/head", "--quiet",
+        "--output", str(tmp_path / "replayed.json"), cwd=app,
+    )  # fmt: skip
+    assert replayed.code == 0
+    with serving(user, "--replay", "replay/head", cwd=app) as url:
+        served = user.run(
+            "bfcl-action", "run", "--no-cache", "--quiet",
+            "--output", str(tmp_path / "served.json"), cwd=app, env={"OPENAI_BASE_URL": url},
+        )  # fmt: skip
+    assert served.code == 0
+    verdicts = [
+        {
+            r["id"]: r["valid"]
+            for r in json.loads((tmp_path / f"{name}.json").read_text())["results"]
+        }
+        for name in ("replayed", "served")
+    ]
+    assert verdicts[0] == verdicts[1]
+    assert not all(verdicts[1].values())  # head's regressions, as recorded
+
+
+def test_serve_replay_scripts_generate_without_a_key(user: Installed, app: Path) -> None:
+    """The weather app's generate script (docs/generate.md) through the trial model drafts
+    the committed generate/generated.yml again, as make_generated.py does."""
+    drafted, review = app / "generate" / "generated.yml", app / "generate" / "generated.review.md"
+    committed = drafted.read_text(encoding="utf-8")
+    review.unlink()
+    with serving(user, "--script", "generate/script.json", cwd=app) as url:
+        run = user.run(
+            "bfcl-action", "generate", "--config", "generate.bfcl.yml", "--per-tool", "3",
+            "--tools", "get_pollen_count,convert_temperature,get_sunrise_sunset",
+            "--output", "generate/generated.yml", "--quiet", cwd=app,
+            env={"OPENAI_BASE_URL": url},
+        )  # fmt: skip
+    assert run.code == 0
+    assert drafted.read_text(encoding="utf-8") == committed
+    assert "generator scripted-weather-model" in review.read_text(encoding="utf-8")
+
+
+def test_serve_replay_refuses_a_script_it_cannot_serve(user: Installed, tmp_path: Path) -> None:
+    (tmp_path / "s.json").write_text('{"anwsers": {}}')
+    run = user.run("bfcl-action", "serve-replay", "--script", "s.json", cwd=tmp_path)
+    assert run.code == 2
+    assert "s.json: unknown key 'anwsers'" in run.stderr

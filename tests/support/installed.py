@@ -14,12 +14,14 @@ the test did not expect.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -118,6 +120,35 @@ class Installed:
         return run
 
 
+@contextlib.contextmanager
+def serving(installed: Installed, *args: str, cwd: Path) -> Iterator[str]:
+    """`bfcl-action serve-replay ARGS` running in the background; yields its base URL and
+    stops it with Ctrl-C (SIGINT) as a user does, checking it says so cleanly."""
+    proc = subprocess.Popen(
+        [str(installed.bin / "bfcl-action"), "serve-replay", *args],
+        cwd=cwd,
+        env=installed.environment(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        if not url.startswith("http://127.0.0.1:"):
+            proc.kill()
+            out, err = proc.communicate(timeout=10)
+            raise AssertionError(f"serve-replay did not start: {url}{out}{err}")
+        yield url
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    run = Run(["serve-replay", *args], proc.returncode, out, err)
+    assert_clean(run)
+    assert proc.returncode == 0 and "stopped" in err, str(run)
+
+
 def install(workdir: Path) -> Installed:
     """Build the wheel of this checkout and install it non-editable with the lock file."""
     dist, venv, home = workdir / "dist", workdir / "venv", workdir / "home"
@@ -164,6 +195,8 @@ class ActionYml:
     runner_temp: Path
     token: str = "write-token"
     steps: list[dict[str, Any]] = field(default_factory=lambda: action_yml()["runs"]["steps"])
+    outputs: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Each step's outputs after `run`, by step id."""
 
     def inputs(self, given: Mapping[str, str]) -> dict[str, str]:
         declared = action_yml()["inputs"]
@@ -184,9 +217,7 @@ class ActionYml:
     ) -> Run:
         """Every `run:` step in order (until one fails); the last step's run is returned."""
         inputs = self.inputs({k.replace("_", "-"): v for k, v in given.items()})
-        outputs: dict[str, dict[str, str]] = {
-            "install": {"python": str(self.installed.python)}
-        }
+        outputs: dict[str, dict[str, str]] = {"install": {"python": str(self.installed.python)}}
         last: Run | None = None
         for step in self.steps:
             if "run" not in step or step.get("id") == "install":
@@ -209,8 +240,9 @@ class ActionYml:
                 text=True,
                 timeout=120,
             )
-            last = Run([f"action.yml step {step.get('name')}"], proc.returncode, proc.stdout,
-                       proc.stderr)
+            last = Run(
+                [f"action.yml step {step.get('name')}"], proc.returncode, proc.stdout, proc.stderr
+            )
             assert_clean(last, skipped_ok=skipped_ok)
             if "id" in step:
                 outputs[step["id"]] = parse_outputs(out_file.read_text(encoding="utf-8"))
@@ -306,9 +338,3 @@ def git(cwd: Path, *args: str) -> str:
         ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True, timeout=30
     )
     return proc.stdout.strip()
-
-
-def commands_of(argv_help: str) -> Sequence[str]:
-    """Subcommand names listed by an argparse `--help` (`{a,b,c}` or an indented table)."""
-    match = re.search(r"\{([a-z,-]+)\}", argv_help)
-    return match.group(1).split(",") if match else []

@@ -34,32 +34,26 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import random
 import socket
 import struct
 import sys
-import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
+from bfcl_action.serve import REASONS as _REASONS
+from bfcl_action.serve import LocalServer, completion
+from bfcl_action.serve import last_user_text as _last_user_text
 from tests.support.openai_batches import BatchAPI
 
 FAULT_KINDS = ("429", "500", "503", "timeout", "reset", "malformed", "empty")
 Reply = dict[str, Any]
 
 
-def _last_user_text(body: dict[str, Any]) -> str:
-    for message in reversed(body.get("messages") or []):
-        if isinstance(message, dict) and message.get("role") == "user":
-            return str(message.get("content") or "")
-    return ""
-
-
-class OpenAIServer:
-    """The scripted server; use as a context manager or `start()` / `stop()`."""
+class OpenAIServer(LocalServer):
+    """The package's local server (`bfcl_action.serve`) with OpenAI's strict checks, fault
+    injection, recording and the Batch API; a context manager or `start()` / `stop()`."""
 
     def __init__(
         self,
@@ -74,6 +68,7 @@ class OpenAIServer:
         drip_s: float = 0.5,
         drip_bytes: int = 400,
     ) -> None:
+        super().__init__()
         self.latency = latency
         self.fault_rate = fault_rate
         self.fault_kinds = fault_kinds
@@ -106,11 +101,6 @@ class OpenAIServer:
         """The files and batches endpoints (tests.support.openai_batches)."""
         self.batch_calls: list[str] = []
         self._rng = random.Random(seed)
-        self._lock = threading.Lock()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._server: asyncio.Server | None = None
-        self._port: int | None = None
-        self._thread: threading.Thread | None = None
 
     # -- scripting -------------------------------------------------------------------------
     def fail(self, match: str, kinds: list[str]) -> None:
@@ -168,51 +158,9 @@ class OpenAIServer:
             self.connections = 0
 
     # -- lifecycle -------------------------------------------------------------------------
-    @property
-    def port(self) -> int:
-        assert self._port is not None
-        return self._port
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    def start(self) -> OpenAIServer:
-        ready = threading.Event()
-
-        def serve() -> None:
-            loop = asyncio.new_event_loop()
-            asyncio.set_event_loop(loop)
-            self._loop = loop
-            server = loop.run_until_complete(
-                asyncio.start_server(self._handle, "127.0.0.1", 0, backlog=512)
-            )
-            self._server = server
-            self._port = int(server.sockets[0].getsockname()[1])
-            ready.set()
-            try:
-                loop.run_forever()
-            finally:
-                server.close()
-                tasks = asyncio.all_tasks(loop)
-                for task in tasks:
-                    task.cancel()
-                loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
-                loop.close()
-
-        self._thread = threading.Thread(target=serve, daemon=True)
-        self._thread.start()
-        ready.wait(10)
-        return self
-
-    def stop(self) -> None:
-        if self._loop is not None and self._thread is not None:
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._thread.join(5)
-            self._loop = None
-
     def __enter__(self) -> OpenAIServer:
-        return self.start()
+        self.start()
+        return self
 
     def __exit__(self, exc_type: object, *exc: object) -> None:
         self.stop()
@@ -240,34 +188,22 @@ class OpenAIServer:
             )
 
     # -- HTTP ------------------------------------------------------------------------------
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def _connected(self) -> None:
         with self._lock:
             self.connections += 1
-        try:
-            while True:
-                try:
-                    head = await reader.readuntil(b"\r\n\r\n")
-                except (asyncio.IncompleteReadError, ConnectionError):
-                    return
-                lines = head.decode("latin-1").split("\r\n")
-                method = lines[0].split(" ")[0]
-                path = lines[0].split(" ")[1] if len(lines[0].split(" ")) > 1 else "/"
-                headers: dict[str, str] = {}
-                for line in lines[1:]:
-                    if ":" in line:
-                        key, value = line.split(":", 1)
-                        headers[key.strip().lower()] = value.strip()
-                raw = await reader.readexactly(int(headers.get("content-length") or 0))
-                if self.batches.handles(path):
-                    await self._respond_batches(method, path, headers, raw, writer)
-                    continue
-                if not await self._respond(path, headers, raw, writer):
-                    return
-        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
-            return  # client went away, or the server is stopping
-        finally:
-            with contextlib.suppress(Exception):
-                writer.close()
+
+    async def _dispatch(
+        self,
+        method: str,
+        path: str,
+        headers: dict[str, str],
+        raw: bytes,
+        writer: asyncio.StreamWriter,
+    ) -> bool:
+        if self.batches.handles(path):
+            await self._respond_batches(method, path, headers, raw, writer)
+            return True
+        return await self._respond(path, headers, raw, writer)
 
     def _response_format_error(self, fmt: Any) -> str | None:
         if fmt is None:
@@ -414,18 +350,6 @@ class OpenAIServer:
         return True
 
 
-_REASONS = {
-    200: "OK",
-    400: "Bad Request",
-    401: "Unauthorized",
-    403: "Forbidden",
-    404: "Not Found",
-    429: "Too Many Requests",
-    500: "Internal Server Error",
-    503: "Service Unavailable",
-}
-
-
 def _strict_schema_error(schema: Any, where: str) -> str | None:
     """OpenAI's strict-mode rules: objects list every property as required and forbid
     additional ones; nested schemas follow the same rules."""
@@ -492,47 +416,6 @@ def history_problem(body: dict[str, Any]) -> str | None:
             f"response messages: {', '.join(waiting)}"
         )
     return None
-
-
-def completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
-    if isinstance(reply.get("message"), dict):
-        return _wrap(body, reply["message"], finish="stop")
-    message: dict[str, Any] = {"role": "assistant", "content": reply.get("content")}
-    if reply.get("refusal"):
-        message["refusal"] = reply["refusal"]
-    calls = reply.get("tool_calls")
-    if calls:
-        message["tool_calls"] = [
-            {
-                "id": f"call_{i}",
-                "type": "function",
-                "function": {
-                    "name": c["name"],
-                    "arguments": c["arguments"]
-                    if isinstance(c.get("arguments"), str)
-                    else json.dumps(c.get("arguments", {})),
-                },
-            }
-            for i, c in enumerate(calls)
-        ]
-    return _wrap(body, message, finish="tool_calls" if calls else "stop")
-
-
-def _wrap(body: dict[str, Any], message: dict[str, Any], *, finish: str) -> dict[str, Any]:
-    return {
-        "id": "chatcmpl-local",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": body.get("model", ""),
-        "system_fingerprint": "fp_local",
-        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-        "usage": {
-            "prompt_tokens": 10,
-            "completion_tokens": 5,
-            "total_tokens": 15,
-            "prompt_tokens_details": {"cached_tokens": 4},
-        },
-    }
 
 
 def main(argv: list[str] | None = None) -> None:

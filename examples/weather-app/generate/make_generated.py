@@ -1,32 +1,32 @@
 """Draft the example's generated cases with a scripted model, as a user would with a real one.
 
-Starts the local OpenAI-compatible test server (tests/support/openai_server.py) answering
-from script.json (a proposer with good and bad drafts, a verify model that disagrees twice),
-then runs `bfcl-action generate` on the app's generate.bfcl.yml with a fresh cache:
+Starts the package's local OpenAI-compatible server (`bfcl_action.serve`, what
+`bfcl-action serve-replay --script script.json` serves) answering from script.json (a
+proposer with good and bad drafts, a verify model that disagrees twice), then runs
+`bfcl-action generate` on the app's generate.bfcl.yml with a fresh cache:
 
     python examples/weather-app/generate/make_generated.py            # rewrites generated.yml
     python examples/weather-app/generate/make_generated.py --dir COPY --run
 
 `--dir` works on a copy of the weather app (as `nox -s demo` does); `--run` also evaluates
-the generated cases (`bfcl-action run`) against the server. Run from the repository root
-(it imports the test server from `tests/support`).
+the generated cases (`bfcl-action run`) against the server. Without this script:
+`bfcl-action serve-replay --script generate/script.json` and `generate --base-url ...`.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[2]))
+from bfcl_action.cli import main as cli
+from bfcl_action.serve import LocalServer, scripted
 
-from bfcl_action.cli import main as cli  # noqa: E402
-from tests.support.generate_script import load_script, responder  # noqa: E402
-from tests.support.openai_server import OpenAIServer  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 
 def main() -> int:
@@ -36,8 +36,8 @@ def main() -> int:
     args = parser.parse_args()
     os.environ.setdefault("OPENAI_API_KEY", "sk-local-scripted")
     config = str(args.dir / "generate.bfcl.yml")
-    with OpenAIServer() as server, tempfile.TemporaryDirectory() as cache:
-        server.responder = responder(load_script(HERE / "script.json"))
+    with LocalServer() as server, tempfile.TemporaryDirectory() as cache:
+        server.responder = scripted(json.loads((HERE / "script.json").read_text("utf-8")))
         started = time.perf_counter()
         code = cli(
             [
