@@ -167,11 +167,13 @@ def _demo_comment(session: nox.Session) -> tuple[Path, Path]:
 
 @nox.session
 def docs(session: nox.Session) -> None:
-    """Write the demo's PR comment into docs/pr-comment-example.md and the README (the
-    installed-command tests fail when they no longer show what the product prints)."""
+    """Write the demo's PR comment into docs/pr-comment-example.md and the README, and the
+    `.bfcl.yml` JSON Schema from the config model (tests fail when either is stale)."""
     session.install(".")
     _, out = _demo_comment(session)
     session.run("python", "-m", "tests.support.demo_docs", str(out / "comment.md"))
+    session.install("-e", ".")  # the schema file is written into the source tree
+    session.run("python", "-m", "bfcl_action.config_schema")
 
 
 def _demo_generate(session: nox.Session, example: Path, out: Path) -> None:

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from bfcl_action.config_schema import MODELINE
 from bfcl_action.errors import InputError
 from bfcl_action.tools.formats import find_tools
 from bfcl_action.tools.issues import Severity
@@ -111,7 +112,9 @@ def render_config(tool_files: list[tuple[str, int]], *, model: str) -> str:
         tools = "  # - tools/*.json   # no tool files found; list yours here"
     tools_key = "tools:\n" + tools if tool_files else "tools: []\n" + tools
     return f"""\
-# bfcl-action configuration. Reference: docs/own-tools.md
+{MODELINE}
+# bfcl-action configuration. Reference: docs/own-tools.md (the line above lets editors
+# validate and complete this file with the shipped JSON Schema)
 version: 1
 
 # Tool definitions (globs relative to this file): OpenAI Chat or Responses tools, MCP

@@ -110,6 +110,27 @@ def use_local_pools(config: Path) -> None:
     config.write_text(text, encoding="utf-8")
 
 
+def assert_editors_validate(user: Installed, config: Path, tmp_path: Path) -> None:
+    """The modeline `init` writes names the schema the wheel ships, which accepts the file
+    and flags a typo (what the YAML language server shows in an editor)."""
+    import jsonschema
+    from ruamel.yaml import YAML
+
+    from bfcl_action.config_schema import MODELINE
+
+    text = config.read_text(encoding="utf-8")
+    assert text.splitlines()[0] == MODELINE
+    where = user.run(
+        "python", "-c", "import importlib.resources as r; "
+        "print(r.files('bfcl_action') / 'data' / 'bfcl-config.schema.json')", cwd=tmp_path,
+    )  # fmt: skip
+    shipped = json.loads(Path(where.stdout.strip()).read_text(encoding="utf-8"))
+    assert MODELINE.endswith("/bfcl_action/data/bfcl-config.schema.json")
+    jsonschema.validate(YAML(typ="safe").load(text), shipped)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(YAML(typ="safe").load(text.replace("seed:", "sed:")), shipped)
+
+
 @pytest.fixture
 def model(openai: OpenAIServer) -> OpenAIServer:
     openai.responder = responder(script())
@@ -126,6 +147,7 @@ def test_init_validate_generate_run_impact_compare(
     init = user.run("bfcl-action", "init", cwd=repo, env=env)
     assert init.code == 0
     assert (repo / ".github" / "workflows" / "bfcl.yml").is_file()
+    assert_editors_validate(user, repo / ".bfcl.yml", tmp_path)
     use_local_pools(repo / ".bfcl.yml")
 
     validate = user.run("bfcl-action", "validate", cwd=repo, env=env)
