@@ -75,7 +75,7 @@ def pick_baseline(
     second value says which, for the comment's notes."""
     for base in baselines:
         if base.label == label:
-            return base, f"its `{label}` run"
+            return base, f"its {label} run"
     unlabelled = [b for b in baselines if not b.label]
     if len(unlabelled) == 1 and unlabelled[0].model == model:
         return unlabelled[0], "the single-model run of the same model"

@@ -144,7 +144,7 @@ def test_a_check_run_carries_one_digest_per_model_and_each_finds_its_own() -> No
     assert [d.label for d in digests] == ["mini", "big"]
     base, which = pick_baseline(digests, "big", "gpt-4.1")
     assert base is not None and base.suites["own_simple"].outcomes == "1100"
-    assert which == "its `big` run"
+    assert which == "its big run"
     assert pick_baseline(digests, "new-model", "x")[0] is None
 
 
