@@ -216,3 +216,16 @@ def test_serve_replay_refuses_a_script_it_cannot_serve(user: Installed, tmp_path
     run = user.run("bfcl-action", "serve-replay", "--script", "s.json", cwd=tmp_path)
     assert run.code == 2
     assert "s.json: unknown key 'anwsers'" in run.stderr
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 29 (live-data) makes Live reachable from an install; remove this mark then",
+)
+def test_live_data_is_reachable_from_an_install(user: Installed, tmp_path: Path) -> None:
+    """`live@latest` read from a pip install, outside any checkout of this repository."""
+    run = user.run(
+        "bfcl-action", "run", "--dry-run", "--model", "gpt-4o-mini", "--dataset", "live@latest",
+        "--categories", "live_simple", cwd=tmp_path,
+    )  # fmt: skip
+    assert run.code == 0, run
