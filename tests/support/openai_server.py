@@ -42,9 +42,9 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from bfcl_action.serve import REASONS as _REASONS
 from bfcl_action.serve import LocalServer, completion
 from bfcl_action.serve import last_user_text as _last_user_text
+from bfcl_action.serve import send as send_reply
 from tests.support.openai_batches import BatchAPI
 
 FAULT_KINDS = ("429", "500", "503", "timeout", "reset", "malformed", "empty")
@@ -249,10 +249,7 @@ class OpenAIServer(LocalServer):
         with self._lock:
             self.batch_calls.append(f"{method} {path.split('?', 1)[0]}")
         content_type = "application/json" if ctype == "json" else ctype
-        head = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}"]
-        head.append(f"Content-Type: {content_type}")
-        head.append(f"Content-Length: {len(payload)}")
-        writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + payload)
+        send_reply(writer, status, payload, content_type=content_type)
         await writer.drain()
 
     async def _respond(
@@ -261,11 +258,7 @@ class OpenAIServer(LocalServer):
         """Answer one request; False when the connection must end."""
 
         def send(status: int, payload: bytes, extra: dict[str, str] | None = None) -> None:
-            reason = _REASONS.get(status, "Status")
-            head = [f"HTTP/1.1 {status} {reason}", "Content-Type: application/json"]
-            head.append(f"Content-Length: {len(payload)}")
-            head.extend(f"{k}: {v}" for k, v in (extra or {}).items())
-            writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + payload)
+            send_reply(writer, status, payload, extra)
 
         try:
             body = json.loads(raw)
