@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bfcl_action import credentials
 from bfcl_action.errors import ConfigError, InputError
 from bfcl_action.generate.models import (
     KIND_ORDER,
@@ -348,6 +349,8 @@ def run_generate(command: GenerateCommand) -> int:
             + ", ".join(names),
             field="--tools",
         )
+    if not command.dry_run:
+        credentials.refuse_model_calls_on_fork(credentials.ModelPath.GENERATE)
     api_key = None if command.dry_run else api_key_from_env(settings, os.environ)
     link = _link(command, settings, api_key)
     uncached_propose, _verify, line = estimate(command, tools, targets, link)

@@ -14,6 +14,7 @@ from pathlib import Path
 from bfcl_action import credentials
 from bfcl_action.categories import did_you_mean
 from bfcl_action.config import BfclConfig, MatrixModel
+from bfcl_action.credentials import ModelPath
 from bfcl_action.errors import ConfigError
 from bfcl_action.evaluation import (
     evaluate,
@@ -295,6 +296,8 @@ def main(args: argparse.Namespace) -> int:
 
         print(estimate(settings, config).line())
         return 0
+    if not settings.replaying:
+        credentials.refuse_model_calls_on_fork(ModelPath.BATCH if settings.batch else ModelPath.SINGLE)
     credentials.get(settings.api_key_env)  # held, out of the environment, redacted from now on
     api_key = api_key_from_env(settings, credentials.environment())
     progress = make_progress(sys.stderr, enabled=not args.quiet)
@@ -368,6 +371,8 @@ def run_matrix(args: argparse.Namespace, config: BfclConfig | None, runs: list[M
             print(f"{run.label}: {estimate(run.settings, config).line()}")
         return 0
     keys: dict[str, str | None] = {}
+    if not all(run.settings.replaying for run in runs):
+        credentials.refuse_model_calls_on_fork(ModelPath.MATRIX)
     for run in runs:
         credentials.get(run.settings.api_key_env)
         keys[run.label] = api_key_from_env(run.settings, credentials.environment())

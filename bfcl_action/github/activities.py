@@ -27,6 +27,7 @@ from github.Repository import Repository
 
 from bfcl_action import redact
 from bfcl_action.compare import compare_runs
+from bfcl_action.credentials import ModelPath, model_calls_allowed
 from bfcl_action.digest import RunDigest
 from bfcl_action.errors import InputError
 from bfcl_action.github import outputs, scheduled
@@ -123,7 +124,21 @@ def activity_for(ctx: ActionContext, engine: Engine) -> Activity:
         has_pull_request=ctx.pull_request is not None,
         shard=bool(ctx.inputs.shard and not ctx.inputs.report),
         needs_api_key=ctx.event_name != "workflow_run" and engine.needs_api_key(ctx),
-        has_api_key=ctx.event_name != "workflow_run" and engine.has_api_key(ctx),
+        has_api_key=ctx.event_name != "workflow_run"
+        and model_calls_allowed_for(ctx, engine)
+        and engine.has_api_key(ctx),
+    )
+
+
+def model_calls_allowed_for(ctx: ActionContext, engine: Engine) -> bool:
+    """`credentials.model_calls_allowed` for this event: a fork PR's run calls no model on
+    any path, whatever keys its files name (the skip is neutral)."""
+    pr = ctx.pull_request
+    return model_calls_allowed(
+        ctx.event_name,
+        head_repo=pr.head_repo if pr is not None else None,
+        base_repo=pr.base_repo if pr is not None else None,
+        path=ModelPath.MATRIX if engine.matrix(ctx) else ModelPath.SINGLE,
     )
 
 
