@@ -30,6 +30,7 @@ from bfcl_action.cost import Price
 from bfcl_action.credentials import key_variable_problem
 from bfcl_action.errors import ConfigError, InputError
 from bfcl_action.models import Mode, SourceLocation
+from bfcl_action.redact import shorten
 from bfcl_action.thresholds import STRICT_KEYS, CategoryKey, Thresholds
 from bfcl_action.tools.source import Document, ParseError, parse_yaml
 from bfcl_action.tools.validate import ToolLimits
@@ -444,7 +445,7 @@ def _render_error(err: Any, doc: Document) -> tuple[int, int, str]:
         if kind != "value_error" and "input" in err:
             found = err["input"]
             text = repr(found)
-            message += f" (found {text[:60]})"
+            message += f" (found {shorten(text, 60, '...')})"
         pos = doc.where(loc)
     line, col = pos or (0, 0)
     where = doc.file + (f":{line}:{col}" if line else "")

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from bfcl_action.redact import shorten
+
 ZWJ = "\u200d"
 """Zero-width joiner: invisible, but breaks `@mention`, `#123` and `::command` recognition."""
 
@@ -32,10 +34,9 @@ _GH_REF = re.compile(r"(?i)\b(GH)-(?=[0-9])")
 
 
 def truncate(text: str, limit: int | None) -> str:
-    """Cut to at most `limit` characters, marking the cut with an ellipsis."""
-    if limit is None or len(text) <= limit:
-        return text
-    return text[: max(0, limit - 1)] + "…"
+    """Redacted, then cut to at most `limit` characters, marking the cut with an ellipsis
+    (`redact.shorten`: a secret is never cut into a prefix no later edge recognises)."""
+    return shorten(text, limit)
 
 
 def one_line(text: str) -> str:

@@ -8,6 +8,12 @@ stderr (`bfcl_action.logstream`, installed by the CLI, so every log line and wor
 command), the report files, every JSON body sent to GitHub (comment, check run, annotations,
 statuses, issues: `github/client.py`), the job summary, step outputs and comment artifact.
 
+Text is redacted before it is cut (`shorten`, which `escape.truncate` and so every excerpt,
+log line and table cell uses), and `redact` also masks a known secret's *prefix* left at a cut
+(followed by an ellipsis or the end of the text), for the few cuts made where this module is
+out of reach (the checker's pure `show`): a key straddling a 200-character cut never leaves
+the run as its first 199 characters.
+
 What it does not do: a secret transformed in other ways (reversed, split across outputs,
 base64 encoded by hostile code) is not recognised, and values shorter than
 `MIN_SECRET_LENGTH` are not registered (redacting "abc" everywhere would mangle reports;
@@ -29,6 +35,10 @@ if TYPE_CHECKING:
 MASK = "***"
 M = TypeVar("M", bound="BaseModel")
 MIN_SECRET_LENGTH = 8
+MIN_PREFIX_AT_CUT = 6
+"""A secret's prefix this long, left at a cut, is masked (shorter ones say nothing)."""
+CUT_MARKS = ("…", "...")
+"""What our cuts end with (`escape.truncate`, the checker's `show`, `_clip` helpers)."""
 
 _lock = threading.Lock()
 _secrets: set[str] = set()
@@ -88,7 +98,57 @@ def redact(text: str) -> str:
     for secret in spellings:
         if secret in text:
             text = text.replace(secret, MASK)
-    return text
+    return _mask_prefixes_at_cuts(text, spellings)
+
+
+def _cut_points(text: str) -> list[int]:
+    points = [len(text)]
+    for mark in CUT_MARKS:
+        start = text.find(mark)
+        while start != -1:
+            points.append(start)
+            start = text.find(mark, start + len(mark))
+    return points
+
+
+def _mask_prefixes_at_cuts(text: str, spellings: tuple[str, ...]) -> str:
+    """Mask `secret[:k]` (k >= MIN_PREFIX_AT_CUT) ending at a cut point. Linear in the
+    text per secret: each cut point is checked with one `find` of the secret's head."""
+    if len(text) < MIN_PREFIX_AT_CUT:
+        return text
+    spans: list[tuple[int, int]] = []
+    for point in _cut_points(text):
+        for secret in spellings:
+            head = secret[:MIN_PREFIX_AT_CUT]
+            window_start = max(0, point - len(secret) + 1)
+            at = text.find(head, window_start, point)
+            while at != -1:
+                if secret.startswith(text[at:point]):
+                    spans.append((at, point))
+                    break
+                at = text.find(head, at + 1, point)
+    if not spans:
+        return text
+    out, last = [], 0
+    for start, end in sorted(spans):
+        if start < last:
+            start = last
+        if start >= end:
+            continue
+        out.append(text[last:start])
+        out.append(MASK)
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def shorten(text: str, limit: int | None, mark: str = "…") -> str:
+    """`text` redacted, then cut to at most `limit` characters ending with `mark`: the one
+    way text is shortened, so a cut never splits a secret into an unrecognised prefix."""
+    text = redact(text)
+    if limit is None or len(text) <= limit:
+        return text
+    return text[: max(0, limit - len(mark))] + mark
 
 
 def redact_value(value: Any) -> Any:

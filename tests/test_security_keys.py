@@ -160,9 +160,7 @@ def _script(name: str) -> str:
 
 
 @pytest.mark.parametrize("command", ["run", "generate"])
-def test_cli_model_calls_are_refused_in_a_fork_pull_request(
-    tmp_path: Path, command: str
-) -> None:
+def test_cli_model_calls_are_refused_in_a_fork_pull_request(tmp_path: Path, command: str) -> None:
     write_tools(tmp_path)
     event = tmp_path / "event.json"
     event.write_text(

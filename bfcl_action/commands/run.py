@@ -297,7 +297,9 @@ def main(args: argparse.Namespace) -> int:
         print(estimate(settings, config).line())
         return 0
     if not settings.replaying:
-        credentials.refuse_model_calls_on_fork(ModelPath.BATCH if settings.batch else ModelPath.SINGLE)
+        credentials.refuse_model_calls_on_fork(
+            ModelPath.BATCH if settings.batch else ModelPath.SINGLE
+        )
     credentials.get(settings.api_key_env)  # held, out of the environment, redacted from now on
     api_key = api_key_from_env(settings, credentials.environment())
     progress = make_progress(sys.stderr, enabled=not args.quiet)

@@ -30,6 +30,7 @@ from jsonschema.validators import Draft7Validator, validator_for
 from pydantic import BaseModel, ConfigDict
 
 from bfcl_action.models import FunctionDoc, SourceLocation
+from bfcl_action.redact import shorten
 from bfcl_action.tools.dialect import (
     BFCL_TO_JSON,
     JSON_TYPES,
@@ -445,9 +446,7 @@ class _ToolChecker:
             field = self.field(where)
             if any(field == s or field.startswith(s + ".") or s.startswith(field) for s in seen):
                 continue
-            rule = repr(err.validator_value)
-            if len(rule) > 80:
-                rule = rule[:77] + "..."
+            rule = shorten(repr(err.validator_value), 80, "...")
             self.add(
                 where,
                 f"invalid JSON Schema: {err.validator!s} rule failed",
