@@ -23,7 +23,7 @@ _CONTROL = re.compile(
     r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f"  # C0 controls but tab and newlines
     r"\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]"  # separators, bidi overrides, BOM
 )
-_NEWLINES = re.compile(r"\r\n|\r|\n")
+_NEWLINES = re.compile("\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 _MD_PUNCT = re.compile(r"([\\`*_\[\]|~!])")
 _MENTION = re.compile(r"@(?=[A-Za-z0-9])")
@@ -89,14 +89,30 @@ def log_line(value: object, limit: int | None = None) -> str:
     return _defuse(truncate(one_line(str(value)), limit))
 
 
-_COMMAND_START = re.compile(r"^([ \t]*)(::|##\[|##vso\[)", re.MULTILINE)
+LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+"""Everything a log reader may take for a line break: the runner splits on a bare `\r` as
+well as `\n`; the Unicode line and paragraph separators, VT, FF and NEL are treated alike."""
+_LEAD = rf"(?:[^\S{LINE_BREAKS}]|[\u200b\ufeff])*"
+"""White space the runner trims before `::` (.NET's, NBSP and the other Unicode spaces
+included), plus the zero-width space and BOM; it never spans a line break, so the match is
+linear."""
+_COMMAND_START = re.compile(rf"(\A|[{LINE_BREAKS}])({_LEAD})::")
+_LEGACY_COMMAND = re.compile(r"##(?=\[|vso\[)")
 
 
 def neutralize_commands(text: str) -> str:
-    """Every line of `text` kept, but none can start a workflow command (`::name::`,
-    `##[name]`, `##vso[`): a zero-width joiner splits the opening marker. For text that
-    must stay multi-line (a log stream, a job summary printed locally)."""
-    return _COMMAND_START.sub(lambda m: m.group(1) + m.group(2)[0] + ZWJ + m.group(2)[1:], text)
+    """Every line of `text` kept, but none can start a workflow command: `::` after any
+    leading white space of a line (every `LINE_BREAKS` character ends a line) and the legacy
+    `##[` / `##vso[` anywhere get a zero-width joiner inside the marker. The one log edge:
+    every printed line of `bfcl-action` and `bfcl-curate` passes here (`logstream`)."""
+    text = _COMMAND_START.sub(lambda m: m.group(1) + m.group(2) + ":" + ZWJ + ":", text)
+    return defuse_legacy_commands(text)
+
+
+def defuse_legacy_commands(text: str) -> str:
+    """`##[` / `##vso[` anywhere split by a zero-width joiner (the runner honours them in
+    the middle of a line, even inside one of our own `::warning::` commands)."""
+    return _LEGACY_COMMAND.sub("#" + ZWJ + "#", text)
 
 
 def xml_text(value: object, limit: int | None = None) -> str:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bfcl_action.errors import BfclActionError, ConfigError
+from bfcl_action.logstream import std_streams
 
 DEFAULT_LIVE_DIR = Path("data/live")
 CURATE_EXTRA_MODULES = frozenset({"datasketch"})
@@ -173,6 +174,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command with every printed line redacted and defused: the same log edge as
+    `bfcl-action` (`bfcl_action.logstream`), since contributions name licences and files."""
+    with std_streams():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     try:
         code: int = args.func(args)
