@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import base64
 import json
+import math
+import re
 import threading
 import urllib.parse
 from collections.abc import Iterable
@@ -149,6 +151,59 @@ def shorten(text: str, limit: int | None, mark: str = "…") -> str:
     if limit is None or len(text) <= limit:
         return text
     return text[: max(0, limit - len(mark))] + mark
+
+
+SECRET_SHAPES = re.compile(
+    r"\b(?:sk-[A-Za-z0-9_-]{16}|gsk_[A-Za-z0-9]{20}|github_pat_[A-Za-z0-9_]{20}"
+    r"|gh[pousr]_[A-Za-z0-9]{20}|AKIA[0-9A-Z]{16}|xox[abposr]-[A-Za-z0-9-]{10}"
+    r"|AIza[0-9A-Za-z_-]{20})[A-Za-z0-9_-]*"
+    r"|-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----"
+)
+"""Well-known key shapes (OpenAI and proxies `sk-...`, Groq `gsk_`, GitHub `gh*_` and
+`github_pat_`, AWS, Slack, Google). Linear: no pattern backtracks over a run it has read
+(the fixed-length head matches once, the tail is a plain greedy run)."""
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9_-]{32,}")
+_HIGH_ENTROPY_BITS = 3.5
+_MIN_CLASS_CHANGES = 0.45
+
+
+def _char_class(c: str) -> int:
+    return 0 if c.isupper() else 1 if c.islower() else 2 if c.isdigit() else 3
+
+
+def _looks_random(token: str) -> bool:
+    """A generic key: 32+ characters of letters and digits mixed as random text mixes
+    them (entropy and the share of upper/lower/digit changes between neighbours: about 0.6
+    for random text, below 0.45 for identifiers such as `GetTimesForMovie2024`); hex
+    digests (case ids, commit shas) are not secrets."""
+    if not (any(c.isdigit() for c in token) and any(c.isalpha() for c in token)):
+        return False
+    if all(c in "0123456789abcdef" for c in token.lower()):
+        return False
+    changes = sum(_char_class(a) != _char_class(b) for a, b in zip(token, token[1:], strict=False))
+    if changes / (len(token) - 1) < _MIN_CLASS_CHANGES:
+        return False
+    counts: dict[str, int] = {}
+    for c in token:
+        counts[c] = counts.get(c, 0) + 1
+    n = len(token)
+    bits = -sum(k / n * math.log2(k / n) for k in counts.values())
+    return bits >= _HIGH_ENTROPY_BITS
+
+
+def has_secret_shape(text: str) -> bool:
+    """Whether `text` holds a known key shape or a generic high-entropy key."""
+    if SECRET_SHAPES.search(text):
+        return True
+    return any(_looks_random(m.group()) for m in _TOKEN_RUN.finditer(text))
+
+
+def scrub(text: str) -> str:
+    """`redact` (every secret the run knows), then every key shape and high-entropy token
+    replaced by `***`: for files written for people to read and commit (generated cases,
+    the review file, curation reports), where an unknown key must not land either."""
+    text = SECRET_SHAPES.sub(MASK, redact(text))
+    return _TOKEN_RUN.sub(lambda m: MASK if _looks_random(m.group()) else m.group(), text)
 
 
 def redact_value(value: Any) -> Any:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from bfcl_action.errors import BfclActionError, ConfigError
 from bfcl_action.logstream import std_streams
+from bfcl_action.redact import scrub
 
 DEFAULT_LIVE_DIR = Path("data/live")
 CURATE_EXTRA_MODULES = frozenset({"datasketch"})
@@ -62,7 +63,8 @@ def cmd_build(args: argparse.Namespace) -> int:
         notes=notes,
     )
     if args.report:
-        args.report.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        # a file for people to read: no secret the run knows, no key shape a contributor sent
+        args.report.write_text(scrub(report.model_dump_json(indent=2)) + "\n", encoding="utf-8")
     from curation.summary import print_funnel
 
     print_funnel(report)
