@@ -23,6 +23,7 @@ no real key is that short).
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import math
 import re
@@ -180,7 +181,7 @@ def _looks_random(token: str) -> bool:
         return False
     if all(c in "0123456789abcdef" for c in token.lower()):
         return False
-    changes = sum(_char_class(a) != _char_class(b) for a, b in zip(token, token[1:], strict=False))
+    changes = sum(_char_class(a) != _char_class(b) for a, b in itertools.pairwise(token))
     if changes / (len(token) - 1) < _MIN_CLASS_CHANGES:
         return False
     counts: dict[str, int] = {}
