@@ -10,6 +10,7 @@ command in a log (`::set-output`, `##[error]`), or break a Markdown table (`|`, 
 
 from __future__ import annotations
 
+import html
 import re
 
 from bfcl_action.redact import shorten
@@ -49,11 +50,41 @@ def _no_comment(text: str) -> str:
     return text.replace("<!--", "<" + ZWJ + "!--")
 
 
-def _defuse(text: str) -> str:
+def defuse_references(text: str) -> str:
+    """The one Markdown defuser: no `@mention`, no `#123` / `owner/repo#123` / `GH-123`
+    reference, no bare URL autolink (`https://`, `www.`), no `<!--`. Markup of its own
+    (HTML, `*`, `|`) is the caller's: `md_inline` escapes it, `html_text` HTML-escapes it,
+    `untrusted_markdown` keeps a document's formatting but not its HTML."""
     text = _no_comment(text)
     text = _MENTION.sub("@" + ZWJ, text)
     text = _ISSUE_REF.sub("#" + ZWJ, text)
+    text = _AUTOLINK.sub(lambda m: m.group(1) + ZWJ, text)
+    return _GH_REF.sub(lambda m: m.group(1) + ZWJ + "-", text)
+
+
+def _defuse(text: str) -> str:
+    text = defuse_references(text)
     return text.replace("::", ":" + ZWJ + ":").replace("##[", "#" + ZWJ + "#[")
+
+
+def html_text(value: object, limit: int | None = None) -> str:
+    """Text inside an HTML element (a `<summary>`, where Markdown escapes would show): one
+    line, HTML-escaped, references defused."""
+    text = truncate(one_line(str(value)), limit)
+    return defuse_references(html.escape(text, quote=True))
+
+
+_ALLOWED_TAG = re.compile(r"<(?=/?(?:details|summary|br|code|b|i|sub|sup)>|details open>)")
+_TAG_START = re.compile(r"<")
+
+
+def untrusted_markdown(text: str) -> str:
+    """A whole Markdown document written by an untrusted producer (a fork run's comment
+    artifact): its Markdown formatting stays, but no HTML beyond a few attribute-free
+    layout tags (`<details>`, `<summary>`, ...), no mention, issue reference or bare link."""
+    marked = _ALLOWED_TAG.sub("\0", text.replace("\0", ""))
+    escaped = _TAG_START.sub("&lt;", marked).replace("\0", "<")
+    return defuse_references(escaped)
 
 
 def md_inline(value: object, limit: int | None = None) -> str:
@@ -62,8 +93,6 @@ def md_inline(value: object, limit: int | None = None) -> str:
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     text = _MD_PUNCT.sub(r"\\\1", text)
     text = re.sub(r"^([#+\-=>]|\d+[.)])", r"\\\1", text)
-    text = _AUTOLINK.sub(lambda m: m.group(1) + ZWJ, text)  # bare URLs stay text
-    text = _GH_REF.sub(lambda m: m.group(1) + ZWJ + "-", text)  # GH-1 is not a link
     return _defuse(text)
 
 
