@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from bfcl_action.errors import InputError
+from bfcl_action.numbers import integer
 from bfcl_action.tools.formats import find_tools
 from bfcl_action.tools.issues import Severity
 from bfcl_action.tools.source import JSON_SUFFIXES, JSONL_SUFFIXES, YAML_SUFFIXES, parse_text
@@ -59,7 +60,7 @@ def register(sub: Any) -> None:
     )
     parser.add_argument(
         "--generate",
-        type=int,
+        type=integer,
         metavar="N",
         help="then draft N verified cases per tool with the model (`bfcl-action generate`; "
         "prints the command instead when no API key is set)",

@@ -41,8 +41,9 @@ from bfcl_action.tools.formats import BFCL_TYPES, RawTool
 from bfcl_action.tools.issues import Severity, ToolIssue, describe
 from bfcl_action.tools.source import Document, JsonPath, path_label
 
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]+$")
-MAPPED_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]+$")
+NAME_PATTERN = re.compile(r"[A-Za-z0-9_-]+\Z")
+MAPPED_NAME_PATTERN = re.compile(r"[A-Za-z0-9_.-]+\Z")
+"""Used with `fullmatch`: `$` would also accept a trailing newline (`lookup\\n`)."""
 LEGAL_NAME = "letters, digits, '_' or '-' ('.' is allowed and mapped to '_')"
 
 
@@ -189,7 +190,7 @@ class _ToolChecker:
                 expected=f"at most {self.limits.max_name_length} characters",
                 found=f"{len(name)} characters",
             )
-        if not MAPPED_NAME_PATTERN.match(name):
+        if not MAPPED_NAME_PATTERN.fullmatch(name):
             self.add(self.raw.name_path, "illegal tool name", expected=LEGAL_NAME, found=repr(name))
         return name
 
