@@ -7,8 +7,8 @@ else; `cli.main` called in-process, as tests do, leaves the environment alone) t
    or attach with ptrace (a process holding `CAP_SYS_PTRACE`, e.g. root in a default
    container, still can: the sandbox worker drops its capabilities, see `multiturn/jail.py`);
 2. moves every credential-like variable (`INPUT_API_KEY`, `INPUT_GITHUB_TOKEN`,
-   `GITHUB_TOKEN`, `OPENAI_API_KEY`, any `*_API_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`)
-   from `os.environ` into this module's holder, so no child process inherits it;
+   `GITHUB_TOKEN`, `OPENAI_API_KEY`, any `*_API_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`,
+   `BFCL_KEY_*`) from `os.environ` into this module's holder, so no child process inherits it;
 3. overwrites those variables in the process's original environment block, the memory that
    `/proc/<pid>/environ` shows (unsetting a variable does not clear it there);
 4. registers each value with `bfcl_action.redact`, so no output shows it.
@@ -159,6 +159,9 @@ _state = {"protected": False}
 
 
 def is_secret_name(name: str) -> bool:
+    """Credential-like names, and every `BFCL_KEY_*` variable (a model key by definition)."""
+    if name.startswith(KEY_PREFIX):
+        return True
     return name not in _NOT_SECRET and bool(SECRET_NAME.search(name))
 
 

@@ -196,3 +196,23 @@ def test_cli_model_calls_are_refused_in_a_fork_pull_request(tmp_path: Path, comm
     assert proc.returncode != 0
     assert "comes from a fork" in proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_bfcl_key_variables_are_held_out_of_the_environment_like_any_key() -> None:
+    """A `BFCL_KEY_*` variable holds a model key: the console script moves it out of the
+    environment (no child process inherits it) and redacts it, like `*_API_KEY`."""
+    code = (
+        "import os\n"
+        "from bfcl_action import credentials, redact\n"
+        "credentials.protect_process()\n"
+        "print('BFCL_KEY_CLOUD' in os.environ, credentials.get('BFCL_KEY_CLOUD') is not None)\n"
+        "print(redact.redact('x sk-cloud-0123456789abcdef y'))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": os.environ.get("PATH", ""), "BFCL_KEY_CLOUD": "sk-cloud-0123456789abcdef"},
+    )
+    assert proc.stdout.splitlines() == ["False True", "x *** y"], proc.stderr
