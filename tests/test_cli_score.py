@@ -235,3 +235,60 @@ def test_model_name_with_markup_is_printed_literally(
     )
     assert code == 0
     assert "[red]x[/red]" in capsys.readouterr().out
+
+
+def _agentic_results(root: Path) -> None:
+    """Web search base: entry 0 right, entry 1 wrong; memory kv: entry 0 ends with a call."""
+    call = [{"search_engine_query": '{"keywords": "x"}'}]
+    _write_results(
+        root,
+        "web_search_base",
+        "agentic",
+        [
+            {"id": "web_search_base_0", "result": [[call, "It is Zhang Yiming."]]},
+            {"id": "web_search_base_1", "result": [[call, "I do not know"]]},
+        ],
+    )
+    _write_results(
+        root,
+        "memory_kv",
+        "agentic/memory/kv",
+        [
+            {"id": "memory_kv_0-customer-0", "result": [[call]]},
+            {"id": "memory_kv_1-customer-1", "result": [["You are 35."]]},
+        ],
+    )
+
+
+def test_agentic_results_are_scored_and_the_leaderboard_counts_what_did_not_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _agentic_results(tmp_path / "result")
+    score_dir = tmp_path / "score"
+    argv = ["score", "--results", str(tmp_path / "result"), "--model-name", "model-FC"]
+    assert main([*argv, "--bfcl-score-dir", str(score_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "Overall of what ran (not BFCL's Overall Acc)" in out
+    # web search 50% (base) and 0% (no snippet missing); memory 50%, 0, 0: agentic 0.208
+    overall = (score_dir / "data_overall.csv").read_text().splitlines()
+    row = dict(zip(overall[0].split(","), overall[1].split(","), strict=True))
+    assert row["Overall Acc"] == f"{0.4 * (0.25 + 0.5 / 3) / 2 * 100:.2f}%"
+    assert (row["Web Search Base"], row["Web Search No Snippet"]) == ("50.00%", "N/A")
+    header, failures = read_score_file(
+        score_dir / "model-FC" / "agentic" / "memory" / "kv" / "BFCL_v4_memory_kv_score.json"
+    )
+    assert header["correct_count"] == 1
+    assert failures[0]["error"]["error_type"] == "agentic:no_last_message"
+
+
+def test_a_category_bfcl_has_but_we_do_not_score_is_named_as_unsupported(
+    results: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _write_results(
+        results, "format_sensitivity", "format_sensitivity", [{"id": "x_0", "result": ""}]
+    )
+    _write_results(results, "sql", "non_live", [{"id": "sql_0", "result": ""}])
+    assert main(["score", "--results", str(results), "--model-name", "model-FC"]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert "format_sensitivity is in bfcl@2026.3.23 but not supported by bfcl-action" in err
+    assert "result files not in bfcl@2026.3.23 were skipped: sql" in err

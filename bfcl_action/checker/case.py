@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from bfcl_action.categories import CATEGORIES, Category, Checker
+from bfcl_action.checker.agentic import check_agentic
 from bfcl_action.checker.ast_check import check_ast
 from bfcl_action.checker.relevance import check_relevance
 from bfcl_action.checker.verdict import (
@@ -25,7 +26,7 @@ from bfcl_action.decode import DecodeError, decode_output
 from bfcl_action.decode.errors import WRONG_OUTPUT_FORMAT
 from bfcl_action.models import Call, CaseResult, Language, Mode, TestCase
 
-_AST, _MULTI_TURN = Checker.AST, Checker.MULTI_TURN
+_AST, _MULTI_TURN, _AGENTIC = Checker.AST, Checker.MULTI_TURN, Checker.AGENTIC
 _PYTHON = Language.PYTHON
 
 
@@ -123,6 +124,8 @@ def judge(
         category = _category(case)
         if isinstance(category, Verdict):
             return Judgement(category, None)
+        if category.checker is _AGENTIC:
+            return Judgement(check_agentic(model_output, case.answer_texts, mode), None)
         outcome = decode_for(category, model_output, mode)
         if isinstance(outcome, list):
             return Judgement(_judge(category, case, outcome, None, underscore_to_dot), outcome)

@@ -67,7 +67,8 @@ def parse_entries(
     `answers` is None for categories that have none (irrelevance, relevance); otherwise every
     entry must have one, since a case without an answer could never pass.
     """
-    language = get_category(category).language
+    known = get_category(category)
+    language = known.language
     cases: list[TestCase] = []
     for number, row in read_jsonl(data, file=file):
         entry_id = row.get("id")
@@ -80,7 +81,11 @@ def parse_entries(
                 raise DatasetError(
                     f"entry {entry_id!r} has no possible answer", file=file, line=number
                 )
-            fields["possible_answer"] = answers[entry_id]
+            answer_field = "answer_texts" if known.agentic else "possible_answer"
+            fields[answer_field] = answers[entry_id]
+        if known.data_file and entry_id.startswith(known.data_file):
+            # one shared file serves several categories: ids become the category's own
+            fields["id"] = category + entry_id[len(known.data_file) :]
         fields.update(
             category=category,
             language=language,
@@ -117,7 +122,7 @@ def read_category(
     dataset a bad line came from. `expected_sha256` maps relative paths to digests that the
     bytes read must match (cache and release integrity).
     """
-    name = entry_file_name(category)
+    name = entry_file_name(get_category(category).data_file or category)
     entry_bytes = _read(root, name, display=display, expected_sha256=expected_sha256)
     answer_rel = f"possible_answer/{name}"
     answers = None

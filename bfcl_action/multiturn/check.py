@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bfcl_action.decode import DecodeError, decode_fc, decode_prompt
+from bfcl_action.decode import decode_step
 from bfcl_action.errors import BfclActionError
-from bfcl_action.models import Call, CaseResult, Language, Mode, TestCase
+from bfcl_action.models import Call, CaseResult, Mode, TestCase
 from bfcl_action.multiturn.conversation import Conversation, conversation_of
 from bfcl_action.multiturn.sandbox import EnvironmentSetupError, Sandbox, SandboxLimits
 
@@ -52,18 +52,6 @@ class ExecutionOptions:
     def sandbox(self, extra_paths: Sequence[str] = ()) -> Sandbox:
         paths = [Path(p) for p in (*extra_paths, *self.paths)]
         return Sandbox(limits=self.limits, python=self.python, paths=paths)
-
-
-def decode_step(output: Any, mode: Mode) -> list[Call]:
-    """One model step's calls; an output that does not decode counts as no call."""
-    try:
-        if mode is Mode.PROMPT and isinstance(output, str):
-            return decode_prompt(output, Language.PYTHON)
-        return decode_fc(output)
-    except DecodeError:
-        return []
-    except Exception:
-        return []
 
 
 def decode_turns(model_output: list[Any], mode: Mode) -> list[list[list[Call]]]:

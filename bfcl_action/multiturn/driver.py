@@ -26,13 +26,14 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from bfcl_action.decode import decode_step
 from bfcl_action.model.forms import fc_output, prompt_output, system_prompt, with_system_prompt
 from bfcl_action.model.render import FunctionRenderer, RenderedFunctions
 from bfcl_action.model.request import ModelClient
 from bfcl_action.model.retry import InfraFailure
 from bfcl_action.model.types import ChatRequest, ChatResponse, Message, PermanentError
 from bfcl_action.models import Call, Language, Mode, TestCase
-from bfcl_action.multiturn.check import ExecutionOptions, decode_step
+from bfcl_action.multiturn.check import ExecutionOptions
 from bfcl_action.multiturn.conversation import (
     ADDED_FUNCTIONS_PROMPT,
     MAX_STEPS,
