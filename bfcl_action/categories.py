@@ -48,6 +48,7 @@ class Group(StrEnum):
     HALLUCINATION = "hallucination"
     MULTI_TURN = "multi_turn"
     AGENTIC = "agentic"
+    FORMAT_SENSITIVITY = "format_sensitivity"
     OWN = "own"
 
 
@@ -63,6 +64,8 @@ class Column(StrEnum):
     MULTI_TURN = "multi_turn"
     WEB_SEARCH = "web_search"
     MEMORY = "memory"
+    FORMAT_SENSITIVITY = "format_sensitivity"
+    """Reported beside the leaderboard, never part of Overall Acc."""
     OWN = "own"
 
 
@@ -73,6 +76,7 @@ class Directory(StrEnum):
     LIVE = "live"
     MULTI_TURN = "multi_turn"
     AGENTIC = "agentic"
+    FORMAT_SENSITIVITY = "format_sensitivity"
     OWN = "own"
 
 
@@ -95,6 +99,10 @@ class Category(BaseModel):
     `web_search_base_3`), as bfcl-eval does."""
     subfolder: str = ""
     """Folder below `directory` for result and score files (`memory/kv`)."""
+    prompt_variants: bool = False
+    """Each case re-asks an entry of another category under one of BFCL's prompt
+    configurations (format sensitivity); its id names both (`checker.variants`), and the
+    entry's own category decides how it is matched."""
 
     @property
     def multi_turn(self) -> bool:
@@ -131,6 +139,7 @@ def _c(
     directory: Directory,
     data_file: str = "",
     subfolder: str = "",
+    prompt_variants: bool = False,
 ) -> Category:
     return Category(
         name=name,
@@ -143,6 +152,7 @@ def _c(
         official=official,
         data_file=data_file,
         subfolder=subfolder,
+        prompt_variants=prompt_variants,
     )
 
 
@@ -194,6 +204,15 @@ CATEGORIES: dict[str, Category] = {
             )
             for backend in ("kv", "vector", "rec_sum")
         ),
+        # BFCL v4's format sensitivity: 200 entries x 26 prompt configurations, prompt mode.
+        _c(
+            "format_sensitivity",
+            _A,
+            Group.FORMAT_SENSITIVITY,
+            column=Column.FORMAT_SENSITIVITY,
+            directory=Directory.FORMAT_SENSITIVITY,
+            prompt_variants=True,
+        ),
         # A repository's own tools and cases (`.bfcl.yml`): same checkers, own column group.
         _c("own_simple", _A, _OWN, _S, official=False, column=_OWN_COL, directory=_OWND),
         _c("own_multiple", _A, _OWN, _M, official=False, column=_OWN_COL, directory=_OWND),
@@ -207,11 +226,16 @@ CATEGORIES: dict[str, Category] = {
 }
 
 SINGLE_TURN_OFFICIAL = [
-    c.name for c in CATEGORIES.values() if c.official and not c.multi_turn and not c.agentic
+    c.name
+    for c in CATEGORIES.values()
+    if c.official and not c.multi_turn and not c.agentic and not c.prompt_variants
 ]
 """The official categories `--dataset bfcl@<version>` loads for single-turn evaluation."""
 
 AGENTIC_OFFICIAL = [c.name for c in CATEGORIES.values() if c.agentic]
+FORMAT_SENSITIVITY = "format_sensitivity"
+"""BFCL v4's format-sensitivity category: `score` reads its result files; loaded only when
+named (5,200 prompt-mode cases)."""
 """BFCL v4's agentic categories: `score` reads their result files; `run` cannot ask them yet
 (they need a search backend or a memory backend), and says so."""
 
@@ -219,7 +243,16 @@ MULTI_TURN_OFFICIAL = [c.name for c in CATEGORIES.values() if c.official and c.m
 """BFCL's multi-turn categories (`--dataset bfcl@<version>` with multi-turn enabled)."""
 
 NOT_SCORED: dict[str, str] = {
-    "format_sensitivity": "format sensitivity (prompt-mode configurations) is not scored yet",
+    name: "retired upstream (bfcl-eval does not score it either)"
+    for name in (
+        "exec_simple",
+        "exec_multiple",
+        "exec_parallel",
+        "exec_parallel_multiple",
+        "rest",
+        "sql",
+        "chatable",
+    )
 }
 """Categories of BFCL's data that bfcl-action does not score, with the reason it says."""
 
@@ -257,7 +290,11 @@ DISTRACTOR_SUITE = re.compile(r"own_distractors_k\d+")
 def group_members(group: str) -> list[str]:
     """The categories a selection group names, in table order."""
     if group == "all":
-        return [n for n, c in CATEGORIES.items() if not c.multi_turn and not c.agentic]
+        return [
+            n
+            for n, c in CATEGORIES.items()
+            if not c.multi_turn and not c.agentic and not c.prompt_variants
+        ]
     if group == "official":
         return list(SINGLE_TURN_OFFICIAL)
     return [n for n, c in CATEGORIES.items() if c.group.value == group]

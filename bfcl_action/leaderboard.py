@@ -245,6 +245,53 @@ def compute_leaderboard(
     )
 
 
+class ConfigScore(BaseModel):
+    """One prompt configuration's share of the format-sensitivity cases."""
+
+    accuracy: float
+    correct_count: int
+    total_count: int
+
+
+class FormatSensitivity(BaseModel):
+    """bfcl-eval's format-sensitivity figures: accuracy per prompt configuration, and the
+    spread across configurations in percentage points (max minus min, sample variance and
+    standard deviation), rounded to 2 places; 0 when fewer than two configurations ran."""
+
+    configs: dict[str, ConfigScore]
+    max_delta: float
+    variance: float
+    std: float
+
+
+def format_sensitivity_stats(results: Sequence[CaseResult]) -> FormatSensitivity | None:
+    """The figures over the format-sensitivity results (None when there are none)."""
+    from bfcl_action.checker.variants import variant_of
+
+    counts: dict[str, list[int]] = {}
+    for result in results:
+        variant = variant_of(result.id) if result.infra_error is None else None
+        if variant is None:
+            continue
+        tally = counts.setdefault(variant[0].key, [0, 0])
+        tally[0] += int(result.valid)
+        tally[1] += 1
+    if not counts:
+        return None
+    configs = {
+        key: ConfigScore(accuracy=c / t, correct_count=c, total_count=t)
+        for key, (c, t) in counts.items()
+    }
+    accuracies = [c.accuracy for c in configs.values()]
+    spread = len(accuracies) > 1
+    return FormatSensitivity(
+        configs=configs,
+        max_delta=round((max(accuracies) - min(accuracies)) * 100, 2) if spread else 0.0,
+        variance=round(statistics.variance(accuracies) * 100**2, 2) if spread else 0.0,
+        std=round(statistics.stdev(accuracies) * 100, 2) if spread else 0.0,
+    )
+
+
 class LatencyStats(BaseModel):
     """bfcl-eval's latency columns: mean, sample standard deviation and 95th percentile (s),
     over every non-zero latency the results carry, rounded to 2 places."""

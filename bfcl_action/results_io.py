@@ -21,10 +21,18 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from bfcl_action.categories import CATEGORIES, Checker, Directory
+from bfcl_action.checker.variants import PROMPT_CONFIGS
 from bfcl_action.errors import InputError
 from bfcl_action.escape import log_line
 from bfcl_action.jsonl import read_jsonl
-from bfcl_action.leaderboard import OVERALL_ACC, LatencyStats, Leaderboard, cell_text
+from bfcl_action.leaderboard import (
+    OVERALL_ACC,
+    FormatSensitivity,
+    LatencyStats,
+    Leaderboard,
+    cell_text,
+    format_sensitivity_stats,
+)
 from bfcl_action.models import CaseResult, TestCase
 
 VERSION_PREFIX = "BFCL_v4"
@@ -245,7 +253,16 @@ def score_file_lines(
             "total_count": total,
         }
     ]
-    checker = CATEGORIES[category].checker if category in CATEGORIES else Checker.AST
+    known = CATEGORIES.get(category)
+    figures = format_sensitivity_stats(scored) if known and known.prompt_variants else None
+    if figures is not None:  # bfcl-eval's header extras for format sensitivity
+        lines[0].update(
+            accuracy_max_delta=figures.max_delta,
+            accuracy_variance=figures.variance,
+            accuracy_std=figures.std,
+            **{key: c.model_dump() for key, c in figures.configs.items()},
+        )
+    checker = known.checker if known else Checker.AST
     for r in sorted(scored, key=lambda r: id_sort_key(r.id)):
         if r.valid:
             continue
@@ -325,9 +342,11 @@ def write_leaderboard_files(
     *,
     model_name: str,
     latency: LatencyStats | None = None,
+    format_sensitivity: FormatSensitivity | None = None,
 ) -> list[Path]:
     """bfcl-eval's leaderboard CSVs for one model (`data_overall.csv`, `data_non_live.csv`,
-    `data_live.csv`, `data_multi_turn.csv`, `data_agentic.csv`), laid out as it writes them:
+    `data_live.csv`, `data_multi_turn.csv`, `data_agentic.csv`,
+    `data_format_sensitivity.csv`), laid out as it writes them:
     a rank column, percentages with two decimals, `N/A` for what did not run, no newline
     after the last row. Cost, link, organisation and licence are not known here: `N/A` and
     empty, as bfcl-eval writes for a model without them."""
@@ -335,6 +354,12 @@ def write_leaderboard_files(
     lat = [str(latency.mean), str(latency.std), str(latency.p95)] if latency else [na, na, na]
     overall_cells = dict(board.overall)
     first = overall_cells.pop(OVERALL_ACC)
+    figures = format_sensitivity
+    spread = [str(figures.max_delta), str(figures.std)] if figures else [na, na]
+    per_config = {
+        key: figures.configs[key].accuracy if figures and key in figures.configs else None
+        for key in (c.key for c in PROMPT_CONFIGS)
+    }
     tables = {
         "data_overall.csv": (
             [
@@ -360,11 +385,20 @@ def write_leaderboard_files(
                 na,
                 *lat,
                 *(cell_text(v) for v in overall_cells.values()),
-                na,
-                na,
+                *spread,
                 "",
                 "",
             ],
+        ),
+        "data_format_sensitivity.csv": (
+            [
+                "Rank",
+                "Model",
+                "Format Sensitivity Max Delta",
+                "Format Sensitivity Standard Deviation",
+                *(f"Config {key}" for key in per_config),
+            ],
+            ["1", model_name, *spread, *(cell_text(v) for v in per_config.values())],
         ),
         "data_non_live.csv": _table_row(board.non_live, model_name),
         "data_live.csv": _table_row(board.live, model_name),

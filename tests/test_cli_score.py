@@ -281,14 +281,51 @@ def test_agentic_results_are_scored_and_the_leaderboard_counts_what_did_not_run(
     assert failures[0]["error"]["error_type"] == "agentic:no_last_message"
 
 
-def test_a_category_bfcl_has_but_we_do_not_score_is_named_as_unsupported(
+def test_a_category_bfcl_retired_is_named_apart_from_one_the_dataset_lacks(
     results: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _write_results(
-        results, "format_sensitivity", "format_sensitivity", [{"id": "x_0", "result": ""}]
-    )
     _write_results(results, "sql", "non_live", [{"id": "sql_0", "result": ""}])
+    _write_results(results, "nonsense", "non_live", [{"id": "nonsense_0", "result": ""}])
     assert main(["score", "--results", str(results), "--model-name", "model-FC"]) == 0
     err = " ".join(capsys.readouterr().err.split())
-    assert "format_sensitivity is in bfcl@2026.3.23 but not supported by bfcl-action" in err
-    assert "result files not in bfcl@2026.3.23 were skipped: sql" in err
+    assert "sql is in bfcl@2026.3.23 but not supported by bfcl-action: retired upstream" in err
+    assert "result files not in bfcl@2026.3.23 were skipped: nonsense" in err
+
+
+def test_format_sensitivity_is_scored_per_prompt_configuration(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bfcl_action.checker.variants import PROMPT_CONFIGS, variant_id
+
+    rows = []
+    for index, config in enumerate(PROMPT_CONFIGS):
+        fmt = config.return_format.value
+        text = {
+            "python": "[math.add(a=1, b=2)]",
+            "json": '[{"function": "math.add", "parameters": {"a": 1, "b": 2}}]',
+            "verbose_xml": '<functions><function name="math.add"><params>'
+            '<param name="a" value="1" type="integer"/><param name="b" value="2" type="integer"/>'
+            "</params></function></functions>",
+            "concise_xml": '<functions><function name="math.add">'
+            '<param name="a" type="integer">1</param><param name="b" type="integer">2</param>'
+            "</function></functions>",
+        }[fmt]
+        if config.tool_call_tag and fmt != "json":  # JSON forgets the tag: fails there
+            text = f"<TOOLCALL>{text}</TOOLCALL>"
+        rows.append({"id": variant_id(index, config, "simple_python_1"), "result": text})
+    _write_results(tmp_path / "result", "format_sensitivity", "format_sensitivity", rows)
+    score_dir = tmp_path / "score"
+    argv = ["score", "--results", str(tmp_path / "result"), "--model-name", "model"]
+    assert main([*argv, "--bfcl-score-dir", str(score_dir)]) == 0
+    assert "max delta across 26 prompt configurations" in " ".join(capsys.readouterr().out.split())
+    header, failures = read_score_file(
+        score_dir / "model" / "format_sensitivity" / "BFCL_v4_format_sensitivity_score.json"
+    )
+    assert {f["id"].split(":")[1] for f in failures} == {
+        c.key for c in PROMPT_CONFIGS if c.tool_call_tag and c.return_format.value == "json"
+    }
+    assert (header["correct_count"], header["accuracy_max_delta"]) == (23, 100.0)
+    table = (score_dir / "data_format_sensitivity.csv").read_text().splitlines()
+    row = dict(zip(table[0].split(","), table[1].split(","), strict=True))
+    assert row[f"Config {PROMPT_CONFIGS[0].key}"] == "100.00%"
+    assert row["Format Sensitivity Max Delta"] == "100.0"

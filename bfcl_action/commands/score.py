@@ -20,15 +20,22 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from bfcl_action.categories import AGENTIC_OFFICIAL, NOT_SCORED, parse_categories
+from bfcl_action.categories import (
+    AGENTIC_OFFICIAL,
+    FORMAT_SENSITIVITY,
+    NOT_SCORED,
+    parse_categories,
+)
 from bfcl_action.dataset import dataset_categories, load_dataset, parse_spec
 from bfcl_action.dataset.official import category_sizes, get_release
 from bfcl_action.errors import InputError
 from bfcl_action.leaderboard import (
     LEADERBOARD_CATEGORIES,
+    FormatSensitivity,
     Leaderboard,
     cell_text,
     compute_leaderboard,
+    format_sensitivity_stats,
     latency_stats,
 )
 from bfcl_action.models import CaseResult, Mode, RunReport, TestCase
@@ -183,7 +190,9 @@ def run(args: argparse.Namespace) -> int:
     console = Console(stderr=False)
     warn = Console(stderr=True)
     entries = read_results(args.results)
-    available = dataset_categories(args.dataset, multi_turn=True, agentic=True)
+    available = dataset_categories(
+        args.dataset, multi_turn=True, agentic=True, format_sensitivity=True
+    )
     present = [c for c in available if any(e.category == c for e in entries)]
     chosen = parse_categories(args.categories, available) if args.categories else present
     notes = skipped_notes({e.category for e in entries} - set(available), args.dataset)
@@ -235,8 +244,9 @@ def run(args: argparse.Namespace) -> int:
         save_report(report, args.output)
         console.print(f"report written to {args.output}", highlight=False)
     board = leaderboard_of(report, args.dataset)
+    figures = format_sensitivity_stats(results)
     if board is not None:
-        console.print(leaderboard_table(board))
+        console.print(leaderboard_table(board, figures))
     if args.bfcl_score_dir:
         written = write_score_files(
             results, args.bfcl_score_dir, model_name=args.model_name, cases=cases
@@ -247,6 +257,7 @@ def run(args: argparse.Namespace) -> int:
                 args.bfcl_score_dir,
                 model_name=args.model_name,
                 latency=latency_stats(results),
+                format_sensitivity=figures,
             )
         console.print(
             f"{len(written)} BFCL score files written under {args.bfcl_score_dir}",
@@ -281,7 +292,8 @@ def leaderboard_of(report: RunReport, dataset: str) -> Leaderboard | None:
         for label, score in report.categories.items()
         if label == score.category and score.category in LEADERBOARD_CATEGORIES
     }
-    if name != "bfcl" or not official:
+    variants = any(s.category == FORMAT_SENSITIVITY for s in report.categories.values())
+    if name != "bfcl" or not (official or variants):
         return None
     sizes = category_sizes(get_release(version))
     return compute_leaderboard(official, sizes)
@@ -299,8 +311,9 @@ LEADERBOARD_ROWS = [
 ]
 
 
-def leaderboard_table(board: Leaderboard) -> Table:
-    """The leaderboard's headline columns as bfcl-eval computes them."""
+def leaderboard_table(board: Leaderboard, figures: FormatSensitivity | None = None) -> Table:
+    """The leaderboard's headline columns as bfcl-eval computes them, and the format
+    sensitivity figures when that category was scored (never part of Overall Acc)."""
     table = Table(
         title="BFCL leaderboard (bfcl-eval's formulas: what did not run counts as 0, shown N/A)"
     )
@@ -308,6 +321,13 @@ def leaderboard_table(board: Leaderboard) -> Table:
     table.add_column("Accuracy", justify="right")
     for key, title in LEADERBOARD_ROWS:
         table.add_row(escape(title), cell_text(board.overall[key]))
+    if figures is not None:
+        table.add_section()
+        table.add_row(
+            f"Format sensitivity: max delta across {len(figures.configs)} prompt configurations",
+            f"{figures.max_delta:.2f} pp",
+        )
+        table.add_row("Format sensitivity: standard deviation", f"{figures.std:.2f} pp")
     if board.missing:
         table.caption = escape(
             f"{len(board.missing)} leaderboard categories did not run and count as 0: "

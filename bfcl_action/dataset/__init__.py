@@ -15,6 +15,7 @@ from pathlib import Path
 
 from bfcl_action.categories import (
     AGENTIC_OFFICIAL,
+    FORMAT_SENSITIVITY,
     MULTI_TURN_OFFICIAL,
     SINGLE_TURN_OFFICIAL,
     parse_categories,
@@ -41,14 +42,20 @@ def parse_spec(spec: str) -> tuple[str, str]:
 
 
 def dataset_categories(
-    spec: str, *, live_dir: Path | None = None, multi_turn: bool = False, agentic: bool = False
+    spec: str,
+    *,
+    live_dir: Path | None = None,
+    multi_turn: bool = False,
+    agentic: bool = False,
+    format_sensitivity: bool = False,
 ) -> list[str]:
     """Category names the dataset provides, in the category table's order (no download).
 
     Multi-turn categories are listed only with `multi_turn=True`: they need the official
     environments installed (docs/multi-turn.md), so `all` never selects them silently.
     Agentic categories (web search, memory) are listed only with `agentic=True`: they are
-    scored from result files, never run.
+    scored from result files, never run. Format sensitivity (5,200 prompt-mode cases) is
+    listed only with `format_sensitivity=True`.
     """
     name, version = parse_spec(spec)
     if name == "bfcl":
@@ -56,6 +63,7 @@ def dataset_categories(
             list(SINGLE_TURN_OFFICIAL)
             + (list(MULTI_TURN_OFFICIAL) if multi_turn else [])
             + (list(AGENTIC_OFFICIAL) if agentic else [])
+            + ([FORMAT_SENSITIVITY] if format_sensitivity else [])
         )
     return live.live_categories(version, live.live_root(live_dir))
 
@@ -83,6 +91,7 @@ def load_dataset(
             live_dir=live_dir,
             multi_turn=_names_any(categories, {"multi_turn", *MULTI_TURN_OFFICIAL}),
             agentic=_names_any(categories, {"agentic", *AGENTIC_OFFICIAL}),
+            format_sensitivity=_names_any(categories, {FORMAT_SENSITIVITY}),
         )
     chosen = _choose(categories, available)
     if name == "bfcl":

@@ -33,8 +33,17 @@ from typing import Any
 
 import platformdirs
 
-from bfcl_action.categories import AGENTIC_OFFICIAL, MULTI_TURN_OFFICIAL, SINGLE_TURN_OFFICIAL
-from bfcl_action.dataset.bfcl_format import entry_file_name, read_category
+from bfcl_action.categories import (
+    AGENTIC_OFFICIAL,
+    FORMAT_SENSITIVITY,
+    MULTI_TURN_OFFICIAL,
+    SINGLE_TURN_OFFICIAL,
+)
+from bfcl_action.dataset.bfcl_format import (
+    entry_file_name,
+    read_category,
+    read_format_sensitivity,
+)
 from bfcl_action.dataset.multi_turn import read_multi_turn
 from bfcl_action.errors import DatasetError
 from bfcl_action.models import TestCase
@@ -151,6 +160,13 @@ def load_official(
                     suite=category,
                     display=f"{release.spec}:",
                     expected_sha256=files,
+                )
+            )
+            continue
+        if category == FORMAT_SENSITIVITY:
+            cases.extend(
+                read_format_sensitivity(
+                    root, dataset=release.spec, display=f"{release.spec}:", expected_sha256=files
                 )
             )
             continue
@@ -528,7 +544,7 @@ def category_sizes(
     root = ensure_extracted(release, wheel=wheel, cache=cache)
     sizes: dict[str, int] = {}
     for name, category in CATEGORIES.items():
-        if not category.official:
+        if not category.official or category.prompt_variants:
             continue
         path = root / entry_file_name(category.data_file or name)
         if path.is_file():  # every pinned release has them all; a stand-in may not

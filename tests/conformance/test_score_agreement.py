@@ -455,3 +455,154 @@ def test_the_console_script_prints_and_writes_bfcl_evals_overall_acc(
     expected = _csv_row(official / "data_overall.csv")["Overall Acc"]
     assert _csv_row(tmp_path / "score" / "data_overall.csv")["Overall Acc"] == expected
     assert "Overall Acc" in done.stdout and expected in done.stdout
+
+
+# --- format sensitivity: 26 return-format configurations of 200 entries ---
+
+
+def _xml_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "float"
+    if value is None:
+        return "null"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "dict"
+    return "string"
+
+
+def _xml_text(value: Any) -> str:
+    from xml.sax.saxutils import quoteattr
+
+    text = repr(value) if isinstance(value, list | dict) else str(value)
+    return quoteattr(text)
+
+
+def _render_call(name: str, args: dict[str, Any], fmt: str) -> str:
+    if fmt == "python":
+        return f"{name}({', '.join(f'{k}={v!r}' for k, v in args.items())})"
+    if fmt == "json":
+        return json.dumps({"function": name, "parameters": args})
+    if fmt == "verbose_xml":
+        params = "".join(
+            f'<param name="{k}" value={_xml_text(v)} type="{_xml_type(v)}"/>'
+            for k, v in args.items()
+        )
+        return f'<function name="{name}"><params>{params}</params></function>'
+    params = "".join(
+        f'<param name="{k}" type="{_xml_type(v)}">{_xml_text(v)[1:-1]}</param>'
+        for k, v in args.items()
+    )
+    return f'<function name="{name}">{params}</function>'
+
+
+def _variant_output(case: TestCase, rng: random.Random) -> str:
+    """The answer in the case's configured format, with BFCL-realistic slips mixed in."""
+    from bfcl_action.checker.variants import variant_of
+
+    found = variant_of(case.id)
+    assert found is not None
+    config, _ = found
+    fmt = config.return_format.value
+    roll = rng.random()
+    if roll < 0.05:
+        return "I cannot help with that."
+    if roll < 0.1:  # the answer in another format than asked
+        fmt = rng.choice([f for f in ("python", "json", "verbose_xml", "concise_xml") if f != fmt])
+    calls = []
+    for call in case.possible_answer:
+        ((name, params),) = call.items()
+        args = {k: o[0] for k, o in params.items() if o and o[0] != ""}
+        if 0.1 <= roll < 0.2 and args:
+            args.pop(next(iter(args)))
+        if 0.2 <= roll < 0.25:
+            name = name + "_x"
+        calls.append(_render_call(name, args, fmt))
+    if fmt == "python":
+        body = "[" + ", ".join(calls) + "]"
+    elif fmt == "json":
+        body = "[" + ", ".join(calls) + "]"
+        if 0.25 <= roll < 0.3:
+            body = body.replace('"parameters"', '"arguments"')
+    else:
+        body = "<functions>" + "".join(calls) + "</functions>"
+        if 0.25 <= roll < 0.3:
+            body = body.replace("</function>", "", 1)
+    if config.tool_call_tag and not 0.3 <= roll < 0.35:
+        body = f"<TOOLCALL>{body}</TOOLCALL>"
+    if 0.35 <= roll < 0.4:
+        body = f"```\n{body}\n```"
+    if 0.4 <= roll < 0.45:
+        body = f"Sure! Here you go: {body} Anything else?"
+    return body
+
+
+@pytest.fixture(scope="module")
+def variant_dirs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    rng = random.Random(2626)
+    model = MODELS["prompt"]
+    root = tmp_path_factory.mktemp("variants") / model
+    rows = [
+        {"id": c.id, "result": _variant_output(c, rng)}
+        for c in load_dataset("bfcl@2026.3.23", ["format_sensitivity"])
+    ]
+    path = root / "format_sensitivity" / "BFCL_v4_format_sensitivity_result.json"
+    path.parent.mkdir(parents=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    os.environ.setdefault("BFCL_PROJECT_ROOT", str(tmp_path_factory.mktemp("bfclroot")))
+    from tests.conformance.official import sdk_stubs
+
+    with sdk_stubs():
+        from bfcl_eval.eval_checker import eval_runner, eval_runner_helper
+        from bfcl_eval.model_handler.utils import default_decode_ast_prompting
+        from bfcl_eval.utils import load_file
+
+    handler = types.SimpleNamespace(decode_ast=default_decode_ast_prompting)
+    official = tmp_path_factory.mktemp("variants_official")
+    table: dict[str, Any] = {}
+    eval_runner.evaluate_task(
+        "format_sensitivity",
+        root.parent,
+        official,
+        load_file(path, sort_by_id=True),
+        model,
+        handler,
+        table,
+    )
+    # as `bfcl evaluate` does: the score files' headers carry the per-configuration figures
+    eval_runner_helper.update_leaderboard_table_with_local_score_file(table, official)
+    eval_runner_helper.generate_leaderboard_csv(table, official)
+    mine = tmp_path_factory.mktemp("variants_ours")
+    argv = ["score", "--results", str(root), "--model-name", model, "--bfcl-score-dir", str(mine)]
+    assert main(argv) == 0
+    return root, official, mine
+
+
+def test_format_sensitivity_entries_fail_with_the_same_error_types(
+    variant_dirs: tuple[Path, Path, Path],
+) -> None:
+    _, official, mine = variant_dirs
+    assert not _differing_ids(official, mine)
+
+
+def test_format_sensitivity_header_and_tables_equal_bfcl_evals(
+    variant_dirs: tuple[Path, Path, Path],
+) -> None:
+    _, official, mine = variant_dirs
+    rel = f"{MODELS['prompt']}/format_sensitivity/BFCL_v4_format_sensitivity_score.json"
+    theirs, _ = read_score_file(official / rel)
+    ours, _ = read_score_file(mine / rel)
+    assert ours == theirs
+    assert _csv_row(mine / "data_format_sensitivity.csv") == {
+        **_csv_row(official / "data_format_sensitivity.csv"),
+        "Model": MODELS["prompt"],
+    }
+    overall = _csv_row(official / "data_overall.csv")
+    for column in ("Format Sensitivity Max Delta", "Format Sensitivity Standard Deviation"):
+        assert _csv_row(mine / "data_overall.csv")[column] == overall[column]

@@ -116,6 +116,10 @@ def build_wheel(directory: Path, *, skip: tuple[str, ...] = (), environments: bo
         for stem, rows, answers in _agentic_files():
             archive.writestr(f"bfcl_eval/data/BFCL_v4_{stem}.json", _jsonl(rows))
             archive.writestr(f"bfcl_eval/data/possible_answer/BFCL_v4_{stem}.json", _jsonl(answers))
+        archive.writestr(
+            "bfcl_eval/data/BFCL_v4_format_sensitivity.json",
+            json.dumps({"simple_python": ["simple_python_1"], "multiple": []}),
+        )
         archive.writestr("bfcl_eval/data/unused_datasets/BFCL_v3_sql.json", "{}\n")
         archive.writestr(
             f"bfcl_eval-{VERSION}.dist-info/METADATA",
