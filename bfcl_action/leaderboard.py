@@ -26,7 +26,8 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from bfcl_action.models import CaseResult, CategoryScore
+from bfcl_action.categories import FORMAT_SENSITIVITY
+from bfcl_action.models import CaseResult, CategoryScore, RunReport
 
 NA = "N/A"
 
@@ -290,6 +291,20 @@ def format_sensitivity_stats(results: Sequence[CaseResult]) -> FormatSensitivity
         variance=round(statistics.variance(accuracies) * 100**2, 2) if spread else 0.0,
         std=round(statistics.stdev(accuracies) * 100, 2) if spread else 0.0,
     )
+
+
+def leaderboard_of(report: RunReport, sizes: Mapping[str, int]) -> Leaderboard | None:
+    """The leaderboard's rows for a report that scored official categories (by category
+    label, not another dataset's suites), else None. `sizes`: `official.official_sizes`."""
+    official = {
+        label: score
+        for label, score in report.categories.items()
+        if label == score.category and score.category in LEADERBOARD_CATEGORIES
+    }
+    variants = any(s.category == FORMAT_SENSITIVITY for s in report.categories.values())
+    if not (official or variants):
+        return None
+    return compute_leaderboard(official, sizes)
 
 
 class LatencyStats(BaseModel):

@@ -21,7 +21,6 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from bfcl_action.categories import CATEGORIES, Checker, Directory
-from bfcl_action.checker.variants import PROMPT_CONFIGS
 from bfcl_action.errors import InputError
 from bfcl_action.escape import log_line
 from bfcl_action.jsonl import read_jsonl
@@ -354,6 +353,8 @@ def write_leaderboard_files(
     lat = [str(latency.mean), str(latency.std), str(latency.p95)] if latency else [na, na, na]
     overall_cells = dict(board.overall)
     first = overall_cells.pop(OVERALL_ACC)
+    from bfcl_action.checker.variants import PROMPT_CONFIGS  # the checker loads on use
+
     figures = format_sensitivity
     spread = [str(figures.max_delta), str(figures.std)] if figures else [na, na]
     per_config = {

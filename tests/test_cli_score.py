@@ -329,3 +329,23 @@ def test_format_sensitivity_is_scored_per_prompt_configuration(
     row = dict(zip(table[0].split(","), table[1].split(","), strict=True))
     assert row[f"Config {PROMPT_CONFIGS[0].key}"] == "100.00%"
     assert row["Format Sensitivity Max Delta"] == "100.0"
+
+
+def test_run_summaries_name_the_leaderboards_overall_acc_beside_the_suites(
+    results: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bfcl_action.evaluation import print_summary
+
+    out = tmp_path / "report.json"
+    assert (
+        main(["score", "--results", str(results), "--model-name", "m-FC", "--output", str(out)])
+        == 0
+    )
+    capsys.readouterr()
+    print_summary(RunReport.model_validate_json(out.read_text()))
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    # non-live AST (simple 1.0 averaged with java/js as 0 -> 1/3; parallel .5; others 0)
+    non_live = ((1 + 0 + 0) / 3 + 0 + 0.5 + 0) / 4
+    irrelevance = (1.0 + 0) / 2
+    expected = 0.1 * non_live + 0.1 * irrelevance
+    assert line.startswith(f"BFCL leaderboard Overall Acc {expected * 100:.2f}% (3 of 22")

@@ -22,21 +22,19 @@ from rich.table import Table
 
 from bfcl_action.categories import (
     AGENTIC_OFFICIAL,
-    FORMAT_SENSITIVITY,
     NOT_SCORED,
     parse_categories,
 )
-from bfcl_action.dataset import dataset_categories, load_dataset, parse_spec
-from bfcl_action.dataset.official import category_sizes, get_release
+from bfcl_action.dataset import dataset_categories, load_dataset
+from bfcl_action.dataset.official import official_sizes
 from bfcl_action.errors import InputError
 from bfcl_action.leaderboard import (
-    LEADERBOARD_CATEGORIES,
     FormatSensitivity,
     Leaderboard,
     cell_text,
-    compute_leaderboard,
     format_sensitivity_stats,
     latency_stats,
+    leaderboard_of,
 )
 from bfcl_action.models import CaseResult, Mode, RunReport, TestCase
 from bfcl_action.results_io import (
@@ -243,7 +241,8 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         save_report(report, args.output)
         console.print(f"report written to {args.output}", highlight=False)
-    board = leaderboard_of(report, args.dataset)
+    sizes = official_sizes(report.datasets)
+    board = leaderboard_of(report, sizes) if sizes is not None else None
     figures = format_sensitivity_stats(results)
     if board is not None:
         console.print(leaderboard_table(board, figures))
@@ -282,21 +281,6 @@ def skipped_notes(categories: set[str], dataset: str) -> list[str]:
     if unknown:
         notes.append(f"result files not in {dataset} were skipped: {', '.join(unknown)}")
     return notes
-
-
-def leaderboard_of(report: RunReport, dataset: str) -> Leaderboard | None:
-    """The leaderboard's rows when official categories were scored, else None."""
-    name, version = parse_spec(dataset)
-    official = {
-        label: score
-        for label, score in report.categories.items()
-        if label == score.category and score.category in LEADERBOARD_CATEGORIES
-    }
-    variants = any(s.category == FORMAT_SENSITIVITY for s in report.categories.values())
-    if name != "bfcl" or not (official or variants):
-        return None
-    sizes = category_sizes(get_release(version))
-    return compute_leaderboard(official, sizes)
 
 
 LEADERBOARD_ROWS = [

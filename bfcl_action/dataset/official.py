@@ -550,3 +550,13 @@ def category_sizes(
         if path.is_file():  # every pinned release has them all; a stand-in may not
             sizes[name] = sum(1 for line in path.read_bytes().splitlines() if line.strip())
     return sizes
+
+
+def official_sizes(datasets: Sequence[str]) -> dict[str, int] | None:
+    """`category_sizes` of the first official release among `datasets` (dataset specs as a
+    run report lists them), or None when none is official."""
+    for spec in datasets:
+        name, _, version = spec.partition("@")
+        if name == "bfcl" and version in RELEASES:
+            return category_sizes(RELEASES[version])
+    return None
