@@ -19,6 +19,7 @@ from bfcl_action.multiturn.sandbox import (
     EnvironmentSetupError,
     EnvironmentSpec,
     Sandbox,
+    SandboxError,
     SandboxLimits,
 )
 
@@ -28,6 +29,7 @@ __all__ = [
     "EnvironmentSpec",
     "ExecutionOptions",
     "Sandbox",
+    "SandboxError",
     "SandboxLimits",
     "ToolCall",
     "check_conversation",

@@ -4,11 +4,18 @@ Run by path (`python -I worker.py`), it imports only the standard library, so an
 interpreter that can import the environment classes can host it. It speaks JSON Lines on
 private copies of stdin/stdout (tool code sees /dev/null and a throwaway buffer instead).
 
-Before any tool code is imported it applies the limits the parent sends: address space and
-CPU seconds (`resource.setrlimit`), a file-size cap, and an audit hook that refuses sockets,
-process creation, `ctypes`, and file access outside the sandbox's temp directory (reads of
-importable modules excepted). The hook is defence in depth against careless or hostile *tool
-code and model arguments*, not a security boundary: run tools you do not trust in a container.
+Order at `setup` (issue 23): everything this file needs is imported at its start, before any
+repository path exists in `sys.path`; then the rlimits the parent sends (address space, CPU
+seconds, one file's size, threads), the OS layers of `jail.py` (capabilities, Landlock,
+seccomp), the audit hook, and only then the repository paths, *appended* to `sys.path`: a
+repository file named like a standard module (`resource.py`, `json.py`) never shadows it, and
+no repository code runs before the jail is whole.
+
+The audit hook refuses sockets, process creation, `ctypes`, acting on other processes and
+file access outside the sandbox's temp directory (reads of importable modules excepted); its
+rules are frozen into its closure when it is made, so tool code cannot rebind them. It is
+defence in depth against careless or hostile *tool code and model arguments*; the boundary is
+the OS layer.
 
 Messages (one JSON object per line, parent -> worker):
 - `{"op": "setup", "paths": [...], "allowed_dir": str, "limits": {...}}`
@@ -28,8 +35,14 @@ import inspect
 import io
 import json
 import os
+import signal
 import sys
 from typing import Any
+
+try:
+    import resource
+except ImportError:  # not POSIX: time limits still apply (the parent kills the worker)
+    resource = None  # type: ignore[assignment]
 
 FORBIDDEN_NAMES = frozenset({"kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run"})
 """Method names never dispatched (BFCL refuses the same names before executing a call)."""
@@ -133,16 +146,23 @@ def make_policy(allowed_dir: str, read_roots: list[str]) -> Any:
     refused. It stays defence in depth: tool code in the same interpreter can still
     monkeypatch the library functions it relies on; the boundary is the OS layer (jail.py).
     """
-    realpath, fsdecode = os.path.realpath, os.fsdecode
+    realpath, fsdecode, own_pid = os.path.realpath, os.fsdecode, os.getpid()
     allowed = realpath(allowed_dir)
     roots = tuple(realpath(p) for p in read_roots if p)
     sep = os.sep
+    # Rules and builtins bound now: rebinding a module global or a builtin later (tool code
+    # can reach this module as `__main__`) changes nothing the hook decides.
+    blocked_prefixes, blocked_events = tuple(_BLOCKED_PREFIXES), frozenset(_BLOCKED_EVENTS)
+    introspection, write_flags = frozenset(_INTROSPECTION_EVENTS), int(_WRITE_FLAGS)
+    path_events = {event: tuple(index) for event, index in _PATH_EVENTS.items()}.get
+    violation = SandboxViolation
+    _any, _isinstance, _len, _str, _int, _bool = any, isinstance, len, str, int, bool
 
     def inside(path: str, where: tuple[str, ...]) -> bool:
-        return any(path == root or path.startswith(root.rstrip(sep) + sep) for root in where)
+        return _any(path == root or path.startswith(root.rstrip(sep) + sep) for root in where)
 
     def resolve(raw: Any) -> str | None:
-        if isinstance(raw, int) or raw is None:
+        if _isinstance(raw, _int) or raw is None:
             return None
         try:
             return realpath(fsdecode(raw))
@@ -153,45 +173,55 @@ def make_policy(allowed_dir: str, read_roots: list[str]) -> Any:
         path = resolve(args[0] if args else None)
         if path is None:
             return
-        mode = args[1] if len(args) > 1 else None
-        flags = args[2] if len(args) > 2 and isinstance(args[2], int) else 0
-        writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or bool(
-            flags & _WRITE_FLAGS
+        mode = args[1] if _len(args) > 1 else None
+        flags = args[2] if _len(args) > 2 and _isinstance(args[2], _int) else 0
+        writes = (_isinstance(mode, _str) and _any(c in mode for c in "wax+")) or _bool(
+            flags & write_flags
         )
         if inside(path, (allowed,)):
             return
         if not writes and inside(path, roots):
             return
-        raise SandboxViolation(f"sandbox: opening {path!r} is not allowed")
+        raise violation(f"sandbox: opening {path!r} is not allowed")
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
-        if event.startswith(_BLOCKED_PREFIXES) or event in _BLOCKED_EVENTS:
+        if event.startswith(blocked_prefixes) or event in blocked_events:
             kind = "network access" if event.startswith("socket.") else f"{event!r}"
-            raise SandboxViolation(f"sandbox: {kind} is not allowed")
-        if event in _INTROSPECTION_EVENTS or (
-            event == "object.__setattr__" and len(args) > 1 and args[1] == "__code__"
+            raise violation(f"sandbox: {kind} is not allowed")
+        if event in introspection or (
+            event == "object.__setattr__" and _len(args) > 1 and args[1] == "__code__"
         ):
-            raise SandboxViolation(f"sandbox: {event!r} is not allowed")
+            raise violation(f"sandbox: {event!r} is not allowed")
         if event == "open":
             check_open(args)
+        elif event == "resource.prlimit":
+            if args and args[0] not in (0, own_pid):
+                raise violation("sandbox: limits of another process are not its to change")
         elif event in ("os.listdir", "os.scandir"):
             path = resolve(args[0] if args else ".")
             if path is not None and not inside(path, (allowed, *roots)):
-                raise SandboxViolation(f"sandbox: listing {path!r} is not allowed")
-        elif event in _PATH_EVENTS:
-            for index in _PATH_EVENTS[event]:
-                if index < len(args):
+                raise violation(f"sandbox: listing {path!r} is not allowed")
+        else:
+            indexes = path_events(event)
+            if indexes is None:
+                return
+            for index in indexes:
+                if index < _len(args):
                     path = resolve(args[index])
                     if path is not None and not inside(path, (allowed,)):
-                        raise SandboxViolation(f"sandbox: {event} on {path!r} is not allowed")
+                        raise violation(f"sandbox: {event} on {path!r} is not allowed")
 
     return hook
 
 
 def _apply_limits(limits: dict[str, Any]) -> None:
-    try:
-        import resource
-    except ImportError:  # not POSIX: time limits still apply (the parent kills the worker)
+    """The rlimits, lowered on this process (no capability is needed to lower, and none is
+    left to raise them again). `RLIMIT_NPROC` counts every task of the user, so the budget
+    is added to the user's tasks now; the kernel does not apply it to root, where seccomp's
+    ban on `fork` and the parent's thread check (sandbox.py) hold instead. A write past
+    `RLIMIT_FSIZE` kills the worker (`SIGXFSZ`, which Python ignores by default), so the
+    parent sees the breach even if tool code would catch the error."""
+    if resource is None:
         return
     memory = limits.get("memory_mb")
     if memory:
@@ -204,6 +234,31 @@ def _apply_limits(limits: dict[str, Any]) -> None:
     if file_mb:
         size = int(file_mb) * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+    threads = limits.get("threads")
+    if threads and hasattr(resource, "RLIMIT_NPROC") and os.getuid() != 0:
+        cap = _user_tasks(os.getuid()) + int(threads)
+        resource.setrlimit(resource.RLIMIT_NPROC, (cap, cap))
+
+
+def _user_tasks(uid: int) -> int:
+    """Tasks (threads included) of `uid` now, from /proc; 0 where /proc is missing."""
+    count = 0
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return 0
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/status", "rb") as status:
+                fields = dict(line.split(b":", 1) for line in status if b":" in line)
+            if int(fields[b"Uid"].split()[0]) == uid:
+                count += int(fields[b"Threads"].split()[0])
+        except (OSError, KeyError, ValueError, IndexError):
+            continue
+    return count
 
 
 def _untag(value: Any) -> Any:
@@ -262,16 +317,20 @@ class Worker:
         self.jail: dict[str, str] = {}
 
     def setup(self, message: dict[str, Any]) -> dict[str, Any]:
-        for path in reversed(message.get("paths") or []):
-            if path not in sys.path:
-                sys.path.insert(0, path)
+        """Limits, OS layers and audit hook first; the repository's paths last (appended)."""
+        paths = [str(p) for p in message.get("paths") or [] if p]
         allowed = str(message["allowed_dir"])
         os.chdir(allowed)
-        roots = [p for p in sys.path if p] + [sys.prefix, sys.base_prefix]
+        roots = [p for p in sys.path if p] + paths + [sys.prefix, sys.base_prefix]
         _apply_limits(message.get("limits") or {})
         if _JAIL is not None and message.get("jail", True):
             self.jail = _JAIL.apply([*roots, *_JAIL.SYSTEM_READ_ROOTS], [allowed])
+        elif message.get("jail", True) and sys.platform.startswith("linux"):
+            self.jail = {"os": "failed: jail.py could not be loaded"}
         sys.addaudithook(make_policy(allowed, roots))
+        for path in paths:
+            if path not in sys.path:
+                sys.path.append(path)
         return {"ok": True, "pid": os.getpid(), "jail": self.jail}
 
     def init(self, message: dict[str, Any]) -> dict[str, Any]:
