@@ -95,7 +95,7 @@ _CLONE_THREAD = 0x00010000
 _DENY = {
     "x86_64": {
         "fork": 57, "vfork": 58, "execve": 59, "execveat": 322, "socket": 41,
-        "socketpair": 53, "ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311,
+        "ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311,
         "mknod": 133, "mknodat": 259, "setxattr": 188, "lsetxattr": 189, "fsetxattr": 190,
         "removexattr": 197, "lremovexattr": 198, "fremovexattr": 199, "kill": 62,
         "tkill": 200, "setsid": 112, "setpgid": 109, "unshare": 272, "setns": 308,
@@ -104,10 +104,10 @@ _DENY = {
         "userfaultfd": 323, "personality": 135, "io_uring_setup": 425,
         "io_uring_enter": 426, "io_uring_register": 427, "open_by_handle_at": 304,
         "pidfd_open": 434, "pidfd_getfd": 438, "pidfd_send_signal": 424, "kcmp": 312,
-        "setxattrat": 463, "removexattrat": 466, "process_madvise": 440,
+        "setxattrat": 463, "removexattrat": 466, "process_madvise": 440, "rt_sigqueueinfo": 129, "rt_tgsigqueueinfo": 297,
     },
     "aarch64": {
-        "execve": 221, "execveat": 281, "socket": 198, "socketpair": 199, "ptrace": 117,
+        "execve": 221, "execveat": 281, "socket": 198, "ptrace": 117,
         "process_vm_readv": 270, "process_vm_writev": 271, "mknodat": 33, "setxattr": 5,
         "lsetxattr": 6, "fsetxattr": 7, "removexattr": 14, "lremovexattr": 15,
         "fremovexattr": 16, "kill": 129, "tkill": 130, "setsid": 157, "setpgid": 154,
@@ -117,9 +117,29 @@ _DENY = {
         "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
         "open_by_handle_at": 265, "pidfd_open": 434, "pidfd_getfd": 438,
         "pidfd_send_signal": 424, "kcmp": 272, "setxattrat": 463, "removexattrat": 466,
-        "process_madvise": 440,
+        "process_madvise": 440, "rt_sigqueueinfo": 138, "rt_tgsigqueueinfo": 240,
     },
 }  # fmt: skip
+_SOCKETPAIR = {"x86_64": 53, "aarch64": 199}
+_AF_UNIX = 1
+_SELF_ONLY = {
+    "x86_64": {
+        "prlimit64": 302, "sched_setaffinity": 203, "sched_setparam": 142,
+        "sched_setscheduler": 144, "sched_setattr": 314, "migrate_pages": 256,
+        "move_pages": 279, "get_robust_list": 274,
+    },
+    "aarch64": {
+        "prlimit64": 261, "sched_setaffinity": 122, "sched_setparam": 118,
+        "sched_setscheduler": 119, "sched_setattr": 274, "migrate_pages": 238,
+        "move_pages": 239, "get_robust_list": 100,
+    },
+}  # fmt: skip
+"""System calls whose first argument names a process: allowed for 0 or the caller's pid only."""
+_WHICH_WHO = {
+    "x86_64": {"setpriority": (141, 0), "ioprio_set": (251, 1)},
+    "aarch64": {"setpriority": (140, 0), "ioprio_set": (30, 1)},
+}
+"""(number, the `which` meaning "one process"): allowed for that `which` and who = 0 or self."""
 _CLONE = {"x86_64": 56, "aarch64": 220}
 _CLONE3 = 435
 _TGKILL = {"x86_64": 234, "aarch64": 131}
@@ -223,12 +243,18 @@ def _add_rule(libc: ctypes.CDLL, ruleset: int, path: str, access: int) -> None:
         os.close(fd)
 
 
-def _filter(machine: str, pid: int) -> bytes:
+def _filter(machine: str, pid: int, *, allow_exec: bool = False) -> bytes:
+    """The BPF program: deny lists first, then the calls allowed only with some arguments.
+
+    Arguments are compared on their low 32 bits: pids, `which` and address families are C
+    `int`s, which the kernel reads from those bits alone."""
+
     def op(code: int, jt: int, jf: int, k: int) -> bytes:
         return struct.pack("=HBBI", code, jt, jf, k)
 
     ld_w, jeq, jset, jge, ret = 0x20, 0x15, 0x45, 0x35, 0x06
     deny = 0x00050000 | _EPERM
+    arg0, arg1 = 16, 24  # seccomp_data.args[0] and args[1], low 32 bits
     prog = [
         op(ld_w, 0, 0, 4),  # seccomp_data.arch
         op(jeq, 1, 0, _AUDIT_ARCH[machine]),
@@ -237,17 +263,48 @@ def _filter(machine: str, pid: int) -> bytes:
     ]
     if machine == "x86_64":
         prog += [op(jge, 0, 1, 0x40000000), op(ret, 0, 0, deny)]  # the x32 ABI
+    exec_calls = {_DENY[machine]["execve"], _DENY[machine]["execveat"]}
     for number in sorted(_DENY[machine].values()):
+        if allow_exec and number in exec_calls:
+            continue
         prog += [op(jeq, 0, 1, number), op(ret, 0, 0, deny)]
     prog += [op(jeq, 0, 1, _CLONE3), op(ret, 0, 0, 0x00050000 | _ENOSYS)]  # libc falls back
+    # socketpair: AF_UNIX only (asyncio's self-pipe); `socket` itself stays denied above
+    prog += [
+        op(jeq, 0, 4, _SOCKETPAIR[machine]),
+        op(ld_w, 0, 0, arg0),
+        op(jeq, 0, 1, _AF_UNIX),
+        op(ret, 0, 0, _RET_ALLOW),
+        op(ret, 0, 0, deny),
+    ]
+    for number in sorted(_SELF_ONLY[machine].values()):
+        prog += [
+            op(jeq, 0, 5, number),
+            op(ld_w, 0, 0, arg0),
+            op(jeq, 2, 0, 0),
+            op(jeq, 1, 0, pid),
+            op(ret, 0, 0, deny),
+            op(ret, 0, 0, _RET_ALLOW),
+        ]
+    for number, which in sorted(_WHICH_WHO[machine].values()):
+        prog += [
+            op(jeq, 0, 7, number),
+            op(ld_w, 0, 0, arg0),
+            op(jeq, 0, 3, which),
+            op(ld_w, 0, 0, arg1),
+            op(jeq, 2, 0, 0),
+            op(jeq, 1, 0, pid),
+            op(ret, 0, 0, deny),
+            op(ret, 0, 0, _RET_ALLOW),
+        ]
     prog += [
         op(jeq, 0, 4, _CLONE[machine]),
-        op(ld_w, 0, 0, 16),  # args[0] (flags), low 32 bits
+        op(ld_w, 0, 0, arg0),  # flags
         op(jset, 0, 1, _CLONE_THREAD),
         op(ret, 0, 0, _RET_ALLOW),
         op(ret, 0, 0, deny),
         op(jeq, 0, 4, _TGKILL[machine]),
-        op(ld_w, 0, 0, 16),  # args[0] (thread group)
+        op(ld_w, 0, 0, arg0),  # thread group
         op(jeq, 0, 1, pid),
         op(ret, 0, 0, _RET_ALLOW),
         op(ret, 0, 0, deny),
@@ -256,15 +313,16 @@ def _filter(machine: str, pid: int) -> bytes:
     return b"".join(prog)
 
 
-def install_seccomp() -> str:
-    """The system-call filter described in the module docstring."""
+def install_seccomp(*, allow_exec: bool = False) -> str:
+    """The system-call filter described in the module docstring (`allow_exec`: `execve` too,
+    for the launcher of `jail_command`, which must become its command)."""
     machine = _machine()
     if not sys.platform.startswith("linux"):
         return "not available on this platform"
     if machine not in _AUDIT_ARCH:
         return f"not available on {machine}"
     libc = _libc()
-    program = _filter(machine, os.getpid())
+    program = _filter(machine, os.getpid(), allow_exec=allow_exec)
     instructions = ctypes.create_string_buffer(program, len(program))
     fprog = struct.pack("=HxxxxxxQ", len(program) // 8, ctypes.addressof(instructions))
     fprog_buf = ctypes.create_string_buffer(fprog, len(fprog))
@@ -275,13 +333,15 @@ def install_seccomp() -> str:
     return "filter installed"
 
 
-def apply(read_roots: Sequence[str], write_roots: Sequence[str]) -> dict[str, str]:
+def apply(
+    read_roots: Sequence[str], write_roots: Sequence[str], *, allow_exec: bool = False
+) -> dict[str, str]:
     """Every layer in order (capabilities, filesystem, system calls); what each achieved."""
     status: dict[str, str] = {}
     for name, layer in (
         ("capabilities", drop_capabilities),
         ("filesystem", lambda: restrict_filesystem(read_roots, write_roots)),
-        ("syscalls", install_seccomp),
+        ("syscalls", lambda: install_seccomp(allow_exec=allow_exec)),
     ):
         try:
             status[name] = layer()
