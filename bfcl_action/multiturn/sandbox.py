@@ -225,7 +225,10 @@ class Sandbox:
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             cwd=self._dir,
-            env={},  # no variable of this process, secrets above all, reaches tool code
+            # no variable of this process, secrets above all, reaches tool code; two malloc
+            # arenas (glibc reserves 64 MiB of address space per arena and thread otherwise),
+            # so a thread flood meets the thread budget before the memory limit
+            env={"MALLOC_ARENA_MAX": "2"},
             close_fds=True,  # the two pipes are the only descriptors it inherits
             start_new_session=True,  # its own process group, killed with it
         )

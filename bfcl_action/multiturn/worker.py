@@ -37,6 +37,7 @@ import json
 import os
 import signal
 import sys
+import threading
 from typing import Any
 
 try:
@@ -236,6 +237,10 @@ def _apply_limits(limits: dict[str, Any]) -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
         signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
     threads = limits.get("threads")
+    if threads:
+        # 1 MiB thread stacks (not RLIMIT_STACK's 8): the address-space limit must not stop a
+        # thread flood before the thread budget does, or the breach would pass for a tool error
+        threading.stack_size(1 << 20)
     if threads and hasattr(resource, "RLIMIT_NPROC") and os.getuid() != 0:
         cap = _user_tasks(os.getuid()) + int(threads)
         resource.setrlimit(resource.RLIMIT_NPROC, (cap, cap))
