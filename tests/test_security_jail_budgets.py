@@ -14,8 +14,13 @@ from pathlib import Path
 import pytest
 
 from bfcl_action.models import Mode, TestCase
-from bfcl_action.multiturn import EnvironmentSpec, ExecutionOptions, Sandbox, SandboxError
-from bfcl_action.multiturn import SandboxLimits
+from bfcl_action.multiturn import (
+    EnvironmentSpec,
+    ExecutionOptions,
+    Sandbox,
+    SandboxError,
+    SandboxLimits,
+)
 from bfcl_action.multiturn.check import check_conversation
 
 FIXTURES = Path(__file__).parent / "fixtures" / "multiturn"
@@ -43,7 +48,7 @@ def test_an_exhausted_budget_breaks_the_sandbox_with_a_reason(method: str, reaso
             box.call("model", "ping")
 
 
-def greedy_case(index: int, method: str) -> TestCase:
+def greedy_case(index: int) -> TestCase:
     return TestCase.model_validate(
         {
             "id": f"own_multi_turn_{index}",
@@ -59,10 +64,10 @@ def greedy_case(index: int, method: str) -> TestCase:
 
 def test_a_case_that_exhausts_a_budget_is_an_infrastructure_error_and_the_next_case_runs() -> None:
     options = ExecutionOptions(limits=LIMITS)
+    outputs = [["[fork_bomb()]", "[ping()]"], ["[huge_write()]", "[ping()]"], ["[ping()]"]]
     results = [
-        check_conversation(greedy_case(0, "fork_bomb"), [["[fork_bomb()]", "[ping()]"]], mode=Mode.PROMPT, options=options),
-        check_conversation(greedy_case(1, "huge_write"), [["[huge_write()]", "[ping()]"]], mode=Mode.PROMPT, options=options),
-        check_conversation(greedy_case(2, "ping"), [["[ping()]"]], mode=Mode.PROMPT, options=options),
+        check_conversation(greedy_case(index), [output], mode=Mode.PROMPT, options=options)
+        for index, output in enumerate(outputs)
     ]
     assert [r.infra_error is not None for r in results] == [True, True, False]
     assert "more than 32 threads" in str(results[0].infra_error)

@@ -113,7 +113,7 @@ def test_rebinding_builtins_does_not_switch_the_hook_off(sandbox: Sandbox) -> No
 SECCOMP_ONLY = """
 import ctypes, errno, importlib.util, os, resource, socket, struct, sys
 spec = importlib.util.spec_from_file_location("jail", sys.argv[1])
-jail = importlib.util.module_from_spec(spec); spec.loader.exec_module(jail)
+jail = sys.modules["jail"] = importlib.util.module_from_spec(spec); spec.loader.exec_module(jail)
 victim = int(sys.argv[2])
 libc = ctypes.CDLL(None, use_errno=True)
 assert jail.install_seccomp() == "filter installed"
@@ -142,7 +142,8 @@ print(outcome(raw(numbers[1], victim, victim, 0, info)))
 print(outcome(lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM)))
 print(outcome(lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)))
 print(outcome(lambda: socket.socketpair(socket.AF_INET)))
-print(outcome(lambda: resource.prlimit(0, resource.RLIMIT_NOFILE, resource.getrlimit(resource.RLIMIT_NOFILE))))
+nofile = resource.getrlimit(resource.RLIMIT_NOFILE)
+print(outcome(lambda: resource.prlimit(0, resource.RLIMIT_NOFILE, nofile)))
 print(outcome(lambda: socket.socketpair(socket.AF_UNIX)))
 print(outcome(lambda: os.setpriority(os.PRIO_PROCESS, 0, 1)))
 print(outcome(lambda: os.sched_setaffinity(os.getpid(), os.sched_getaffinity(0))))

@@ -10,7 +10,6 @@ A sandbox that cannot start is an infrastructure error of its case, not a model 
 from __future__ import annotations
 
 import socket
-import textwrap
 import threading
 import time
 from collections.abc import Iterator
@@ -154,7 +153,8 @@ def test_a_shadowing_module_does_not_fail_executable_cases(
 
 def test_a_sandbox_that_cannot_start_is_an_infrastructure_error(tmp_path: Path) -> None:
     missing = str(tmp_path / "no-such-python")
-    result = check_executable(exec_case(None), ADD, mode=Mode.FC, options=ExecutionOptions(python=missing))
+    options = ExecutionOptions(python=missing)
+    result = check_executable(exec_case(None), ADD, mode=Mode.FC, options=options)
     assert not result.valid
     assert result.infra_error is not None
     assert "sandbox could not be (re)started" in result.infra_error

@@ -22,11 +22,22 @@ Not done: other architectures get no seccomp filter; macOS and Windows get none 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import json
 import os
+import select
+import shutil
+import signal
 import struct
+import subprocess
 import sys
-from collections.abc import Sequence
+import tempfile
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import IO, Any, NoReturn
 
 PR_SET_NO_NEW_PRIVS = 38
 PR_CAP_AMBIENT = 47
@@ -104,7 +115,8 @@ _DENY = {
         "userfaultfd": 323, "personality": 135, "io_uring_setup": 425,
         "io_uring_enter": 426, "io_uring_register": 427, "open_by_handle_at": 304,
         "pidfd_open": 434, "pidfd_getfd": 438, "pidfd_send_signal": 424, "kcmp": 312,
-        "setxattrat": 463, "removexattrat": 466, "process_madvise": 440, "rt_sigqueueinfo": 129, "rt_tgsigqueueinfo": 297,
+        "setxattrat": 463, "removexattrat": 466, "process_madvise": 440,
+        "rt_sigqueueinfo": 129, "rt_tgsigqueueinfo": 297,
     },
     "aarch64": {
         "execve": 221, "execveat": 281, "socket": 198, "ptrace": 117,
@@ -348,3 +360,330 @@ def apply(
         except Exception as exc:  # a platform quirk must not stop the worker
             status[name] = f"failed: {type(exc).__name__}: {exc}"
     return status
+
+
+# --- a jailed command (stdio MCP servers and the like) ----------------------------------
+
+_LAUNCHER_FAILED = 125
+"""Exit status of the launcher when a layer fails or the command cannot be executed."""
+
+
+class JailStartError(RuntimeError):
+    """A jailed command could not start: a layer failed, the program is missing, or it did not
+    reach its `execve` within the start-up timeout. An infrastructure error for the caller."""
+
+
+@dataclass(frozen=True)
+class CommandLimits:
+    """Limits of a jailed command. `memory_mb` is `RLIMIT_DATA` (not `RLIMIT_AS`: Node and Go
+    reserve far more address space than they use), `cpu_s` is `RLIMIT_CPU`, `file_mb` is
+    `RLIMIT_FSIZE`, `threads` is added to the user's tasks for `RLIMIT_NPROC` (not applied to
+    root by the kernel), `wall_s` is the lifetime (an `alarm` set before `execve`, and the
+    parent's own timer in `start_jailed`), `start_timeout_s` bounds the way to `execve`."""
+
+    memory_mb: int = 1024
+    cpu_s: int = 120
+    file_mb: int = 16
+    threads: int = 64
+    wall_s: float = 600.0
+    start_timeout_s: float = 30.0
+
+
+def _program(argv0: str, env: Mapping[str, str] | None) -> str:
+    """`argv[0]` as an absolute path (looked up on `env`'s PATH, else this process's)."""
+    if os.sep in argv0:
+        return os.path.abspath(argv0)
+    path = (env or {}).get("PATH") or os.environ.get("PATH") or os.defpath
+    found = shutil.which(argv0, path=path)
+    if found is None:
+        raise JailStartError(f"cannot start {argv0!r}: no such program on PATH")
+    return os.path.abspath(found)
+
+
+def _program_roots(program: str) -> list[str]:
+    """Folders a program needs to read: its own and its prefix (`.../bin/x` -> `...`), for
+    the path as given and for the file it resolves to (a venv's python is a symbolic link)."""
+    roots: list[str] = []
+    for path in (program, os.path.realpath(program)):
+        folder = os.path.dirname(path)
+        roots.append(folder)
+        if os.path.basename(folder) == "bin":
+            roots.append(os.path.dirname(folder))
+    return roots
+
+
+def jail_command(
+    argv: Sequence[str],
+    *,
+    cwd: str,
+    limits: CommandLimits = CommandLimits(),
+    read_roots: Sequence[str] = (),
+    write_dir: str | None = None,
+    env: Mapping[str, str] | None = None,
+    status_fd: int = -1,
+) -> list[str]:
+    """The argument vector that runs `argv` inside the jail; give it to any spawner (the `mcp`
+    SDK's `StdioServerParameters(command=v[0], args=v[1:], cwd=cwd, env=...)`).
+
+    It runs this file with this interpreter (`python -I jail.py exec SPEC`): the launcher sets
+    the rlimits, drops capabilities, applies Landlock (read: `cwd`, the program's folders, this
+    interpreter's prefixes, system libraries, `read_roots`; write: `write_dir` only) and the
+    seccomp filter with `execve` allowed (the command replaces the launcher and may replace
+    itself, never create a process), sets `alarm(wall_s)`, then executes the command. `env`
+    only serves to find `argv[0]` on its PATH; the spawner passes the environment itself.
+    """
+    if not argv:
+        raise JailStartError("cannot start an empty command")
+    program = _program(str(argv[0]), env)
+    spec = {
+        "argv": [program, *map(str, argv[1:])],
+        "cwd": os.path.abspath(cwd),
+        "read": [
+            os.path.abspath(cwd),
+            *_program_roots(program),
+            *_program_roots(sys.executable),
+            sys.prefix,
+            sys.base_prefix,
+            *SYSTEM_READ_ROOTS,
+            *map(str, read_roots),
+        ],
+        "write": [write_dir] if write_dir else [],
+        "limits": {
+            "memory_mb": limits.memory_mb,
+            "cpu_s": limits.cpu_s,
+            "file_mb": limits.file_mb,
+            "threads": limits.threads,
+            "wall_s": limits.wall_s,
+        },
+        "status_fd": status_fd,
+    }
+    return [sys.executable, "-I", os.path.realpath(__file__), "exec", json.dumps(spec)]
+
+
+class JailedProcess:
+    """A running jailed command: `stdin`/`stdout` are its pipes (bytes), `jail` what each
+    layer achieved. `close()` (or leaving the `with` block) kills its process group and
+    removes its write directory; so does the lifetime timer."""
+
+    def __init__(
+        self, proc: subprocess.Popen[bytes], jail: dict[str, str], workdir: str, wall_s: float
+    ) -> None:
+        self.proc = proc
+        self.jail = jail
+        self.workdir = workdir
+        self._timer = threading.Timer(wall_s, self._kill)
+        self._timer.daemon = True
+        self._timer.start()
+
+    @property
+    def stdin(self) -> IO[bytes]:
+        assert self.proc.stdin is not None
+        return self.proc.stdin
+
+    @property
+    def stdout(self) -> IO[bytes]:
+        assert self.proc.stdout is not None
+        return self.proc.stdout
+
+    def _kill(self) -> None:
+        with contextlib.suppress(OSError):
+            os.killpg(self.proc.pid, signal.SIGKILL)  # its own session and group
+        with contextlib.suppress(OSError):
+            self.proc.kill()
+
+    def close(self) -> int | None:
+        """Stop it (if still running); its exit status (negative: the signal that ended it)."""
+        self._timer.cancel()
+        self._kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=5)
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+        return self.proc.returncode
+
+    def __enter__(self) -> JailedProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def start_jailed(
+    argv: Sequence[str],
+    *,
+    cwd: str,
+    env: Mapping[str, str],
+    limits: CommandLimits = CommandLimits(),
+    read_roots: Sequence[str] = (),
+    stderr: int | IO[Any] | None = subprocess.DEVNULL,
+) -> JailedProcess:
+    """Start `argv` as a jailed subprocess with pipes on stdin and stdout.
+
+    `env` is the whole environment (nothing of this process is inherited; the caller passes
+    only what the configuration names, never a secret) plus `TMPDIR`, a private directory
+    that is the only place it may write. It runs in its own session. Returns once the
+    launcher has applied every layer and is about to `execve`; raises `JailStartError` if a
+    layer failed, the program is missing, or that takes over `limits.start_timeout_s`.
+    """
+    workdir = tempfile.mkdtemp(prefix="bfcl-jailed-")
+    read_fd, write_fd = os.pipe()
+    try:
+        command = jail_command(
+            argv, cwd=cwd, limits=limits, read_roots=read_roots, write_dir=workdir,
+            env=env, status_fd=write_fd,
+        )  # fmt: skip
+        proc = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            cwd=cwd,
+            env={"TMPDIR": workdir, **env},
+            close_fds=True,
+            pass_fds=(write_fd,),
+            start_new_session=True,
+        )
+    except BaseException:
+        os.close(read_fd)
+        shutil.rmtree(workdir, ignore_errors=True)
+        raise
+    finally:
+        os.close(write_fd)
+    running = JailedProcess(proc, {}, workdir, limits.wall_s)
+    try:
+        status = _read_status(read_fd, limits.start_timeout_s)
+    except JailStartError:
+        running.close()
+        raise
+    finally:
+        os.close(read_fd)
+    if "error" in status:
+        running.close()
+        raise JailStartError(f"cannot start {argv[0]!r} in the jail: {status['error']}")
+    running.jail = {str(k): str(v) for k, v in status.get("jail", {}).items()}
+    return running
+
+
+def _read_status(fd: int, timeout: float) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    data = b""
+    while b"\n" not in data:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise JailStartError(f"the jail did not start within {timeout:g} s")
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            continue
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            raise JailStartError("the jail's launcher exited before it reported")
+        data += chunk
+        if len(data) > 1 << 16:
+            raise JailStartError("the jail's launcher sent a malformed report")
+    try:
+        status = json.loads(data.partition(b"\n")[0])
+    except ValueError:
+        raise JailStartError("the jail's launcher sent a malformed report") from None
+    if not isinstance(status, dict):
+        raise JailStartError("the jail's launcher sent a malformed report")
+    return status
+
+
+def _launch(spec: dict[str, Any]) -> NoReturn:
+    """The launcher (`python -I jail.py exec SPEC`): every layer, then `execve`. Runs before
+    any code of the command; imports nothing but the standard library already loaded."""
+    status_fd = int(spec.get("status_fd", -1))
+
+    def report(status: dict[str, Any]) -> None:
+        if status_fd >= 0:
+            with contextlib.suppress(OSError):
+                os.write(status_fd, json.dumps(status).encode() + b"\n")
+                os.close(status_fd)
+
+    def fail(message: str) -> NoReturn:
+        report({"error": message})
+        sys.stderr.write(f"bfcl-action jail: {message}\n")
+        sys.stderr.flush()
+        os._exit(_LAUNCHER_FAILED)
+
+    argv = [str(a) for a in spec["argv"]]
+    limits = spec.get("limits") or {}
+    try:
+        set_limits(limits, memory="DATA")
+    except (OSError, ValueError) as exc:
+        fail(f"rlimits: {exc}")
+    write = [str(p) for p in spec.get("write") or []]
+    if write and "TMPDIR" not in os.environ:
+        os.environ["TMPDIR"] = write[0]
+    if status_fd >= 0:
+        os.set_inheritable(status_fd, False)
+    status = apply([str(p) for p in spec.get("read") or []], write, allow_exec=True)
+    failed = [f"{layer}: {value}" for layer, value in status.items() if value.startswith("failed")]
+    if failed:
+        fail("a jail layer failed (" + "; ".join(failed) + ")")
+    if not os.access(argv[0], os.X_OK):
+        fail(f"{argv[0]} is not an executable file the jail can read")
+    report({"jail": status})
+    wall = float(limits.get("wall_s") or 0)
+    if wall > 0:
+        signal.alarm(max(1, int(wall + 0.999)))
+    try:
+        os.execve(argv[0], argv, dict(os.environ))  # noqa: S606 - the command, argv as given
+    except OSError as exc:
+        fail(f"cannot execute {argv[0]}: {exc.strerror}")
+
+
+def set_limits(limits: Mapping[str, Any], *, memory: str = "AS") -> None:
+    """The rlimits, lowered on this process (no capability is needed to lower them, and none
+    is left to raise them again): `memory_mb` as `RLIMIT_<memory>` (`AS` or `DATA`), `cpu_s`,
+    `file_mb` (a write past it kills the process with `SIGXFSZ`, which Python would ignore)
+    and `threads`, added to the user's tasks now for `RLIMIT_NPROC` (which counts every task
+    of the user; the kernel does not apply it to root, where seccomp's ban on `fork` and the
+    sandbox's thread check hold instead). Nothing where `resource` is missing."""
+    try:
+        import resource
+    except ImportError:  # not POSIX: the parent's deadline still applies
+        return
+    memory_mb = limits.get("memory_mb")
+    if memory_mb:
+        size = int(memory_mb) * 1024 * 1024
+        resource.setrlimit(getattr(resource, f"RLIMIT_{memory}"), (size, size))
+    cpu = limits.get("cpu_s")
+    if cpu:
+        resource.setrlimit(resource.RLIMIT_CPU, (int(cpu), int(cpu) + 2))
+    file_mb = limits.get("file_mb")
+    if file_mb:
+        size = int(file_mb) * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+    threads = limits.get("threads")
+    if threads and hasattr(resource, "RLIMIT_NPROC") and getattr(os, "getuid", lambda: 0)():
+        cap = _user_tasks(os.getuid()) + int(threads)
+        resource.setrlimit(resource.RLIMIT_NPROC, (cap, cap))
+
+
+def _user_tasks(uid: int) -> int:
+    """Tasks (threads included) of `uid` now, from /proc; 0 where /proc is missing."""
+    count = 0
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return 0
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/status", "rb") as status:
+                fields = dict(line.split(b":", 1) for line in status if b":" in line)
+            if int(fields[b"Uid"].split()[0]) == uid:
+                count += int(fields[b"Threads"].split()[0])
+        except (OSError, KeyError, ValueError, IndexError):
+            continue
+    return count
+
+
+if __name__ == "__main__" and len(sys.argv) == 3 and sys.argv[1] == "exec":
+    _launch(json.loads(sys.argv[2]))

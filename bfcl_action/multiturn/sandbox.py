@@ -243,7 +243,7 @@ class Sandbox:
             raise _WorkerGone(f"worker setup failed: {answer.get('error')}")
         jail = answer.get("jail")
         self.jail = {str(k): str(v) for k, v in jail.items()} if isinstance(jail, dict) else {}
-        failed = [f"{layer}: {status}" for layer, status in self.jail.items() if status.startswith("failed")]
+        failed = [f"{name}: {status}" for name, status in self.jail.items() if "failed" in status]
         if failed:
             raise _WorkerGone(f"a jail layer failed ({'; '.join(failed)})")
         if self._history:

@@ -35,7 +35,6 @@ import inspect
 import io
 import json
 import os
-import signal
 import sys
 import threading
 from typing import Any
@@ -101,23 +100,25 @@ _PATH_EVENTS = {
 }
 
 
-def _load_jail() -> Any:
-    """jail.py beside this file, loaded by path (this directory is no import root)."""
+def _load_jail() -> tuple[Any, str]:
+    """jail.py beside this file, loaded by path (this directory is no import root); or why not."""
     import importlib.util
 
     path = os.path.join(os.path.dirname(os.path.realpath(__file__)), "jail.py")
     spec = importlib.util.spec_from_file_location("bfcl_worker_jail", path)
     if spec is None or spec.loader is None:
-        return None
+        return None, f"no loader for {path}"
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     try:
         spec.loader.exec_module(module)
-    except Exception:
-        return None
-    return module
+    except Exception as exc:
+        sys.modules.pop(spec.name, None)
+        return None, f"{type(exc).__name__}: {exc}"
+    return module, ""
 
 
-_JAIL = _load_jail() if __name__ == "__main__" else None
+_JAIL, _JAIL_ERROR = _load_jail() if __name__ == "__main__" else (None, "not the worker")
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
@@ -176,7 +177,7 @@ def make_policy(allowed_dir: str, read_roots: list[str]) -> Any:
             return
         mode = args[1] if _len(args) > 1 else None
         flags = args[2] if _len(args) > 2 and _isinstance(args[2], _int) else 0
-        writes = (_isinstance(mode, _str) and _any(c in mode for c in "wax+")) or _bool(
+        writes = (_isinstance(mode, _str) and _any(c in _str(mode) for c in "wax+")) or _bool(
             flags & write_flags
         )
         if inside(path, (allowed,)):
@@ -216,54 +217,16 @@ def make_policy(allowed_dir: str, read_roots: list[str]) -> Any:
 
 
 def _apply_limits(limits: dict[str, Any]) -> None:
-    """The rlimits, lowered on this process (no capability is needed to lower, and none is
-    left to raise them again). `RLIMIT_NPROC` counts every task of the user, so the budget
-    is added to the user's tasks now; the kernel does not apply it to root, where seccomp's
-    ban on `fork` and the parent's thread check (sandbox.py) hold instead. A write past
-    `RLIMIT_FSIZE` kills the worker (`SIGXFSZ`, which Python ignores by default), so the
-    parent sees the breach even if tool code would catch the error."""
-    if resource is None:
-        return
-    memory = limits.get("memory_mb")
-    if memory:
-        size = int(memory) * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (size, size))
-    cpu = limits.get("cpu_s")
-    if cpu:
-        resource.setrlimit(resource.RLIMIT_CPU, (int(cpu), int(cpu) + 2))
-    file_mb = limits.get("file_mb")
-    if file_mb:
-        size = int(file_mb) * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
-        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
-    threads = limits.get("threads")
-    if threads:
-        # 1 MiB thread stacks (not RLIMIT_STACK's 8): the address-space limit must not stop a
-        # thread flood before the thread budget does, or the breach would pass for a tool error
+    """The rlimits (`jail.set_limits`, address space for memory) and 1 MiB thread stacks
+    (not RLIMIT_STACK's 8: the address-space limit must not stop a thread flood before the
+    thread budget does, or the breach would pass for a tool error)."""
+    if limits.get("threads"):
         threading.stack_size(1 << 20)
-    if threads and hasattr(resource, "RLIMIT_NPROC") and os.getuid() != 0:
-        cap = _user_tasks(os.getuid()) + int(threads)
-        resource.setrlimit(resource.RLIMIT_NPROC, (cap, cap))
-
-
-def _user_tasks(uid: int) -> int:
-    """Tasks (threads included) of `uid` now, from /proc; 0 where /proc is missing."""
-    count = 0
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return 0
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/status", "rb") as status:
-                fields = dict(line.split(b":", 1) for line in status if b":" in line)
-            if int(fields[b"Uid"].split()[0]) == uid:
-                count += int(fields[b"Threads"].split()[0])
-        except (OSError, KeyError, ValueError, IndexError):
-            continue
-    return count
+    if _JAIL is not None:
+        _JAIL.set_limits(limits, memory="AS")
+    elif resource is not None and limits.get("memory_mb"):  # jail.py missing: still bounded
+        size = int(limits["memory_mb"]) * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (size, size))
 
 
 def _untag(value: Any) -> Any:
@@ -331,7 +294,7 @@ class Worker:
         if _JAIL is not None and message.get("jail", True):
             self.jail = _JAIL.apply([*roots, *_JAIL.SYSTEM_READ_ROOTS], [allowed])
         elif message.get("jail", True) and sys.platform.startswith("linux"):
-            self.jail = {"os": "failed: jail.py could not be loaded"}
+            self.jail = {"os": f"failed: jail.py could not be loaded: {_JAIL_ERROR}"}
         sys.addaudithook(make_policy(allowed, roots))
         for path in paths:
             if path not in sys.path:
