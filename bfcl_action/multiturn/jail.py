@@ -1,8 +1,12 @@
-"""Operating-system limits for the sandbox worker, applied before any tool code is imported.
+"""Operating-system limits for the sandbox worker and for jailed commands, applied before any
+repository code can load.
 
-Standard library and `ctypes` only (the worker loads this file by path). Each layer is applied
-where the platform has it and reports what it did; none of them depends on the audit hook,
-which tool code running in the same interpreter can defeat.
+Standard library and `ctypes` only (the worker loads this file by path, and it runs as the
+launcher of a jailed command: `python -I jail.py exec SPEC`). Each layer is applied where the
+platform has it and reports what it did; none of them depends on the audit hook, which tool
+code running in the same interpreter can defeat.
+
+- `set_limits`: rlimits (memory, CPU, one file's size, a thread budget via `RLIMIT_NPROC`).
 
 - `drop_capabilities`: a worker started as root (the default in containers) gives up every
   capability (`capset` to zero, ambient set cleared): no `CAP_SYS_PTRACE` to read another
@@ -12,9 +16,13 @@ which tool code running in the same interpreter can defeat.
   or socket files anywhere, nothing under `/proc` of other processes, and (Landlock ABI 6,
   kernel 6.12+) no signals to processes outside the worker.
 - `install_seccomp` (Linux x86-64 and AArch64): refuses `fork`/`vfork`/non-thread `clone`,
-  `execve`, sockets, `ptrace`, `process_vm_readv/writev`, `mknod`, extended attributes,
-  `kill`/`tkill` and `tgkill` aimed at other processes, `setsid`/`setpgid`, namespaces,
-  mounts, `io_uring`, `bpf`, `perf_event_open`, `keyctl` and 32-bit system calls.
+  `execve` (unless `allow_exec`), `socket`, `socketpair` but `AF_UNIX` (asyncio's
+  self-pipe), `ptrace`, `process_vm_readv/writev`, `mknod`, extended attributes,
+  `kill`/`tkill`/`rt_sigqueueinfo`/`rt_tgsigqueueinfo`, `tgkill` aimed at other processes,
+  `prlimit64`, `setpriority`, `ioprio_set`, `sched_set*` and page migration aimed at other
+  processes, `setsid`/`setpgid`, namespaces, mounts, `io_uring`, `bpf`, `perf_event_open`,
+  `keyctl` and 32-bit system calls.
+- `start_jailed` / `jail_command`: a command (a stdio MCP server) run inside all of the above.
 
 Not done: other architectures get no seccomp filter; macOS and Windows get none of these
 (only the rlimits, the parent's deadline and the audit hook).
