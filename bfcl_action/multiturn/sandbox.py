@@ -163,7 +163,8 @@ class Sandbox:
     """A worker process plus the log of commands needed to rebuild its state.
 
     `python` is the interpreter that hosts the environments (default: this one), `paths` are
-    prepended to its `sys.path` (e.g. the repository root holding `module:Class` targets).
+    appended to its `sys.path` once the jail is in place (e.g. the repository root holding
+    `module:Class` targets).
     Use as a context manager, or call `close()`.
     """
 
