@@ -167,3 +167,10 @@ def test_the_seccomp_filter_alone_refuses_acting_on_other_processes(
         *["allowed"] * 4,  # its own limits, priority, affinity; AF_UNIX socketpair
     ], done.stderr
     assert resource.prlimit(victim.pid, resource.RLIMIT_FSIZE) != (0, 0)
+
+
+def test_walking_a_refusals_traceback_into_the_hook_does_not_switch_it_off() -> None:
+    with Sandbox(limits=SandboxLimits(call_timeout_s=5.0), paths=[FIXTURES]) as box:
+        box.init("model", [EnvironmentSpec("Rewire", "escape_env:Rewire", {})], long_context=False)
+        result = box.call("model", "rewire_then_read")
+    assert result == "Error during execution: sandbox: opening '/etc/passwd' is not allowed"

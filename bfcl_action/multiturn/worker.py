@@ -143,48 +143,29 @@ _INTROSPECTION_EVENTS = frozenset(
 def make_policy(allowed_dir: str, read_roots: list[str]) -> Any:
     """The audit hook: decides which side effects tool code may have.
 
-    It has no switch: it is installed when the worker is ready and its state lives in a
-    closure of immutable values; the events that would find it (`gc.get_objects`, ...) are
-    refused. It stays defence in depth: tool code in the same interpreter can still
-    monkeypatch the library functions it relies on; the boundary is the OS layer (jail.py).
+    It has no switch: it is installed when the worker is ready, and it is one flat function
+    whose closure holds only immutable values (tuples, frozensets, strings) and functions
+    bound when it is made. Rebinding the worker's module globals or `builtins` changes nothing
+    it decides, and a refusal's traceback, which shows its frame, exposes no cell or mapping
+    to rewrite (no nested function, no bound dict method). The events that would find it
+    (`gc.get_objects`, ...) are refused. It stays defence in depth: tool code in the same
+    interpreter can still monkeypatch the library functions it calls (`os.path.realpath`'s
+    helpers); the boundary is the OS layer (jail.py).
     """
-    realpath, fsdecode, own_pid = os.path.realpath, os.fsdecode, os.getpid()
+    realpath, fsdecode, own_pid, sep = os.path.realpath, os.fsdecode, os.getpid(), os.sep
     allowed = realpath(allowed_dir)
+    allowed_prefix = allowed.rstrip(sep) + sep
     roots = tuple(realpath(p) for p in read_roots if p)
-    sep = os.sep
-    # Rules and builtins bound now: rebinding a module global or a builtin later (tool code
-    # can reach this module as `__main__`) changes nothing the hook decides.
+    root_prefixes = tuple(root.rstrip(sep) + sep for root in roots)
+    listable = (allowed, *roots)
+    listable_prefixes = (allowed_prefix, *root_prefixes)
     blocked_prefixes, blocked_events = tuple(_BLOCKED_PREFIXES), frozenset(_BLOCKED_EVENTS)
     introspection, write_flags = frozenset(_INTROSPECTION_EVENTS), int(_WRITE_FLAGS)
-    path_events = {event: tuple(index) for event, index in _PATH_EVENTS.items()}.get
+    first_path = frozenset(e for e, indexes in _PATH_EVENTS.items() if 0 in indexes)
+    second_path = frozenset(e for e, indexes in _PATH_EVENTS.items() if 1 in indexes)
+    listing = frozenset({"os.listdir", "os.scandir"})
     violation = SandboxViolation
-    _any, _isinstance, _len, _str, _int, _bool = any, isinstance, len, str, int, bool
-
-    def inside(path: str, where: tuple[str, ...]) -> bool:
-        return _any(path == root or path.startswith(root.rstrip(sep) + sep) for root in where)
-
-    def resolve(raw: Any) -> str | None:
-        if _isinstance(raw, _int) or raw is None:
-            return None
-        try:
-            return realpath(fsdecode(raw))
-        except (TypeError, ValueError):
-            return "<unreadable path>"
-
-    def check_open(args: tuple[Any, ...]) -> None:
-        path = resolve(args[0] if args else None)
-        if path is None:
-            return
-        mode = args[1] if _len(args) > 1 else None
-        flags = args[2] if _len(args) > 2 and _isinstance(args[2], _int) else 0
-        writes = (_isinstance(mode, _str) and _any(c in _str(mode) for c in "wax+")) or _bool(
-            flags & write_flags
-        )
-        if inside(path, (allowed,)):
-            return
-        if not writes and inside(path, roots):
-            return
-        raise violation(f"sandbox: opening {path!r} is not allowed")
+    _isinstance, _len, _str, _int, _bytes = isinstance, len, str, int, bytes
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
         if event.startswith(blocked_prefixes) or event in blocked_events:
@@ -194,24 +175,46 @@ def make_policy(allowed_dir: str, read_roots: list[str]) -> Any:
             event == "object.__setattr__" and _len(args) > 1 and args[1] == "__code__"
         ):
             raise violation(f"sandbox: {event!r} is not allowed")
-        if event == "open":
-            check_open(args)
-        elif event == "resource.prlimit":
+        if event == "resource.prlimit":
             if args and args[0] not in (0, own_pid):
                 raise violation("sandbox: limits of another process are not its to change")
-        elif event in ("os.listdir", "os.scandir"):
-            path = resolve(args[0] if args else ".")
-            if path is not None and not inside(path, (allowed, *roots)):
-                raise violation(f"sandbox: listing {path!r} is not allowed")
+            return
+        if event == "open":
+            positions: tuple[int, ...] = (0,)
+        elif event in listing:
+            positions = (0,)
+            if not args:
+                args = (".",)
+        elif event in first_path:
+            positions = (0, 1) if event in second_path else (0,)
         else:
-            indexes = path_events(event)
-            if indexes is None:
-                return
-            for index in indexes:
-                if index < _len(args):
-                    path = resolve(args[index])
-                    if path is not None and not inside(path, (allowed,)):
-                        raise violation(f"sandbox: {event} on {path!r} is not allowed")
+            return
+        for index in positions:
+            raw = args[index] if index < _len(args) else None
+            if raw is None or _isinstance(raw, _int):
+                continue
+            try:
+                path = realpath(fsdecode(raw))
+            except (TypeError, ValueError):
+                path = "<unreadable path>"
+            if path == allowed or path.startswith(allowed_prefix):
+                continue
+            if event == "open":
+                mode = args[1] if _len(args) > 1 else None
+                flags = args[2] if _len(args) > 2 and _isinstance(args[2], _int) else 0
+                writes = flags & write_flags or (
+                    _isinstance(mode, (_str, _bytes))
+                    and ("w" in _str(mode) or "a" in _str(mode) or "x" in _str(mode)
+                         or "+" in _str(mode))
+                )  # fmt: skip
+                if not writes and (path in roots or path.startswith(root_prefixes)):
+                    continue
+                raise violation(f"sandbox: opening {path!r} is not allowed")
+            if event in listing:
+                if path in listable or path.startswith(listable_prefixes):
+                    continue
+                raise violation(f"sandbox: listing {path!r} is not allowed")
+            raise violation(f"sandbox: {event} on {path!r} is not allowed")
 
     return hook
 
