@@ -186,3 +186,13 @@ def test_a_real_mcp_stdio_server_lives_in_the_jail(tmp_path: Path) -> None:
     assert names == ["add", "reach_network"]
     assert added == "5"
     assert reached == "EPERM"
+
+
+def test_a_relative_program_is_found_from_the_commands_directory(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "bin").mkdir(parents=True)
+    tool = repo / "bin" / "answer"
+    tool.write_text(f"#!{sys.executable}\nprint('forty-two', flush=True)\n")
+    tool.chmod(0o755)
+    with start_jailed(["bin/answer"], cwd=str(repo), env={}) as running:
+        assert running.stdout.readline() == b"forty-two\n"

@@ -397,10 +397,11 @@ class CommandLimits:
     start_timeout_s: float = 30.0
 
 
-def _program(argv0: str, env: Mapping[str, str] | None) -> str:
-    """`argv[0]` as an absolute path (looked up on `env`'s PATH, else this process's)."""
+def _program(argv0: str, cwd: str, env: Mapping[str, str] | None) -> str:
+    """`argv[0]` as an absolute path: relative to `cwd` if it holds a slash (as `Popen` reads
+    it), else looked up on `env`'s PATH, else on this process's."""
     if os.sep in argv0:
-        return os.path.abspath(argv0)
+        return os.path.abspath(os.path.join(cwd, argv0))
     path = (env or {}).get("PATH") or os.environ.get("PATH") or os.defpath
     found = shutil.which(argv0, path=path)
     if found is None:
@@ -442,7 +443,7 @@ def jail_command(
     """
     if not argv:
         raise JailStartError("cannot start an empty command")
-    program = _program(str(argv[0]), env)
+    program = _program(str(argv[0]), cwd, env)
     spec = {
         "argv": [program, *map(str, argv[1:])],
         "cwd": os.path.abspath(cwd),
