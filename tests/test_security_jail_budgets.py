@@ -9,6 +9,11 @@ the error it got."""
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -90,12 +95,6 @@ def test_the_installed_command_reports_a_budget_breach_as_an_infra_error_and_goe
 ) -> None:
     """`bfcl-action run` as the user runs it: the fork bomb's and the huge write's cases are
     infrastructure errors; the third case is scored; no traceback."""
-    import json
-    import os
-    import shutil
-    import subprocess
-    import sys
-
     repo = tmp_path / "repo"
     repo.mkdir()
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
@@ -138,3 +137,33 @@ def test_the_installed_command_reports_a_budget_breach_as_an_infra_error_and_goe
     assert "16 MiB" in str(by_id["own_multi_turn_greedy_1"]["infra_error"])
     assert by_id["own_multi_turn_greedy_2"]["valid"] is True
     assert by_id["own_multi_turn_greedy_2"]["infra_error"] is None
+
+
+NPROC = """
+import importlib.util, os, resource, sys, threading, time
+spec = importlib.util.spec_from_file_location("jail", sys.argv[1])
+jail = sys.modules["jail"] = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(jail)
+if os.getuid() == 0:  # the kernel applies RLIMIT_NPROC to every user but root
+    os.setgid(65534)
+    os.setuid(65534)
+jail.set_limits({"threads": 5})
+started = 0
+try:
+    for _ in range(50):
+        threading.Thread(target=time.sleep, args=(5,), daemon=True).start()
+        started += 1
+except RuntimeError:
+    pass
+print(started)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_NPROC as Linux has it")
+def test_the_thread_budget_is_an_rlimit_for_a_non_root_user() -> None:
+    jail = Path(__file__).parents[1] / "bfcl_action" / "multiturn" / "jail.py"
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", NPROC, str(jail)],
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    assert 1 <= int(done.stdout) <= 5, done.stdout
