@@ -10,6 +10,7 @@ A sandbox that cannot start is an infrastructure error of its case, not a model 
 from __future__ import annotations
 
 import socket
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -181,3 +182,26 @@ def test_a_multi_turn_case_whose_sandbox_cannot_start_is_an_infrastructure_error
     assert not result.valid
     assert result.infra_error is not None
     assert "could not be (re)started" in result.infra_error
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the OS layers are Linux-only")
+def test_a_jail_layer_that_fails_to_apply_stops_the_sandbox_from_starting(tmp_path: Path) -> None:
+    """An interpreter on which the OS layers cannot apply (here `ctypes` cannot load libc):
+    the worker reports the failed layers and the parent refuses it, an infrastructure error;
+    tool code never runs half-jailed."""
+    python = tmp_path / "python"
+    python.write_text(
+        f"#!{sys.executable}\n"
+        "import ctypes, runpy, sys\n"
+        "def refuse(*args, **kwargs):\n"
+        "    raise OSError('libc cannot be loaded here')\n"
+        "ctypes.CDLL = refuse\n"
+        "sys.argv = [sys.argv[-1]]\n"
+        "runpy.run_path(sys.argv[0], run_name='__main__')\n"
+    )
+    python.chmod(0o755)
+    with Sandbox(python=str(python)) as box, pytest.raises(SandboxError) as raised:
+        box.invoke("tools_impl:add", (), {"a": 1, "b": 1})
+    message = raised.value.message
+    assert "a jail layer failed" in message
+    assert "syscalls: failed: OSError: libc cannot be loaded here" in message
