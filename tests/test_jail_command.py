@@ -196,3 +196,13 @@ def test_a_relative_program_is_found_from_the_commands_directory(tmp_path: Path)
     tool.chmod(0o755)
     with start_jailed(["bin/answer"], cwd=str(repo), env={}) as running:
         assert running.stdout.readline() == b"forty-two\n"
+
+
+def test_a_launch_slower_than_the_start_up_timeout_is_a_start_error(tmp_path: Path) -> None:
+    with pytest.raises(JailStartError, match="did not start within"):
+        start_jailed(
+            [sys.executable, "-c", "pass"],
+            cwd=str(tmp_path),
+            env={},
+            limits=CommandLimits(start_timeout_s=0.001),
+        )
