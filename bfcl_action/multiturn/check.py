@@ -26,7 +26,7 @@ from bfcl_action.decode import decode_step
 from bfcl_action.errors import BfclActionError
 from bfcl_action.models import Call, CaseResult, Mode, TestCase
 from bfcl_action.multiturn.conversation import Conversation, conversation_of
-from bfcl_action.multiturn.sandbox import EnvironmentSetupError, Sandbox, SandboxLimits
+from bfcl_action.multiturn.sandbox import Sandbox, SandboxError, SandboxLimits
 
 EMPTY_TURN = "multi_turn:empty_turn_model_response"
 STATE_MISMATCH = "multi_turn:instance_state_mismatch"
@@ -115,7 +115,7 @@ def check_conversation(
     flat = [call for turn in turns for step in turn for call in step]
     try:
         verdict = judge_turns(conversation, turns, options)
-    except EnvironmentSetupError as exc:
+    except SandboxError as exc:  # the sandbox failed, not the model: an infrastructure error
         return case_result(
             case, False, ENVIRONMENT_ERROR, [exc.message], model_output, flat, exc.message
         )

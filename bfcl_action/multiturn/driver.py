@@ -40,7 +40,7 @@ from bfcl_action.multiturn.conversation import (
     conversation_of,
     turn_messages,
 )
-from bfcl_action.multiturn.sandbox import EnvironmentSetupError, Sandbox
+from bfcl_action.multiturn.sandbox import Sandbox, SandboxError
 
 SIDE = "model"
 
@@ -104,8 +104,8 @@ class ConversationDriver:
                 self.answer.output.append(steps)
                 if force_quit:
                     break
-        except EnvironmentSetupError as exc:
-            raise PermanentError(f"environment setup failed: {exc.message}") from None
+        except SandboxError as exc:
+            raise PermanentError(f"sandbox failed: {exc.message}") from None
         finally:
             await asyncio.to_thread(sandbox.close)
         self.answer.latency_s = round(self.answer.latency_s, 4)
