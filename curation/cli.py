@@ -111,6 +111,33 @@ def cmd_publish(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_wheel(args: argparse.Namespace) -> int:
+    from curation.live_wheel import build_wheel
+
+    print(build_wheel(args.live_dir, args.version, args.out))
+    return 0
+
+
+def cmd_register(args: argparse.Namespace) -> int:
+    from curation.live_wheel import REGISTRY, registry_for, render_registry, write_registry
+
+    target = args.registry or REGISTRY
+    if args.check:
+        expected = render_registry(registry_for(args.live_dir))
+        found = target.read_text(encoding="utf-8") if target.is_file() else ""
+        if found != expected:
+            print(
+                f"bfcl-curate: error: {target} does not match {args.live_dir}; run "
+                "`bfcl-curate register` and commit it with the release",
+                file=sys.stderr,
+            )
+            return 1
+        return 0
+    changed = write_registry(args.live_dir, target)
+    print(f"{target}: {'updated' if changed else 'unchanged'}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="bfcl-curate", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -158,6 +185,20 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("live_dir", type=Path, nargs="?", default=DEFAULT_LIVE_DIR)
     v.add_argument("--no-history", action="store_true", help="skip the git-history check")
     v.set_defaults(func=cmd_verify)
+
+    w = sub.add_parser("wheel", help="package one release as its data wheel (bfcl-action-live)")
+    w.add_argument("version", help="release version YYYY-Www")
+    w.add_argument("--live-dir", type=Path, default=DEFAULT_LIVE_DIR)
+    w.add_argument("--out", type=Path, default=Path("dist"), help="output folder (default dist)")
+    w.set_defaults(func=cmd_wheel)
+
+    r = sub.add_parser(
+        "register", help="record every release's manifest sha256 in the package's registry"
+    )
+    r.add_argument("--live-dir", type=Path, default=DEFAULT_LIVE_DIR)
+    r.add_argument("--registry", type=Path, help="registry file (default: the package's own)")
+    r.add_argument("--check", action="store_true", help="fail if the registry is out of date")
+    r.set_defaults(func=cmd_register)
 
     p = sub.add_parser("publish", help="branch, commit, push and open/update the data PR")
     p.add_argument("--repo-dir", default=".")

@@ -46,7 +46,7 @@ def dataset_categories(
     name, version = parse_spec(spec)
     if name == "bfcl":
         return list(SINGLE_TURN_OFFICIAL) + (list(MULTI_TURN_OFFICIAL) if multi_turn else [])
-    return live.live_categories(version, live.live_root(live_dir))
+    return live.live_categories(version, live_dir)
 
 
 def load_dataset(
