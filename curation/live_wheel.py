@@ -104,7 +104,9 @@ def registry_for(live_dir: Path) -> dict[str, object]:
         releases[release.name] = {"manifest_sha256": digest}
     latest = (live_dir / "LATEST").read_text(encoding="utf-8").strip()
     if latest not in releases:
-        raise DatasetError(f"names {latest!r}, which is not a release", file=str(live_dir / "LATEST"))
+        raise DatasetError(
+            f"names {latest!r}, which is not a release", file=str(live_dir / "LATEST")
+        )
     return {"latest": latest, "package": live.PACKAGE, "releases": releases}
 
 

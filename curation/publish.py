@@ -18,6 +18,8 @@ from curation.store import latest_version
 from curation.summary import funnel_markdown
 
 PR_MARKER = "<!-- bfcl-curate:live-data -->"
+REGISTRY_IN_REPO = "bfcl_action/dataset/live_wheels.json"
+"""The registry of release digests (`bfcl-curate register`), committed with each release."""
 
 
 def publish(
@@ -52,6 +54,8 @@ def publish(
     branch = f"live-data/{version}"
     repo.git.checkout("-B", branch)
     repo.git.add("--", rel_live.as_posix())
+    if (Path(repo.working_tree_dir or ".") / REGISTRY_IN_REPO).is_file():
+        repo.git.add("--", REGISTRY_IN_REPO)  # the release's pin travels in the same PR
     if not repo.index.diff("HEAD") and not repo.untracked_files:
         return {"published": False, "reason": "nothing changed under data/live"}
     with repo.config_writer() as cfg:

@@ -194,3 +194,23 @@ def test_publish_without_a_token_is_a_clear_error(
     )
     assert code == 2
     assert "no token: set the environment variable NO_SUCH_VAR_X" in capsys.readouterr().err
+
+
+def test_the_data_pr_carries_the_registry_entry_of_the_new_release(
+    checkout: git.Repo, server: GitHubServer
+) -> None:
+    from curation.live_wheel import write_registry
+
+    root = Path(checkout.working_tree_dir or "")
+    registry = root / "bfcl_action" / "dataset" / "live_wheels.json"
+    registry.parent.mkdir(parents=True)
+    registry.write_text("{}\n")
+    checkout.git.add(A=True)
+    checkout.index.commit("registry")
+    report = _build(checkout, "2026-W49")
+    assert write_registry(root / "data" / "live", registry)
+    server.commit(REPO, "live-data/2026-W49")
+    assert _publish(checkout, report, server)["published"]
+    changed = checkout.git.show("--name-only", "--format=", "HEAD").split()
+    assert "bfcl_action/dataset/live_wheels.json" in changed
+    assert json.loads(registry.read_text())["latest"] == "2026-W49"

@@ -51,8 +51,7 @@ CHECKOUT = Path(__file__).resolve().parents[2] / "data" / "live"
 """`data/live` of the source checkout this module runs from; absent in an installed package."""
 _FILE_RE = re.compile(r"^(?:possible_answer/)?\w[\w.-]*$")
 _FIX = (
-    f"set {LIVE_DIR_ENV} to a data/live directory (a clone of the bfcl-action repository "
-    "has one)"
+    f"set {LIVE_DIR_ENV} to a data/live directory (a clone of the bfcl-action repository has one)"
 )
 
 
@@ -340,7 +339,9 @@ def _check_manifest(path: Path, wheel: LiveWheel) -> None:
     try:
         found = hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError as exc:
-        raise DatasetError(f"cannot read the cached manifest: {exc.strerror}", file=str(path))
+        raise DatasetError(
+            f"cannot read the cached manifest: {exc.strerror}", file=str(path)
+        ) from None
     if found != wheel.manifest_sha256:
         raise DatasetError(
             f"live@{wheel.version}: the cached manifest's sha256 {found} is not the pinned "
