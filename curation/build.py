@@ -85,6 +85,7 @@ def references_from_cases(cases: Sequence[TestCase]) -> list[Reference]:
                 canonical_hash=canonical_hash(item),
                 source="bfcl-live" if case.category in LIVE_CATEGORIES else "bfcl",
                 answer_key=answer_key(item) if item.category else "",
+                expects_call=bool(item.category and item.possible_answer),
             )
         )
     return refs

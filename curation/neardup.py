@@ -28,6 +28,9 @@ class NearDupSettings:
     """rapidfuzz ratio (0-100) at or above which two questions sharing tools are one test."""
     shingle_words: int = 3
     seed: int = 1
+    reworded_threshold: float = 0.75
+    """Jaccard of request words (`curation.rewording`) at or above which two questions with
+    the same expected call are one test, however they are phrased."""
 
 
 def shingles(text: str, k: int) -> frozenset[str]:

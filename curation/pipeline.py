@@ -212,6 +212,7 @@ def _fingerprint(item: Item) -> Fingerprint:
         function_text=function_text(item.functions),
         question_text=similarity_text(item),
         answer_key=answer_key(item),
+        expects_call=bool(item.possible_answer),
     )
 
 
@@ -223,6 +224,7 @@ def _reference(item: Item, source: str) -> Reference:
         canonical_hash=item.canonical_hash,
         source=source,
         answer_key=answer_key(item),
+        expects_call=bool(item.possible_answer),
     )
 
 

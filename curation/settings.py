@@ -41,6 +41,7 @@ class NearDupConfig(BaseModel):
     question_threshold: float = Field(92.0, ge=0.0, le=100.0)
     shingle_words: int = Field(3, ge=1)
     seed: int = 1
+    reworded_threshold: float = Field(0.75, gt=0.0, le=1.0)
 
     @model_validator(mode="after")
     def _lsh_can_be_built(self) -> NearDupConfig:
