@@ -4,9 +4,9 @@ Exact: items with the same canonical hash are one item. Contamination: an item t
 or nearly equals a test already published (official BFCL sets, earlier Live releases) would
 leak into training data and inflate scores, so it is dropped. Near-duplicate: items whose
 function docs are near-identical (MinHash LSH, confirmed by exact Jaccard), whose expected
-calls are the same, and whose questions are near-identical (rapidfuzz ratio) or, for the same
-non-empty calls, the same request reworded (`curation.rewording`) are one test; the one with the smallest
-canonical hash is kept, so the choice does not depend on input order.
+calls are the same, and whose questions are near-identical (rapidfuzz ratio) or, for the
+same non-empty calls, the same request reworded (`curation.rewording`) are one test; the one
+with the smallest canonical hash is kept, so the choice does not depend on input order.
 """
 
 from __future__ import annotations

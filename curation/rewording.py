@@ -20,21 +20,22 @@ import re
 import unicodedata
 
 FILLER = frozenset(
-    """
-    a an the this that these those some any my our your me us i we you it its
-    to of for in on at by with from into about as and or but so if than then
-    is are was were be been being am do does did done have has had will would shall should
-    can could may might must
-    please pls kindly thanks thank thx cheers hi hello hey ok okay
-    just also really quite very possibly perhaps maybe actually now
-    mind be so kind as
-    i'd id i'm im i've ive i'll ill you're youre what's whats let's lets
-    want wanna like love need needed wish wondering wonder curious trying try
-    give show tell find get got fetch retrieve look looking lookup up see know let help
-    check pull grab bring provide display search
-    what which who how where when whether
-    there here please
-    """.split()
+    " ".join(
+        (
+            "a an the this that these those some any my our your me us i we you it its",
+            "to of for in on at by with from into about as and or but so if than then",
+            "is are was were be been being am do does did done have has had",
+            "will would shall should can could may might must",
+            "please pls kindly thanks thank thx cheers hi hello hey ok okay",
+            "just also really quite very possibly perhaps maybe actually now",
+            "mind kind",
+            "id im ive ill youre whats lets",
+            "want wanna like love need needed wish wondering wonder curious trying try",
+            "give show tell find get got fetch retrieve look looking lookup up see know let help",
+            "check pull grab bring provide display search",
+            "what which who how where when whether there here",
+        )
+    ).split()
 )
 """Words that do not change which call a question asks for once that call is fixed."""
 

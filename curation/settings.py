@@ -31,6 +31,10 @@ class Limits(BaseModel):
     max_calls: int = 16
     max_per_contributor: int = 500
     """Items one contributor may add to one release; the rest wait for the next."""
+    max_per_function_cluster: int = Field(5, ge=1)
+    """New entries one function cluster (near-identical function docs) may add to one
+    release; the surplus is deferred to later releases (`data/live/deferred.jsonl`), not
+    dropped, so one templated tool cannot flood a release. BFCL imports are exempt."""
 
 
 class NearDupConfig(BaseModel):

@@ -109,7 +109,7 @@ def test_the_planted_pairs_merge_in_a_build_and_nothing_else_does(tmp_path: Path
     for n, p in enumerate(PAIRS):
         rows.append(_contribution(p["a"], p["ground_truth"][0], f"pair{n}:a"))
         rows.append(_contribution(p["b"], p["ground_truth"][0], f"pair{n}:b"))
-    kept, merged = _build(tmp_path, rows)
+    _kept, merged = _build(tmp_path, rows)
     assert all(src.split(":")[0] == dst.split(":")[0] for src, dst in merged.items())
     assert len(merged) / len(PAIRS) >= 0.95
 
@@ -132,8 +132,11 @@ def test_minimal_pairs_with_different_answers_never_merge(tmp_path: Path) -> Non
     wrong = {s: d for s, d in merged.items() if s.split(":")[0] != d.split(":")[0]}
     wrong |= {s: d for s, d in merged.items() if s.endswith("*") != d.endswith("*")}
     assert wrong == {}
-    assert all(f"pair{n}:a*" in kept or f"pair{n}:b*" in kept for n in range(50) if
-               any(r["source"] == f"pair{n}:a*" for r in rows))
+    assert all(
+        f"pair{n}:a*" in kept or f"pair{n}:b*" in kept
+        for n in range(50)
+        if any(r["source"] == f"pair{n}:a*" for r in rows)
+    )
 
 
 def test_minimal_pairs_are_apart_by_the_gate_and_by_the_loose_rule_alone() -> None:
