@@ -275,3 +275,23 @@ def test_an_unknown_case_id_is_named(repo: Path) -> None:
     )
     assert proc.returncode == 2
     assert "no own case with id nope" in proc.stderr
+
+
+def test_contribute_needs_no_curation_extra(repo: Path) -> None:
+    """A plain `pip install bfcl-action` has no datasketch; contributing must not need it."""
+    script = (
+        "import sys; sys.modules['datasketch'] = None\n"
+        "from bfcl_action.cli import main\n"
+        "sys.exit(main(['contribute', '--case', 'current_tokyo', '--license', 'MIT',"
+        " '--publish-handle', 'no', '--contributor', 'alice']))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=repo,
+        env={"PATH": os.environ.get("PATH", ""), "HOME": str(repo)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert (repo / "bfcl-contribution.jsonl").is_file()
