@@ -33,6 +33,10 @@ def cmd_build(args: argparse.Namespace) -> int:
     notes: list[str] = list(args.note)
     if args.from_bfcl:
         intake.add_cases(bfcl_live_cases(args.from_bfcl), source=f"bfcl-eval {args.from_bfcl}")
+    from curation.harvest import approved_drafts
+
+    for raw, origin in approved_drafts(args.live_dir):  # drafts a maintainer approved
+        intake.add(raw, origin)
     if args.contributions_since_release:
         from curation.sources import contributions_since_release
 
@@ -111,6 +115,48 @@ def cmd_publish(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_harvest(args: argparse.Namespace) -> int:
+    import os
+
+    from bfcl_action.generate.model import ModelLink, verify_options
+    from bfcl_action.model.options import BackendOptions
+    from bfcl_action.models import Mode
+    from curation.build import iso_week
+    from curation.harvest import (
+        SOURCES_FILE,
+        harvest,
+        known_functions,
+        load_sources,
+        write_drafts,
+    )
+    from curation.sources import official_cases
+    from curation.store import latest_version, read_release_items
+
+    sources = load_sources(args.sources or args.live_dir / SOURCES_FILE)
+    parent = latest_version(args.live_dir)
+    previous = read_release_items(args.live_dir / "releases" / parent) if parent else []
+    reference = [] if args.reference == "none" else official_cases(args.reference)
+    known = known_functions(previous, [f for c in reference for f in c.functions])
+    options = BackendOptions(
+        model=args.model,
+        mode=Mode.FC,
+        base_url=args.base_url,
+        api_key=os.environ.get(args.api_key_env),
+        seed=args.seed,
+    )
+    link = ModelLink(proposer=options, verifier=verify_options(options, args.verify_model))
+    report = harvest(sources, known=known, link=link, per_tool=args.per_tool, seed=args.seed)
+    version = args.version or iso_week()
+    drafts, review = write_drafts(args.live_dir, version, report)
+    print(
+        f"{report.functions} functions from {report.sources} sources: {len(report.fresh)} "
+        f"fresh, {len(report.seen)} seen before; {len(report.drafts)} drafts "
+        f"({report.disagreements} disagreements) in {drafts}; review list {review}. "
+        "Nothing is released until a draft id is added to approved.txt."
+    )
+    return 0
+
+
 def cmd_wheel(args: argparse.Namespace) -> int:
     from curation.live_wheel import build_wheel
 
@@ -185,6 +231,25 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("live_dir", type=Path, nargs="?", default=DEFAULT_LIVE_DIR)
     v.add_argument("--no-history", action="store_true", help="skip the git-history check")
     v.set_defaults(func=cmd_verify)
+
+    h = sub.add_parser(
+        "harvest", help="draft entries for fresh public function definitions (for review)"
+    )
+    h.add_argument("--live-dir", type=Path, default=DEFAULT_LIVE_DIR)
+    h.add_argument("--sources", type=Path, help="sources file (default: <live-dir>/sources.yml)")
+    h.add_argument("--model", required=True, help="the proposing model")
+    h.add_argument("--verify-model", help="the verify model (default: --model)")
+    h.add_argument("--base-url", help="OpenAI-compatible endpoint")
+    h.add_argument("--api-key-env", default="OPENAI_API_KEY")
+    h.add_argument("--per-tool", type=int, default=2, help="drafts per fresh function")
+    h.add_argument("--seed", type=int, default=0)
+    h.add_argument("--version", help="names the drafts and review files (default: this week)")
+    h.add_argument(
+        "--reference",
+        default="bfcl@2026.3.23",
+        help="official dataset whose functions count as seen, or 'none'",
+    )
+    h.set_defaults(func=cmd_harvest)
 
     w = sub.add_parser("wheel", help="package one release as its data wheel (bfcl-action-live)")
     w.add_argument("version", help="release version YYYY-Www")
