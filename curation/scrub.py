@@ -12,7 +12,9 @@ and since one value maps to one placeholder, a docs value the question or answer
 stays consistent. Format examples survive when they use the names and numbers reserved for
 examples: addresses at `example.com`/`.org`/`.net` or under the `.test`, `.example`,
 `.invalid` and `.localhost` names (RFC 2606, RFC 6761), and the 555-0100 to 555-0199 lines
-(plus the 555-010-xxxx block the placeholders use, so scrubbing twice changes nothing).
+(plus the 555-010-xxxx block the placeholders use, so scrubbing twice changes nothing), and
+the dummy numbers of format examples (`+1234567890`, seven repeated digits, a `+1` number too
+short to dial), which belong to nobody either.
 
 What they deliberately leave alone, because rewriting it corrupts a test: IP addresses,
 version numbers, ids and other dotted or dashed digit runs that are not phone-shaped; URLs,
@@ -103,10 +105,22 @@ _PHONE_CONTEXT = re.compile(
 """An unseparated number the text itself calls a phone ("call 4155552671")."""
 
 
-def _reserved_phone(key: str) -> bool:
-    """NANP numbers reserved for fiction and examples (line 555-0100 to 555-0199, any area
-    code) and the block our placeholders use (555-010-xxxx; 555 is no area code)."""
-    return (len(key) == 10 and key[3:8] == "55501") or key.startswith("555010")
+_DUMMY_RUNS = ("0123456", "1234567", "2345678", "3456789", "9876543", "8765432", "7654321")
+
+
+def _reserved_phone(text: str) -> bool:
+    """A number that is nobody's, so it stays: the NANP lines reserved for fiction and
+    examples (555-0100 to 555-0199, any area code), the block our placeholders use
+    (555-010-xxxx; 555 is no area code), and the dummies of format examples: an ascending,
+    descending or repeated run of seven digits (`+1234567890`, `+1 000 000 0000`) or a `+1`
+    number too short to dial (`+1-555-1234`)."""
+    digits = re.sub(r"\D", "", text)
+    key = _phone_key(text)
+    if (len(key) == 10 and key[3:8] == "55501") or key.startswith("555010"):
+        return True
+    if re.search(r"(\d)\1{6}", digits) or any(run in digits for run in _DUMMY_RUNS):
+        return True
+    return text.lstrip().startswith("+1") and len(digits) < 11
 
 
 def _phone_key(text: str) -> str:
@@ -169,9 +183,8 @@ class _Scrubber:
         without separators (`4155552671`) are recognised as that phone too."""
         for pattern in (_PHONE, _PHONE_CONTEXT):
             for m in pattern.finditer(text):
-                key = _phone_key(m.group("v"))
-                if not _reserved_phone(key):
-                    self.phones.add(key)
+                if not _reserved_phone(m.group("v")):
+                    self.phones.add(_phone_key(m.group("v")))
 
     def text(self, value: str) -> str:
         """Scrub one string (secrets, e-mails and phones outside the reserved ranges)."""
@@ -202,10 +215,9 @@ class _Scrubber:
 
     def _phone(self, m: re.Match[str]) -> str:
         found = m.group("v")
-        key = _phone_key(found)
-        if _reserved_phone(key):
+        if _reserved_phone(found):
             return found
-        return self.placeholder("phone", key, found)
+        return self.placeholder("phone", _phone_key(found), found)
 
     def _digit_run(self, m: re.Match[str]) -> str:
         found = m.group(0)
