@@ -254,6 +254,8 @@ def test_harvest_drafts_fresh_functions_and_a_build_releases_only_approved_ones(
     }
     card = (release / "README.md").read_text()
     assert "generated" in card and "contributed" in card
+    verified = curate(tmp_path, "verify", str(live), "--no-history")
+    assert verified.returncode == 0, verified.stdout + verified.stderr
 
 
 def test_a_source_must_be_pinned_and_the_error_names_its_line(tmp_path: Path) -> None:
