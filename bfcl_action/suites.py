@@ -37,7 +37,7 @@ from bfcl_action.categories import (
 )
 from bfcl_action.config import BfclConfig
 from bfcl_action.dataset import dataset_categories, load_dataset
-from bfcl_action.errors import ConfigError, DatasetError
+from bfcl_action.errors import ConfigError, DatasetError, LiveUnavailable
 from bfcl_action.fingerprint import sha256_hex
 from bfcl_action.globs import glob_files
 from bfcl_action.models import FunctionDoc, SourceLocation, TestCase
@@ -333,17 +333,16 @@ def pool_cases(
 ) -> list[TestCase]:
     """Pool cases of every spec.
 
-    A Live spec that is unavailable (no release published or synced here) is left out
-    quietly when the pools are the defaults (`asked` None: nobody asked for Live data); when
-    the repository wrote the pools (`asked`, where `field` is), it is an error naming the
-    version and the fix."""
+    A Live release that cannot be had (`LiveUnavailable`: not known to this install, not
+    downloadable) is left out quietly when the pools are the defaults (`asked` None: nobody
+    asked for Live data); when the repository wrote the pools (`asked`, where `field` is),
+    it is an error naming the version and the fix. Any other DatasetError (a corrupt or
+    tampered release) is an error."""
     out: list[TestCase] = []
     for spec in specs:
         try:
             available = source.categories(spec)
-        except DatasetError as exc:
-            if not spec.startswith("live@"):
-                raise
+        except LiveUnavailable as exc:
             if asked is None:
                 log.debug("default pool %s left out: %s", spec, exc)
                 continue
