@@ -35,6 +35,7 @@ COVERED = {
     "github": "test_action_yml",
     "history": "test_action_yml",
     "serve-replay": "test_commands",
+    "contribute": "test_commands",
 }
 
 
@@ -150,6 +151,17 @@ def test_categories_lists_every_name(user: Installed, tmp_path: Path) -> None:
     run = user.run("bfcl-action", "categories", "--json", cwd=tmp_path)
     assert run.code == 0
     assert "own_simple" in json.dumps(json.loads(run.stdout))
+
+
+def test_contribute_writes_a_contribution_file(user: Installed, app: Path, tmp_path: Path) -> None:
+    out = tmp_path / "contribution.jsonl"
+    run = user.run(
+        "bfcl-action", "contribute", "--case", "current_tokyo", "--license", "CC-BY-4.0",
+        "--publish-handle", "no", "--contributor", "octo", "--output", str(out), cwd=app,
+    )  # fmt: skip
+    assert run.code == 0, run
+    entries = [json.loads(line) for line in out.read_text().splitlines()]
+    assert entries and all(e["license"] == "CC-BY-4.0" for e in entries)
 
 
 def test_bfcl_curate_verifies_the_live_releases(user: Installed, tmp_path: Path) -> None:
