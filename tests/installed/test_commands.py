@@ -230,14 +230,17 @@ def test_serve_replay_refuses_a_script_it_cannot_serve(user: Installed, tmp_path
     assert "s.json: unknown key 'anwsers'" in run.stderr
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 29 (live-data) makes Live reachable from an install; remove this mark then",
-)
 def test_live_data_is_reachable_from_an_install(user: Installed, tmp_path: Path) -> None:
-    """`live@latest` read from a pip install, outside any checkout of this repository."""
-    run = user.run(
-        "bfcl-action", "run", "--dry-run", "--model", "gpt-4o-mini", "--dataset", "live@latest",
-        "--categories", "live_simple", cwd=tmp_path,
-    )  # fmt: skip
+    """`live@latest` from a pip install, outside any checkout: the release's data wheel
+    comes from the package index pip is pointed at (a local one, as a mirror would be)."""
+    from curation.live_wheel import build_wheel
+    from tests.support.package_index import running_index
+
+    live = ROOT / "data" / "live"
+    build_wheel(live, (live / "LATEST").read_text(encoding="utf-8").strip(), tmp_path / "index")
+    with running_index(tmp_path / "index") as index:
+        run = user.run(
+            "bfcl-action", "run", "--dry-run", "--model", "gpt-4o-mini", "--dataset",
+            "live@latest", "--categories", "live_simple", cwd=tmp_path, env=index.env(),
+        )  # fmt: skip
     assert run.code == 0, run

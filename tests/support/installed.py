@@ -157,7 +157,8 @@ def install(workdir: Path) -> Installed:
     try:
         subprocess.run([*uv(), "build", "--wheel", "-q", "-o", str(dist), str(ROOT)], **quiet)
         [wheel] = dist.glob("bfcl_action-*.whl")
-        subprocess.run([*uv(), "venv", "-q", str(venv)], **quiet)
+        # seeded with pip, as a user's venv is (Live data wheels are fetched with it)
+        subprocess.run([*uv(), "venv", "-q", "--seed", str(venv)], **quiet)
         python = str(venv / "bin" / "python")
         lock = str(ROOT / "requirements.lock")
         subprocess.run([*uv(), "pip", "install", "-q", "--python", python, "-r", lock], **quiet)
