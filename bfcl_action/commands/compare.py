@@ -188,8 +188,7 @@ def _write(path: Path, text: str) -> None:
 
 
 def _print_summary(comparison: Comparison) -> None:
-    line = comparison.overall.score_line()
-    print(escape.log_line(f"bfcl-action compare: {comparison.verdict.value}; overall {line}"))
+    print(escape.log_line(f"bfcl-action compare: {comparison.headline}", 2000))
     for d in comparison.differences:
         print(escape.log_line(f"  differs: {d.field}: base {d.base} / head {d.head}"))
     for s in comparison.suites:

@@ -44,6 +44,7 @@ def infra_result(case: TestCase, message: str) -> CaseResult:
         valid=False,
         infra_error=message,
         error=[message],
+        cluster=case.cluster,
     )
 
 
@@ -57,6 +58,7 @@ def judge_outcome(outcome: CaseOutcome, mode: Mode, judge: Judge) -> CaseResult:
     first, answer = verdicts[0], answered[0]
     update: dict[str, Any] = {
         "suite": first.suite or case.suite,
+        "cluster": case.cluster,
         "model_output": answer.output,
         "latency_s": answer.latency_s,
         "input_tokens": answer.input_tokens,
@@ -96,4 +98,24 @@ def judge_outcomes(
     for i, outcome in enumerate(outcomes):
         if results[i] is None:
             results[i] = judge_outcome(outcome, mode, judge)
-    return [r for r in results if r is not None]
+    return mark_shared_requests(outcomes, [r for r in results if r is not None])
+
+
+def mark_shared_requests(
+    outcomes: Sequence[CaseOutcome], results: list[CaseResult]
+) -> list[CaseResult]:
+    """Each case whose every sample had the same request key as an earlier case's (in case
+    order: deterministic, whichever finished first) names that case in `same_request_as`:
+    the model was asked once, and the comparison counts that answer once as evidence."""
+    first: dict[tuple[str, ...], str] = {}
+    out = []
+    for outcome, result in zip(outcomes, results, strict=True):
+        keys = tuple(s.answer.request_key or "" if s.answer else "" for s in outcome.samples)
+        if not keys or not all(keys):
+            out.append(result)
+            continue
+        earlier = first.setdefault(keys, result.id)
+        if earlier != result.id:
+            result = result.model_copy(update={"same_request_as": earlier})
+        out.append(result)
+    return out
