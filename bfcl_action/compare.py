@@ -152,9 +152,10 @@ class FiredRule(BaseModel):
         """One line, plain text: what moved, against which limit, on what evidence."""
         own = f", per-category threshold {self.threshold_key}" if self.threshold_key else ""
         if self.rule is Rule.BELOW_MINIMUM:
+            where = f" (per-category threshold {self.threshold_key})" if self.threshold_key else ""
             return (
-                f"{self.suite} score {self.score:.1f} is below the minimum "
-                f"{self.min_score:g}{own}"
+                f"{self.suite} score {self.score:.1f}% is below the minimum "
+                f"{self.min_score:g}%{where}"
             )
         word = "dropped" if self.rule is Rule.SIGNIFICANT_DROP else "rose"
         limit = "max_drop" if self.rule is Rule.SIGNIFICANT_DROP else "the allowed"
