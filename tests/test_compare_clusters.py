@@ -327,3 +327,24 @@ def test_a_change_spread_over_many_independent_clusters_is_found(n: int, extra: 
     assert comparison.overall.paired is not None
     assert comparison.overall.paired.p_value <= 2 / 2**7 < 0.05
     assert comparison.overall.significant
+
+
+# --- compare-models ------------------------------------------------------------------------------
+
+
+def test_compare_models_counts_a_question_once_and_holm_adjusts_its_suites() -> None:
+    from bfcl_action.model_choice import choose_models
+
+    good, worse = team_run(), team_run({3: EVERYWHERE})
+    pair = choose_models([good.model_copy(update={"label": "a"}), worse]).pairs[0]
+    assert (pair.overall.a_only, pair.overall.a_clusters, pair.overall.b_clusters) == (7, 1, 0)
+    assert pair.overall.p_value == 1.0 and not pair.overall.significant
+
+    suites = ("simple_python", "multiple", "parallel")
+    a = make_report({s: "1" * 10 for s in suites}).model_copy(update={"label": "a"})
+    b = make_report({s: "0" * 6 + "1" * 4 for s in suites}).model_copy(update={"label": "b"})
+    pair = choose_models([a, b]).pairs[0]
+    for test in pair.suites:
+        assert test.p_value == 2 / 2**6 and test.p_adjusted == 3 * 2 / 2**6
+        assert not test.significant  # raw p 0.031 < 0.05, but three suites were tested
+    assert pair.overall.significant
