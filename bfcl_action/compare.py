@@ -9,9 +9,10 @@ exact sign test (`stats.sign_test`; McNemar's test when every cluster is one cas
 whose request was identical to another compared case's (`CaseResult.same_request_as`) is
 one answer and counts once. The per-suite tests are one family: their p-values are
 Holm-adjusted, so the chance that any unchanged suite is flagged stays at most `alpha`.
-Whatever fired is one typed `FiredRule`, and `Comparison.headline` says it in one line. Runs whose configuration differs (model, mode,
-datasets, settings) are not compared at all: the comparison lists what differs. When only
-the case set differs, the cases both runs answered are compared, and the comparison says so.
+Whatever fired is one typed `FiredRule`, and `Comparison.headline` says it in one line.
+Runs whose configuration differs (model, mode, datasets, settings) are not compared at all:
+the comparison lists what differs. When only the case set differs, the cases both runs
+answered are compared, and the comparison says so.
 Infrastructure errors are listed and left out of every count; they never make a regression.
 """
 
@@ -555,9 +556,7 @@ class Clusters:
     `cluster`, a digest's partition), so evidence is never split finer than either run
     knows; and which cases were another's identical request (`same_request_as`)."""
 
-    def __init__(
-        self, *sides: Mapping[str, str], twins: Mapping[str, str] | None = None
-    ) -> None:
+    def __init__(self, *sides: Mapping[str, str], twins: Mapping[str, str] | None = None) -> None:
         """`sides`: per run, case id -> cluster key (keys compared within a side only)."""
         self._parent: dict[tuple[str, str], tuple[str, str]] = {}
         self.twins = dict(twins or {})

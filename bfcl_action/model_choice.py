@@ -160,7 +160,8 @@ class Best(BaseModel):
 
     name: str
     clear: bool
-    """Significantly better (paired sign test over question clusters, at `alpha`) than every other model."""
+    """Significantly better (paired sign test over question clusters, at `alpha`) than every
+    other model."""
     beats: list[str] = Field(default_factory=list)
     """Models it is significantly better than."""
     tied_with: list[str] = Field(default_factory=list)

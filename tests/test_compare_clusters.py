@@ -108,7 +108,10 @@ def test_per_suite_scores_still_count_every_case() -> None:
 
 
 def test_official_cases_are_each_their_own_cluster() -> None:
-    base, head = make_report({"simple_python": "1" * 10}), make_report({"simple_python": "1" * 4 + "0" * 6})
+    base, head = (
+        make_report({"simple_python": "1" * 10}),
+        make_report({"simple_python": "1" * 4 + "0" * 6}),
+    )
     paired = compare_runs(base, head).overall.paired
     assert paired is not None and (paired.clusters, paired.clusters_regressed) == (10, 6)
     assert paired.p_value == 2 / 2**6  # McNemar on cases, as before
@@ -160,11 +163,7 @@ def test_either_side_joining_two_cases_joins_them() -> None:
     base = make_report({"own_simple": "11"})
     head = make_report({"own_simple": "00"})
     joined = base.model_copy(
-        update={
-            "results": [
-                r.model_copy(update={"cluster": "own_simple_0"}) for r in base.results
-            ]
-        }
+        update={"results": [r.model_copy(update={"cluster": "own_simple_0"}) for r in base.results]}
     )
     assert compare_runs(base, head).overall.paired.clusters_regressed == 2  # type: ignore[union-attr]
     assert compare_runs(joined, head).overall.paired.clusters_regressed == 1  # type: ignore[union-attr]
@@ -290,7 +289,9 @@ def _runs(clusters: list[list[tuple[bool, bool]]], copies: dict[int, int] | None
                 )
             for m in range((copies or {}).get(i, 0)):
                 for kind, extra in (("variant", {}), ("twin", {"same_request_as": own})):
-                    suite = f"own_distractors_k{m + 1}" if kind == "variant" else "own_distractors_k0"
+                    suite = (
+                        f"own_distractors_k{m + 1}" if kind == "variant" else "own_distractors_k0"
+                    )
                     if kind == "twin" and m:
                         continue
                     case_id = f"{suite}__{own}"

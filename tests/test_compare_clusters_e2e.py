@@ -74,7 +74,9 @@ def _write_repository(root: Path) -> None:
             },
         }
         question = [[{"role": "user", "content": f"Please {verb} my {noun} number {n}."}]]
-        pool.append(json.dumps({"id": f"irrelevance_pool_{n}", "question": question, "function": [fn]}))
+        pool.append(
+            json.dumps({"id": f"irrelevance_pool_{n}", "question": question, "function": [fn]})
+        )
     (root / "pools" / "pool.jsonl").write_text("\n".join(pool) + "\n", encoding="utf-8")
     ks = ", ".join(str(k) for k in KS)
     (root / ".bfcl.yml").write_text(
@@ -109,7 +111,14 @@ def _responder(broken: set[tuple[int, int | None]]):  # type: ignore[no-untyped-
             return {"content": "I cannot help with that."}
         q, offered = int(match.group(1)), len(body.get("tools") or [])
         wrong = (q, None) in broken or (q, offered) in broken
-        return {"tool_calls": [{"name": "get_order", "arguments": {"order_id": "A-9999" if wrong else f"A-10{q:02d}"}}]}
+        return {
+            "tool_calls": [
+                {
+                    "name": "get_order",
+                    "arguments": {"order_id": "A-9999" if wrong else f"A-10{q:02d}"},
+                }
+            ]
+        }
 
     return respond
 

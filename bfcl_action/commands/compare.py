@@ -84,7 +84,8 @@ def register(subparsers: Any) -> None:
     t.add_argument(
         "--alpha",
         type=float,
-        help=f"significance level of the sign test over question clusters (default {defaults.alpha:g})",
+        help="significance level of the sign test over question clusters "
+        f"(default {defaults.alpha:g})",
     )
     t.add_argument("--min-score", type=float, metavar="PERCENT", help="minimum overall score")
     t.add_argument("--min-score-for", action="append", default=[], metavar="SUITE=PERCENT")

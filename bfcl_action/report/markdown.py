@@ -21,6 +21,7 @@ import jinja2
 from bfcl_action import escape
 from bfcl_action import github_limits as limits
 from bfcl_action.compare import (
+    VERDICT_TEXT,
     Comparison,
     FlippedCase,
     SideScore,
@@ -28,7 +29,6 @@ from bfcl_action.compare import (
     Verdict,
     p_text,
 )
-from bfcl_action.compare import VERDICT_TEXT
 from bfcl_action.impact import WordChange
 from bfcl_action.models import RunCost
 from bfcl_action.report.coverage import generate_command
