@@ -60,7 +60,7 @@ class ResolvedThreshold(BaseModel):
     max_drop: float
     alpha: float
     min_score: float | None
-    keys: dict[str, str] = Field(default_factory=dict)
+    keys: dict[str, str] = Field(default_factory=dict, exclude=True)
     """Per field set by a `categories` entry, that entry's key (a field absent here has the
     global value): what the verdict line names as a per-category threshold."""
 

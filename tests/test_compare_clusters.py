@@ -256,6 +256,15 @@ def test_the_first_line_is_the_typed_rule_in_words() -> None:
     assert data["rule"]["rule"] == "significant_drop" and data["headline"] == comparison.headline
 
 
+def test_a_resolved_threshold_knows_which_entry_set_each_field() -> None:
+    t = Thresholds.model_validate(
+        {"categories": {"own_distractors_k16": {"max_drop": 10}, "own": {"alpha": 0.01}}}
+    )
+    keys = t.for_category("own_distractors_k16", "own_distractors").keys
+    assert keys == {"max_drop": "own_distractors_k16", "alpha": "own"}
+    assert t.for_category("simple_python").keys == {}
+
+
 def test_a_floor_names_the_score_and_the_minimum() -> None:
     rule = FIRST_LINES["below_minimum"]().rule
     assert rule is not None and rule.rule is Rule.BELOW_MINIMUM
