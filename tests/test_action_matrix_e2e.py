@@ -121,6 +121,9 @@ def test_a_two_model_matrix_posts_one_comment_with_a_regression_in_one_model_onl
         )
     assert body.startswith("<!-- ") or "### ❌" in body
     assert "regression in `fragile`" in body
+    heading = next(line for line in body.splitlines() if line.startswith("### "))
+    assert "regression in `fragile` — `fragile`: overall dropped 14.3 points" in heading
+    assert "significant over" in heading  # the rule that fired, with its numbers
     lines = body.splitlines()
     steady_row = next(line for line in lines if line.startswith("| `steady` (`steady-model`)"))
     fragile_row = next(line for line in lines if line.startswith("| `fragile` (`fragile-model`)"))
