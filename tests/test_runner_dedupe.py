@@ -71,3 +71,15 @@ def test_repeats_of_a_shared_request_are_shared_sample_by_sample(server: OpenAIS
     assert len(server.requests) == 12  # 6 distinct requests, 2 samples each
     twin = next(r for r in report.results if r.id == "own_distractors_k0__q1")
     assert twin.same_request_as == "q1" and twin.samples == [True, True]
+
+
+def test_a_replayed_run_marks_the_same_twins(server: OpenAIServer, tmp_path: Path) -> None:
+    cases = _cases()
+    live, _ = run_evaluation(cases, RunOptions(backend=options(server, Mode.FC)), judge=toy_judge)
+    recorded = tmp_path / "live.json"
+    recorded.write_text(live.model_dump_json(), encoding="utf-8")
+    replay = options(server, Mode.FC, model=f"replay:{recorded}")
+    replayed, _ = run_evaluation(cases, RunOptions(backend=replay), judge=toy_judge)
+    twins = {r.id: r.same_request_as for r in replayed.results if r.same_request_as}
+    assert twins == {f"own_distractors_k0__q{i}": f"q{i}" for i in range(3)}
+    assert twins == {r.id: r.same_request_as for r in live.results if r.same_request_as}

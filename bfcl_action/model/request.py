@@ -109,17 +109,16 @@ class ModelClient:
         """The error that stopped the run, if one did."""
         return self._stopped
 
-    async def generate(self, request: ChatRequest, *, key: str | None = None) -> ChatResponse:
+    async def generate(self, request: ChatRequest) -> ChatResponse:
         """The response to `request`, from the cache or the model. Raises `InfraFailure`
         when retries run out or the request is refused, `EndpointError` when the run stops.
-        `key` is `self.key(request)` when the caller has it already.
 
         Identical requests of one run are asked once, cache or not: a second one waits for
         the first one's answer (or failure) instead of asking again, and neither counts as a
         cache hit (`cached` means answered by an earlier run)."""
         if self._stopped is not None:
             raise self._stopped
-        key = key or self.key(request)
+        key = self.key(request)
         if key in self._answered:
             self.stats.shared += 1
             shared = await asyncio.shield(self._answered[key])

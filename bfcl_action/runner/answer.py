@@ -29,9 +29,6 @@ class ModelAnswer:
     batch: bool = False
     """Answered through the Batch API (every request, for a conversation)."""
     cached: bool = field(default=False, compare=False)
-    request_key: str | None = field(default=None, compare=False)
-    """The single request's key (`ModelClient.key`): equal keys, one request and one answer
-    (None for a conversation or a replay)."""
 
 
 class Backend(Protocol):

@@ -56,8 +56,7 @@ class ChatBackend:
                 cached=conversation.cached,
             )
         request, rendered = self.request(case, sample)
-        key = self.client.key(request)
-        response = await self.client.generate(request, key=key)
+        response = await self.client.generate(request)
         output = (
             fc_output(response, rendered.names) if self.mode is Mode.FC else prompt_output(response)
         )
@@ -71,7 +70,6 @@ class ChatBackend:
             served_model=response.model,
             system_fingerprint=response.system_fingerprint,
             cached=response.cached,
-            request_key=key,
         )
 
     async def aclose(self) -> None:

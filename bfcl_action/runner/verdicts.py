@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from bfcl_action.checker import check_case
+from bfcl_action.fingerprint import canonical_json, sha256_hex
 from bfcl_action.models import CaseResult, Mode, TestCase
 from bfcl_action.multiturn.check import ExecutionOptions, check_conversation
 from bfcl_action.multiturn.conversation import is_multi_turn
@@ -101,21 +102,39 @@ def judge_outcomes(
     return mark_shared_requests(outcomes, [r for r in results if r is not None])
 
 
+def request_identity(case: TestCase) -> str:
+    """What a single-turn case's request is made of (question, offered functions and their
+    order, language): equal identities, equal requests for any model and settings."""
+    content = {
+        "question": [
+            [m.model_dump(mode="json", exclude_none=True) for m in t] for t in case.question
+        ],
+        "functions": [f.model_dump(mode="json") for f in case.functions],
+        "language": case.language.value,
+    }
+    return sha256_hex(canonical_json(content))
+
+
 def mark_shared_requests(
     outcomes: Sequence[CaseOutcome], results: list[CaseResult]
 ) -> list[CaseResult]:
-    """Each case whose every sample had the same request key as an earlier case's (in case
-    order: deterministic, whichever finished first) names that case in `same_request_as`:
-    the model was asked once, and the comparison counts that answer once as evidence."""
-    first: dict[tuple[str, ...], str] = {}
-    out = []
-    for outcome, result in zip(outcomes, results, strict=True):
-        keys = tuple(s.answer.request_key or "" if s.answer else "" for s in outcome.samples)
-        if not keys or not all(keys):
-            out.append(result)
+    """A derived case whose request is its question's other case's (the k=0 distractor
+    variant and its own case) names that case, first in case order, in `same_request_as`:
+    one request (the request path asks identical requests once), counted once as evidence,
+    scored in both suites. Only cases of one cluster are compared (cheap; a derived case's
+    twin is its own question's), multi-turn cases never (a conversation is no one request)."""
+    members: dict[str, list[int]] = {}
+    for index, outcome in enumerate(outcomes):
+        case = outcome.case
+        if not is_multi_turn(case):
+            members.setdefault(case.cluster_id(), []).append(index)
+    out = list(results)
+    for indexes in members.values():
+        if len(indexes) < 2:
             continue
-        earlier = first.setdefault(keys, result.id)
-        if earlier != result.id:
-            result = result.model_copy(update={"same_request_as": earlier})
-        out.append(result)
+        first: dict[str, str] = {}
+        for index in indexes:
+            earlier = first.setdefault(request_identity(outcomes[index].case), out[index].id)
+            if earlier != out[index].id:
+                out[index] = out[index].model_copy(update={"same_request_as": earlier})
     return out
