@@ -130,11 +130,19 @@ def mark_shared_requests(
             members.setdefault(case.cluster_id(), []).append(index)
     out = list(results)
     for indexes in members.values():
-        if len(indexes) < 2:
-            continue
-        first: dict[str, str] = {}
+        names: dict[tuple[str, ...], list[int]] = {}  # only equal tool lists can be twins
         for index in indexes:
+            offered = tuple(f.name for f in outcomes[index].case.functions)
+            names.setdefault(offered, []).append(index)
+        for alike in names.values():
+            _mark_twins(outcomes, out, alike)
+    return out
+
+
+def _mark_twins(outcomes: Sequence[CaseOutcome], out: list[CaseResult], alike: list[int]) -> None:
+    if len(alike) > 1:
+        first: dict[str, str] = {}
+        for index in alike:
             earlier = first.setdefault(request_identity(outcomes[index].case), out[index].id)
             if earlier != out[index].id:
                 out[index] = out[index].model_copy(update={"same_request_as": earlier})
-    return out
