@@ -460,7 +460,8 @@ class _Suite:
     outcomes: dict[str, str] | None
     results: dict[str, CaseResult] = field(default_factory=dict)
     clusters: dict[str, str] = field(default_factory=dict)
-    """Case id -> cluster key, for the cases this side says share a cluster."""
+    """Case id -> the case it derives from (a report's `cluster`), or `#<n>` (a digest's
+    group number), for the cases this side says belong to another's cluster."""
     twins: dict[str, str] = field(default_factory=dict)
     """Case id -> the case whose identical request answered it (`same_request_as`)."""
 
@@ -484,7 +485,7 @@ def _suites_of_report(report: RunReport) -> dict[str, _Suite]:
             ids=case_set_hash(results),
             outcomes=outcomes,
             results=results,
-            clusters={i: r.cluster_id() for i, r in results.items()},
+            clusters={i: r.cluster for i, r in results.items() if r.cluster and r.cluster != i},
             twins={i: r.same_request_as for i, r in results.items() if r.same_request_as},
         )
     for label, score in report.categories.items():
@@ -554,21 +555,28 @@ def _config_differences(base: RunReport | RunDigest, head: RunReport) -> list[Di
 class Clusters:
     """Which compared cases are one question: the union of what each side says (a case's
     `cluster`, a digest's partition), so evidence is never split finer than either run
-    knows; and which cases were another's identical request (`same_request_as`)."""
+    knows; and which cases were another's identical request (`same_request_as`).
+
+    A link joins a case to the case it derives from (a case id: the same in every run) or
+    to a digest's group (`#<n>`, numbered within that digest). Unlinked cases are alone."""
 
     def __init__(self, *sides: Mapping[str, str], twins: Mapping[str, str] | None = None) -> None:
-        """`sides`: per run, case id -> cluster key (keys compared within a side only)."""
-        self._parent: dict[tuple[str, str], tuple[str, str]] = {}
+        """`sides`: per run, case id -> the case it derives from, or `#<n>`."""
+        self._parent: dict[str, str] = {}
         self.twins = dict(twins or {})
         for number, side in enumerate(sides):
             for case_id, key in side.items():
-                self._union(("case", case_id), (f"side{number}", key))
+                target = f"\x00{number}{key}" if key.startswith("#") else key
+                self._union(case_id, target)
 
     @classmethod
     def of_runs(cls, *runs: Sequence[CaseResult]) -> Clusters:
         """From each run's results (`CaseResult.cluster`, `same_request_as`)."""
         return cls(
-            *({r.id: r.cluster_id() for r in results} for results in runs),
+            *(
+                {r.id: r.cluster for r in results if r.cluster and r.cluster != r.id}
+                for results in runs
+            ),
             twins={r.id: r.same_request_as for rs in runs for r in rs if r.same_request_as},
         )
 
@@ -579,31 +587,33 @@ class Clusters:
             twins={i: t for suites in sides for s in suites.values() for i, t in s.twins.items()},
         )
 
-    def _find(self, node: tuple[str, str]) -> tuple[str, str]:
-        parent = self._parent.setdefault(node, node)
+    def _find(self, node: str) -> str:
+        parent = self._parent.get(node, node)
         while parent != node:
-            grand = self._parent.setdefault(parent, parent)
+            grand = self._parent.get(parent, parent)
             self._parent[node] = grand
             node, parent = parent, grand
         return node
 
-    def _union(self, a: tuple[str, str], b: tuple[str, str]) -> None:
+    def _union(self, a: str, b: str) -> None:
         root_a, root_b = self._find(a), self._find(b)
         if root_a != root_b:
             self._parent[root_a] = root_b
 
-    def of(self, case_id: str) -> tuple[str, str]:
-        return self._find(("case", case_id))
+    def of(self, case_id: str) -> str:
+        """The cluster's representative (a case id or a digest group)."""
+        return self._find(case_id) if self._parent else case_id
 
-    def evidence(self, pairs: Sequence[tuple[str, bool, bool]]) -> tuple[dict[object, int], int]:
+    def evidence(self, pairs: Sequence[tuple[str, bool, bool]]) -> tuple[dict[str, int], int]:
         """Net flips per cluster (head passes minus base passes) over `pairs` (case id, base
         passed, head passed), and how many cases were left out as another compared case's
         identical request."""
-        counted = {case_id for case_id, _, _ in pairs}
-        nets: dict[object, int] = {}
+        twins = self.twins
+        counted = {case_id for case_id, _, _ in pairs} if twins else set()
+        nets: dict[str, int] = {}
         shared = 0
         for case_id, base, head in pairs:
-            if self.twins.get(case_id) in counted:
+            if twins and twins.get(case_id) in counted:
                 shared += 1
                 continue
             cluster = self.of(case_id)
