@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from bfcl_action.categories import FORMAT_SENSITIVITY
+from bfcl_action.categories import CATEGORIES, FORMAT_SENSITIVITY
 from bfcl_action.models import CaseResult, CategoryScore, RunReport
 
 NA = "N/A"
@@ -103,29 +103,8 @@ class Leaderboard(BaseModel):
         return 0.0 if value is None else value
 
 
-LEADERBOARD_CATEGORIES = (
-    "simple_python",
-    "simple_java",
-    "simple_javascript",
-    "multiple",
-    "parallel",
-    "parallel_multiple",
-    "irrelevance",
-    "live_simple",
-    "live_multiple",
-    "live_parallel",
-    "live_parallel_multiple",
-    "live_irrelevance",
-    "live_relevance",
-    "multi_turn_base",
-    "multi_turn_miss_func",
-    "multi_turn_miss_param",
-    "multi_turn_long_context",
-    "web_search_base",
-    "web_search_no_snippet",
-    "memory_kv",
-    "memory_vector",
-    "memory_rec_sum",
+LEADERBOARD_CATEGORIES = tuple(
+    name for name, c in CATEGORIES.items() if c.official and not c.prompt_variants
 )
 """Every category the leaderboard scores (format sensitivity is reported, never scored)."""
 

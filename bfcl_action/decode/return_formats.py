@@ -18,7 +18,7 @@ both ends, `[` ... `]` added where missing), then:
   stays a string).
 
 Deviations, all on hostile input only: XML with a `<!DOCTYPE` or `<!ENTITY` is refused
-(entity expansion), and every text is bounded by `limits.MAX_TEXT_CHARS`.
+(entity expansion), and every text is bounded as plain prompt text is (`bracket_text`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from enum import StrEnum
 from typing import Any
 
 from bfcl_action.decode.errors import DecodeError, failed, wrong_format
-from bfcl_action.decode.limits import MAX_TEXT_CHARS
+from bfcl_action.decode.prompt_text import bracket_text
 from bfcl_action.decode.python_calls import decode_python
 from bfcl_action.models import Call
 
@@ -48,15 +48,7 @@ TAG_OPEN, TAG_CLOSE = "<TOOLCALL>", "</TOOLCALL>"
 
 def decode_return_format(text: Any, fmt: ReturnFormat, *, tool_call_tag: bool) -> list[Call]:
     """Calls in `text` written in `fmt` (see the module docstring), or `DecodeError`."""
-    if not isinstance(text, str):
-        raise failed(f"prompt output is a {type(text).__name__}, not text")
-    if len(text) > MAX_TEXT_CHARS:
-        raise failed(f"prompt output is over {MAX_TEXT_CHARS} characters")
-    body = text.strip("`\n ")
-    if not body.startswith("["):
-        body = "[" + body
-    if not body.endswith("]"):
-        body = body + "]"
+    body = bracket_text(text)
     if tool_call_tag:
         start = body.find(TAG_OPEN)
         end = body.find(TAG_CLOSE, start + len(TAG_OPEN)) if start >= 0 else -1

@@ -17,6 +17,7 @@ import os
 import random
 import subprocess
 import sys
+import tempfile
 import types
 from pathlib import Path
 from typing import Any
@@ -103,10 +104,10 @@ def result_dir(mode: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.fixture(scope="module")
-def official_scores(mode: str, result_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Score files and leaderboard CSVs written by bfcl_eval's evaluation functions."""
-    os.environ.setdefault("BFCL_PROJECT_ROOT", str(tmp_path_factory.mktemp("bfclroot")))
+def _official_evaluate(result_dir: Path, score_dir: Path, mode: str) -> None:
+    """What `bfcl evaluate` does with one model's result folder: every result file through
+    bfcl_eval's evaluation functions, then the leaderboard CSVs from the score files."""
+    os.environ.setdefault("BFCL_PROJECT_ROOT", tempfile.mkdtemp(prefix="bfclroot-"))
     from tests.conformance.official import sdk_stubs
 
     with sdk_stubs():
@@ -114,7 +115,11 @@ def official_scores(mode: str, result_dir: Path, tmp_path_factory: pytest.TempPa
         from bfcl_eval.model_handler.api_inference.openai_completion import (
             OpenAICompletionsHandler,
         )
-        from bfcl_eval.model_handler.utils import default_decode_ast_prompting
+        from bfcl_eval.model_handler.utils import (
+            convert_to_function_call,
+            default_decode_ast_prompting,
+            default_decode_execute_prompting,
+        )
         from bfcl_eval.utils import load_file
 
     fc_self = types.SimpleNamespace(is_fc_model=True)
@@ -122,18 +127,31 @@ def official_scores(mode: str, result_dir: Path, tmp_path_factory: pytest.TempPa
     def fc_decode(result: Any, language: Any, has_tool_call_tag: bool = False) -> Any:
         return OpenAICompletionsHandler.decode_ast(fc_self, result, language, has_tool_call_tag)
 
+    def fc_execute(result: Any, has_tool_call_tag: bool = False) -> Any:
+        return convert_to_function_call(result)
+
     # What get_handler(model) would build, minus the vendor SDK it needs for inference only.
-    decode = fc_decode if mode == "fc" else default_decode_ast_prompting
-    handler = types.SimpleNamespace(decode_ast=decode)
-    score_dir = tmp_path_factory.mktemp("official_score")
+    handler = types.SimpleNamespace(
+        decode_ast=fc_decode if mode == "fc" else default_decode_ast_prompting,
+        decode_execute=fc_execute if mode == "fc" else default_decode_execute_prompting,
+    )
     table: dict[str, Any] = {}
     for path in sorted(result_dir.rglob("BFCL_v4_*_result.json")):
         category = path.name.removeprefix("BFCL_v4_").removesuffix("_result.json")
         entries = load_file(path, sort_by_id=True)
         eval_runner.evaluate_task(
-            category, result_dir.parent, score_dir, entries, MODELS[mode], handler, table
+            category, result_dir.parent, score_dir, entries, result_dir.name, handler, table
         )
+    # the score files' headers carry extra figures (format sensitivity's per configuration)
+    eval_runner_helper.update_leaderboard_table_with_local_score_file(table, score_dir)
     eval_runner_helper.generate_leaderboard_csv(table, score_dir)
+
+
+@pytest.fixture(scope="module")
+def official_scores(mode: str, result_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Score files and leaderboard CSVs written by bfcl_eval's evaluation functions."""
+    score_dir = tmp_path_factory.mktemp("official_score")
+    _official_evaluate(result_dir, score_dir, mode)
     return score_dir
 
 
@@ -330,43 +348,8 @@ def agentic_dirs(mode: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[P
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("".join(json.dumps(r) + "\n" for r in rows))
 
-    os.environ.setdefault("BFCL_PROJECT_ROOT", str(tmp_path_factory.mktemp("bfclroot")))
-    from tests.conformance.official import sdk_stubs
-
-    with sdk_stubs():
-        from bfcl_eval.eval_checker import eval_runner, eval_runner_helper
-        from bfcl_eval.model_handler.api_inference.openai_completion import (
-            OpenAICompletionsHandler,
-        )
-        from bfcl_eval.model_handler.utils import (
-            convert_to_function_call,
-            default_decode_ast_prompting,
-            default_decode_execute_prompting,
-        )
-        from bfcl_eval.utils import load_file
-
-    fc_self = types.SimpleNamespace(is_fc_model=True)
-
-    def fc_decode(result: Any, language: Any, has_tool_call_tag: bool = False) -> Any:
-        return OpenAICompletionsHandler.decode_ast(fc_self, result, language, has_tool_call_tag)
-
-    handler = types.SimpleNamespace(
-        decode_ast=fc_decode if mode == "fc" else default_decode_ast_prompting,
-        decode_execute=(
-            (lambda result, has_tool_call_tag=False: convert_to_function_call(result))
-            if mode == "fc"
-            else default_decode_execute_prompting
-        ),
-    )
     official = tmp_path_factory.mktemp("agentic_official")
-    table: dict[str, Any] = {}
-    for path in sorted(root.rglob("BFCL_v4_*_result.json")):
-        category = path.name.removeprefix("BFCL_v4_").removesuffix("_result.json")
-        entries = load_file(path, sort_by_id=True)
-        eval_runner.evaluate_task(
-            category, root.parent, official, entries, MODELS[mode], handler, table
-        )
-    eval_runner_helper.generate_leaderboard_csv(table, official)
+    _official_evaluate(root, official, mode)
 
     mine = tmp_path_factory.mktemp("agentic_ours")
     code = main(
@@ -555,29 +538,8 @@ def variant_dirs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, 
     path.parent.mkdir(parents=True)
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
 
-    os.environ.setdefault("BFCL_PROJECT_ROOT", str(tmp_path_factory.mktemp("bfclroot")))
-    from tests.conformance.official import sdk_stubs
-
-    with sdk_stubs():
-        from bfcl_eval.eval_checker import eval_runner, eval_runner_helper
-        from bfcl_eval.model_handler.utils import default_decode_ast_prompting
-        from bfcl_eval.utils import load_file
-
-    handler = types.SimpleNamespace(decode_ast=default_decode_ast_prompting)
     official = tmp_path_factory.mktemp("variants_official")
-    table: dict[str, Any] = {}
-    eval_runner.evaluate_task(
-        "format_sensitivity",
-        root.parent,
-        official,
-        load_file(path, sort_by_id=True),
-        model,
-        handler,
-        table,
-    )
-    # as `bfcl evaluate` does: the score files' headers carry the per-configuration figures
-    eval_runner_helper.update_leaderboard_table_with_local_score_file(table, official)
-    eval_runner_helper.generate_leaderboard_csv(table, official)
+    _official_evaluate(root, official, "prompt")
     mine = tmp_path_factory.mktemp("variants_ours")
     argv = ["score", "--results", str(root), "--model-name", model, "--bfcl-score-dir", str(mine)]
     assert main(argv) == 0
