@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -145,7 +146,8 @@ def demo(session: nox.Session) -> None:
     print((out / "comment.md").read_text(encoding="utf-8"))
     print("=" * 76)
     print(f"written to {out}/: " + ", ".join(sorted(p.name for p in out.iterdir())))
-    print("The Action would fail this PR (exit 1): own_multiple regressed significantly.")
+    verdict = json.loads((out / "comparison.json").read_text(encoding="utf-8"))["verdict"]
+    print(f"The Action's verdict on this PR: {verdict} (exit 1 fails the check).")
     _demo_generate(session, example, out)
 
 
