@@ -20,6 +20,7 @@ from pydantic import (
     PrivateAttr,
     ValidationError,
     field_validator,
+    model_validator,
 )
 from rapidfuzz import process
 
@@ -384,6 +385,18 @@ class BfclConfig(_Strict):
     @classmethod
     def _models(cls, value: list[MatrixModel]) -> list[MatrixModel]:
         return check_matrix(value)
+
+    @model_validator(mode="after")
+    def _tool_profile(self) -> BfclConfig:
+        """`tool_limits.provider` unset follows the endpoints in this file: OpenAI's limits if
+        any model is sent to OpenAI's API, else the generic profile (a `--base-url` or
+        `OPENAI_BASE_URL` given outside the file does not move it: set the key then)."""
+        if self.tool_limits.provider is None:
+            urls = [m.over(self.model).base_url for m in self.models] or [self.model.base_url]
+            profiles = {self.tool_limits.for_endpoint(u).provider for u in urls}
+            provider = "openai" if "openai" in profiles else "generic"
+            self.tool_limits = self.tool_limits.model_copy(update={"provider": provider})
+        return self
 
     @field_validator("version")
     @classmethod

@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         cases = build_cases(config, base_dir=config_dir, external=False)
     else:
         cases = own + load_multi_turn(config, config_dir)
-    for warning in tools.warnings:
+    for warning in tools.notices:
         print(warning.render())
         if args.annotations:
             emit_command(annotation(warning, base=rel))
@@ -100,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
         "warnings": len(tools.warnings),
     }
     defining = {f.source.file for f in tools.functions if f.source is not None}
+    defining |= {i.file for i in tools.left_out}
     empty = [f for f in tools.files if f not in defining]
     summary["files_without_tools"] = empty
     summary["models"] = [m.key for m in config.models]
@@ -122,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
             "but they define no tool: nothing of yours would be evaluated"
         )
         return 2
-    return 0
+    return 2 if tools.left_out else 0
 
 
 def _model_line(config: BfclConfig, entry: MatrixModel) -> str:

@@ -413,6 +413,8 @@ def index_tools(ctx: ActionContext, loaded: LoadedConfig) -> ToolIndex:
             index.locations[fn.name] = fn.source.model_copy(
                 update={"file": repo_path(ctx, fn.source.file)}
             )
+    for issue in tools.left_out:
+        index.problems.append(_issue_annotation(ctx, issue, "failure"))
     for issue in tools.warnings:
         index.problems.append(_issue_annotation(ctx, issue, "warning"))
     return index

@@ -38,8 +38,11 @@ class ToolFormat(StrEnum):
 
 BFCL_TYPES = frozenset(
     {"dict", "float", "tuple", "any", "list", "bool", "int", "str", "double", "long"}
+    | {"String", "char", "Boolean", "byte", "short", "Bigint", "Number", "Array", "ArrayList"}
+    | {"Set", "Queue", "Stack", "HashMap", "Hashtable"}
 )
-"""Type names only BFCL's dialect uses; their presence marks a `bfcl` function doc."""
+"""Type names only BFCL's dialect uses (its Python names and, in its Java and JavaScript
+function docs, those languages' type names); their presence marks a `bfcl` function doc."""
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,14 @@ class ToolSet:
     """Tool name -> the format it was written in."""
     files: list[str] = field(default_factory=list)
     warnings: list[ToolIssue] = field(default_factory=list)
+    left_out: list[ToolIssue] = field(default_factory=list)
+    """Errors that leave one tool out (`ToolIssue.tool_only`: a provider's limit): the tool
+    is not in `functions`, the others are."""
+
+    @property
+    def notices(self) -> list[ToolIssue]:
+        """What to show without failing the load: left-out tools first, then warnings."""
+        return [*self.left_out, *self.warnings]
 
     def by_name(self) -> dict[str, FunctionDoc]:
         return {f.name: f for f in self.functions}
@@ -166,7 +174,8 @@ def tools_from_sources(
             result.formats.setdefault(function.name, fmt)
     issues.extend(check_tool_set(named, len(named), limits))
     errors = [i for i in issues if i.severity is Severity.ERROR]
-    if errors:
+    if any(not i.tool_only for i in errors):
         raise ToolValidationError(errors)
+    result.left_out = errors
     result.warnings = [i for i in issues if i.severity is Severity.WARNING]
     return result
