@@ -35,7 +35,8 @@ def test_all_errors_of_a_file_are_reported_together() -> None:
         "malformed/many_errors.json:22:93: tool lookup: inputSchema.properties.key.minLength: "
         "invalid JSON Schema: type rule failed (expected type: 'integer', found '1' (string))",
         "malformed/many_errors.json:24:3: expected a tool definition object (expected an "
-        "OpenAI, MCP (inputSchema), Anthropic (input_schema) or BFCL tool definition, "
+        "OpenAI, MCP (inputSchema), Anthropic (input_schema), Gemini, VS Code, Dify or BFCL "
+        "tool definition, "
         "found 'not a tool' (string))",
     ]
 
@@ -72,8 +73,8 @@ def test_yaml_duplicate_keys_are_an_error() -> None:
 def test_a_file_that_is_not_a_tool_file_says_what_was_expected() -> None:
     assert errors_of("malformed/not_tools.json") == [
         "malformed/not_tools.json:1:1: not a recognised tool definition (expected an OpenAI, "
-        "MCP (inputSchema), Anthropic (input_schema) or BFCL tool definition, found object "
-        "with keys dependencies, version)"
+        "MCP (inputSchema), Anthropic (input_schema), Gemini, VS Code, Dify or BFCL tool "
+        "definition, found object with keys dependencies, version)"
     ]
 
 

@@ -1,7 +1,8 @@
 """`bfcl-action init`: a commented starter `.bfcl.yml` and workflow for this repository.
 
-Finds the tool-definition files already in the repository (OpenAI, MCP, Anthropic, BFCL; JSON
-or YAML), lists them in the config, and writes `.github/workflows/bfcl.yml` that runs the
+Finds the tool-definition files already in the repository (OpenAI, MCP and its `.snap`
+snapshots, Anthropic, Gemini, VS Code `package.json`, Dify, BFCL; JSON or YAML), lists them
+in the config, and writes `.github/workflows/bfcl.yml` that runs the
 Action on pull requests. Existing files are never overwritten without `--force`.
 """
 
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from bfcl_action.errors import InputError
-from bfcl_action.tools.formats import find_tools
+from bfcl_action.tools.formats import FROM_FILE, ToolFormat, find_tools
 from bfcl_action.tools.issues import Severity
 from bfcl_action.tools.source import JSON_SUFFIXES, JSONL_SUFFIXES, YAML_SUFFIXES, parse_text
 
@@ -36,6 +37,10 @@ SKIP_DIRS = {
     "site-packages",
 }
 MAX_FILE_BYTES = 1_000_000
+SNAPSHOT_SUFFIXES = {".snap"}
+"""MCP tool snapshots (one tool's JSON per file, as GitHub's MCP server keeps them)."""
+GLOB_AT = 5
+SPECIFIC_FORMATS = {ToolFormat.GEMINI, ToolFormat.VSCODE, ToolFormat.DIFY}
 SCHEMA_KEYS = ("parameters", "inputSchema", "input_schema")
 
 
@@ -77,6 +82,8 @@ def _is_tool_file(path: Path, root: Path) -> int:
     if not raws or any(i.severity is Severity.ERROR for i in issues):
         return 0
     for raw in raws:
+        if raw.schema is not FROM_FILE or raw.format in SPECIFIC_FORMATS:
+            continue  # a shape only tool files have (a parameter list, languageModelTools)
         node: Any = doc.data
         for part in raw.schema_path[:-1]:
             node = node[part]
@@ -86,19 +93,32 @@ def _is_tool_file(path: Path, root: Path) -> int:
 
 
 def find_tool_files(root: Path) -> list[tuple[str, int]]:
-    """Repository-relative paths of tool files with their tool counts, sorted by path."""
-    suffixes = YAML_SUFFIXES | JSON_SUFFIXES | JSONL_SUFFIXES
+    """Repository-relative paths (or globs) of tool files with their tool counts, by path.
+
+    MCP servers keep one snapshot per tool (`__toolsnaps__/*.snap`, GitHub's MCP server has
+    117): a directory where every file of a suffix is a tool file, and there are at least
+    `GLOB_AT` of them, is proposed as one glob."""
+    suffixes = YAML_SUFFIXES | JSON_SUFFIXES | JSONL_SUFFIXES | SNAPSHOT_SUFFIXES
     found: list[tuple[str, int]] = []
     for directory, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+        here: dict[str, list[tuple[str, int]]] = {}
         for name in sorted(files):
             path = Path(directory) / name
             if path.suffix.lower() not in suffixes or name.startswith(".bfcl"):
                 continue
             count = _is_tool_file(path, root)
-            if count:
-                found.append((path.relative_to(root).as_posix(), count))
-    return found
+            here.setdefault(path.suffix.lower(), []).append(
+                (path.relative_to(root).as_posix(), count)
+            )
+        for suffix, listed in here.items():
+            if len(listed) >= GLOB_AT and all(n for _, n in listed):
+                rel = Path(directory).relative_to(root).as_posix()
+                pattern = f"*{suffix}" if rel == "." else f"{rel}/*{suffix}"
+                found.append((pattern, sum(n for _, n in listed)))
+            else:
+                found.extend((p, n) for p, n in listed if n)
+    return sorted(found)
 
 
 def render_config(tool_files: list[tuple[str, int]], *, model: str) -> str:
@@ -114,8 +134,9 @@ def render_config(tool_files: list[tuple[str, int]], *, model: str) -> str:
 # bfcl-action configuration. Reference: docs/own-tools.md
 version: 1
 
-# Tool definitions (globs relative to this file): OpenAI Chat or Responses tools, MCP
-# tools/list results, Anthropic tools or BFCL function docs, in JSON, JSON Lines or YAML.
+# Tool definitions (globs relative to this file): OpenAI, MCP (tools/list results, .snap
+# snapshots), Anthropic, Gemini, VS Code package.json, Dify or BFCL tool files, in JSON, JSON
+# Lines or YAML (docs/own-tools.md lists every shape).
 {tools_key}
 
 # Your own test cases (YAML). Example case file:

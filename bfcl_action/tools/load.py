@@ -62,7 +62,7 @@ def _read(
         issues.extend(found)
         if function is not None:
             out.append((function, raw.format))
-        name = _value(doc.data, raw.name_path)
+        name = raw.name if raw.name is not None else _value(doc.data, raw.name_path)
         if isinstance(name, str) and name:
             line, col = doc.where(raw.path) or (None, None)
             named.append((name, SourceLocation(file=doc.file, line=line, column=col)))

@@ -14,8 +14,9 @@ What is checked, and why:
   enum size), with limits configurable in `.bfcl.yml` (`tool_limits`);
 - what the target provider would reject, per profile (`tool_limits.provider`, by default
   the configured endpoint's: OpenAI's host -> `openai`, any other -> `generic`): `openai`
-  refuses an `array` without `items`, a function description over 1,024 characters, and with `strict: true` any object that does not set
-  `additionalProperties: false` or does not list every property in `required`; `generic`
+  refuses an `array` without `items`, a function description over 1,024 characters, and
+  with `strict: true` any object that does not set `additionalProperties: false` or does
+  not list every property in `required`; `generic`
   (vLLM, Ollama and other OpenAI-compatible servers) only warns about the first and keeps
   the looser size limits. Otherwise every case offering the tool would come back as an
   infrastructure error. A provider's limit is an error for that tool only (`tool_only`): it
@@ -41,7 +42,7 @@ from bfcl_action.tools.dialect import (
     bfcl_to_json_schema,
     json_schema_to_bfcl,
 )
-from bfcl_action.tools.formats import BFCL_TYPES, RawTool
+from bfcl_action.tools.formats import BFCL_TYPES, FROM_FILE, RawTool
 from bfcl_action.tools.issues import Severity, ToolIssue, describe
 from bfcl_action.tools.source import Document, JsonPath, path_label
 
@@ -204,6 +205,8 @@ class _ToolChecker:
 
     def check_name(self) -> str | None:
         present, name = self.get(self.raw.name_path)
+        if self.raw.name is not None:
+            present, name = True, self.raw.name
         if not present:
             self.add(self.raw.name_path, "missing tool name", expected="a string 'name'")
             return None
@@ -509,7 +512,11 @@ def check_tool(
     checker = _ToolChecker(doc, raw, limits or ToolLimits())
     name = checker.check_name()
     description = checker.check_description()
+    for reading in raw.notes:
+        checker.add(raw.schema_path, reading, severity=Severity.WARNING)
     present, schema = checker.get(raw.schema_path)
+    if raw.schema is not FROM_FILE:
+        present, schema = True, raw.schema
     if not present or schema is None:
         schema = {"type": "object", "properties": {}}
     elif not isinstance(schema, dict):
