@@ -30,6 +30,7 @@ from bfcl_action.cost import Price
 from bfcl_action.errors import ConfigError, InputError
 from bfcl_action.models import Mode, SourceLocation
 from bfcl_action.thresholds import STRICT_KEYS, CategoryKey, Thresholds
+from bfcl_action.tools.servers import ToolEntry
 from bfcl_action.tools.source import Document, ParseError, parse_yaml
 from bfcl_action.tools.validate import ToolLimits
 
@@ -351,8 +352,9 @@ class BfclConfig(_Strict):
     """The whole `.bfcl.yml`; every key has a default, so an empty file is valid."""
 
     version: int = 1
-    tools: list[str] = Field(default_factory=list)
-    """Globs of tool files, relative to the config file."""
+    tools: list[ToolEntry] = Field(default_factory=list)
+    """Globs of tool files, relative to the config file, and tool servers
+    (`- mcp: {command: [...]}`, `bfcl_action.tools.servers`)."""
     tools_exclude: list[str] = Field(default_factory=list)
     tool_limits: ToolLimits = Field(default_factory=ToolLimits)
     cases: list[str] = Field(default_factory=list)
@@ -421,6 +423,11 @@ class BfclConfig(_Strict):
         for i in range(len(items)):
             out.append(self.where(key, i) or SourceLocation(file=self.source_file))
         return out
+
+    @property
+    def tool_globs(self) -> list[str]:
+        """The `tools:` entries that are globs of tool files (not servers)."""
+        return [e for e in self.tools if isinstance(e, str)]
 
     @property
     def source_file(self) -> str:

@@ -41,7 +41,8 @@ from bfcl_action.errors import ConfigError, DatasetError
 from bfcl_action.fingerprint import sha256_hex
 from bfcl_action.globs import glob_files
 from bfcl_action.models import FunctionDoc, TestCase
-from bfcl_action.tools.load import ToolSet, load_tools
+from bfcl_action.tools.configured import load_configured
+from bfcl_action.tools.load import ToolSet
 from bfcl_action.tools.source import parse_jsonl
 from bfcl_action.tools.validate import mapped_name
 
@@ -348,18 +349,26 @@ def pool_cases(source: CaseSource, specs: Sequence[str], checker: Checker | None
 
 
 def load_own(
-    config: BfclConfig, *, base_dir: Path, tools: ToolSet | None = None
+    config: BfclConfig,
+    *,
+    base_dir: Path,
+    tools: ToolSet | None = None,
+    allow_hosts: Sequence[str] = (),
 ) -> tuple[ToolSet, list[TestCase]]:
-    """The repository's tools (unless given) and own cases, validated (every problem listed)."""
+    """The repository's tools (unless given) and own cases, validated (every problem listed).
+
+    `allow_hosts`: non-loopback hosts an MCP server's URL may name (the executable-checks
+    fence: front-ends pass the workflow's list, never the config's)."""
     if tools is None:
         if not config.tools:
             raise ConfigError("no tool files configured", file=config.source_file, field="tools")
-        tools = load_tools(
+        tools = load_configured(
             config.tools,
             base_dir=base_dir,
             exclude=config.tools_exclude,
             limits=config.tool_limits,
             origins=config.origins("tools"),
+            allow_hosts=allow_hosts,
         )
     cases = (
         load_cases(
@@ -382,6 +391,7 @@ def build_cases(
     derived: bool = True,
     external: bool = True,
     tools: ToolSet | None = None,
+    allow_hosts: Sequence[str] = (),
 ) -> list[TestCase]:
     """All cases the config selects, in a stable order: own, derived, official, Live.
 
@@ -403,7 +413,7 @@ def build_cases(
     own_categories = set(config.suites.own_categories()) if has_tools else set()
     cases: list[TestCase] = []
     if own_categories:
-        toolset, own = load_own(config, base_dir=base_dir, tools=tools)
+        toolset, own = load_own(config, base_dir=base_dir, tools=tools, allow_hosts=allow_hosts)
         own = [_with_import_root(c, base_dir) for c in own]
         cases.extend(c for c in own if c.category in own_categories)
         if derived:

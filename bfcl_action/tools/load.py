@@ -30,6 +30,8 @@ class ToolSet:
     """Tool name -> the format it was written in."""
     files: list[str] = field(default_factory=list)
     warnings: list[ToolIssue] = field(default_factory=list)
+    servers: list[str] = field(default_factory=list)
+    """Tool servers read (`mcp: python server.py`), beside the tool `files`."""
     left_out: list[ToolIssue] = field(default_factory=list)
     """Errors that leave one tool out (`ToolIssue.tool_only`: a provider's limit): the tool
     is not in `functions`, the others are."""
@@ -128,6 +130,24 @@ def load_tools(
     `ToolValidationError` listing every error of every file (parse errors included);
     warnings are returned on the set.
     """
+    sources, early = read_tool_files(
+        patterns, base_dir=base_dir, exclude=exclude, origins=origins, budget=budget
+    )
+    return tools_from_sources(sources, limits or ToolLimits(), early, budget)
+
+
+def read_tool_files(
+    patterns: Sequence[str],
+    *,
+    base_dir: Path,
+    exclude: Sequence[str] = (),
+    origins: Sequence[SourceLocation] = (),
+    budget: ParseBudget = DEFAULT_BUDGET,
+) -> tuple[list[tuple[str, str]], list[ToolIssue]]:
+    """(display name, text) of every file the globs match, and the problems met on the way
+    (a glob matching nothing, a file over budget); `ToolValidationError` for a bad glob."""
+    if not patterns:
+        return [], []
     root = repository_root(base_dir)
     try:
         files, unmatched = expand_globs(patterns, base_dir, exclude, root=root, budget=budget)
@@ -144,7 +164,7 @@ def load_tools(
             sources.append((name, read_text(path, root=root, display=name, budget=budget)))
         except InputError as exc:
             early.append(ToolIssue(file=name, message=exc.message))
-    return tools_from_sources(sources, limits or ToolLimits(), early, budget)
+    return sources, early
 
 
 def tools_from_sources(
