@@ -1,0 +1,205 @@
+"""MCP servers as a tool source: real servers written with the `mcp` SDK (stdio and
+streamable HTTP on 127.0.0.1), the budgets, the fence and the errors at the config line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bfcl_action.config import load_config
+from bfcl_action.errors import ConfigError
+from bfcl_action.tools import ToolValidationError
+from bfcl_action.tools.configured import load_configured
+
+pytest.importorskip("mcp")
+
+TOOLS = '''
+@app.tool()
+def get_weather(city: str) -> str:
+    """Current weather for a city."""
+    return city
+
+
+@app.tool()
+def get_time(zone: str = "UTC") -> str:
+    """The time in a time zone."""
+    return zone
+'''
+STDIO = "from mcp.server.mcpserver import MCPServer\napp = MCPServer('t')\n" + TOOLS + (
+    "\nif __name__ == '__main__':\n    app.run()\n"
+)
+
+
+def repo(tmp_path: Path, server: str, entry: str) -> Path:
+    tmp_path.mkdir(exist_ok=True)
+    (tmp_path / "server.py").write_text(server)
+    (tmp_path / ".bfcl.yml").write_text(f"tools:\n  - tools.json\n  - mcp: {entry}\n")
+    (tmp_path / "tools.json").write_text(
+        json.dumps([{"name": "local_tool", "description": "A tool from a file."}])
+    )
+    return tmp_path / ".bfcl.yml"
+
+
+def load(config_path: Path, **kwargs: object):  # type: ignore[no-untyped-def]
+    config = load_config(config_path)
+    return load_configured(
+        config.tools,
+        base_dir=config_path.parent,
+        limits=config.tool_limits,
+        origins=config.origins("tools"),
+        **kwargs,  # type: ignore[arg-type]
+    )
+
+
+def stdio_entry(**extra: object) -> str:
+    return json.dumps({"command": [sys.executable, "server.py"], **extra})
+
+
+def test_a_stdio_server_tools_load_beside_the_files_and_point_at_their_source(
+    tmp_path: Path,
+) -> None:
+    tools = load(repo(tmp_path, STDIO, stdio_entry()))
+    assert [f.name for f in tools.functions] == ["local_tool", "get_weather", "get_time"]
+    assert tools.servers == [f"mcp: {sys.executable} server.py"]
+    assert tools.files == ["tools.json"]
+    weather = tools.by_name()["get_weather"]
+    assert weather.parameters["required"] == ["city"]
+    assert weather.source is not None and weather.source.file == "server.py"
+    assert STDIO.splitlines()[weather.source.line - 1].strip().startswith('"""Current weather')  # type: ignore[operator]
+
+
+def test_a_server_that_dies_is_an_error_at_its_config_line_with_its_stderr(
+    tmp_path: Path,
+) -> None:
+    server = "import sys\nsys.stderr.write('boom: no database\\n')\nsys.exit(3)\n"
+    with pytest.raises(ToolValidationError) as err:
+        load(repo(tmp_path, server, stdio_entry()))
+    [issue] = err.value.issues
+    assert (Path(issue.file).name, issue.line) == (".bfcl.yml", 3)
+    assert "boom: no database" in issue.message and "Traceback" not in issue.message
+
+
+def test_a_server_that_never_answers_stops_at_its_startup_timeout(tmp_path: Path) -> None:
+    server = "import time\ntime.sleep(60)\n"
+    with pytest.raises(ToolValidationError) as err:
+        load(repo(tmp_path, server, stdio_entry(startup_timeout_s=2)))
+    assert "no tools/list within 2 s" in err.value.issues[0].message
+
+
+def test_a_server_listing_more_tools_than_its_budget_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ToolValidationError) as err:
+        load(repo(tmp_path, STDIO, stdio_entry(max_tools=1)))
+    assert "over 1 tools (max_tools)" in err.value.issues[0].message
+
+
+def test_problems_in_a_server_tool_are_reported_at_its_config_entry(tmp_path: Path) -> None:
+    server = STDIO.replace("def get_time", "def get_weather_again").replace(
+        '"""The time in a time zone."""', '"""' + "d" * 1100 + '"""'
+    )
+    config = repo(tmp_path, server, stdio_entry())
+    text = config.read_text() + "tool_limits: {provider: openai}\n"
+    config.write_text(text)
+    tools = load(config)
+    [left_out] = tools.left_out
+    where = (Path(left_out.file).name, left_out.line, left_out.tool)
+    assert where == (".bfcl.yml", 3, "get_weather_again")
+    assert left_out.field is not None and left_out.field.startswith("mcp: ")
+
+
+def test_the_server_environment_holds_only_what_the_config_names(tmp_path: Path) -> None:
+    server = STDIO.replace(
+        "app.run()",
+        "open('env.json', 'w').write(__import__('json').dumps(dict(__import__('os').environ)))"
+        "\n    app.run()",
+    )
+    entry = stdio_entry(env={"MODE": "offline"})
+    os.environ["BFCL_TEST_API_KEY"] = "sk-never-passed"
+    try:
+        load(repo(tmp_path, server, entry))
+    finally:
+        del os.environ["BFCL_TEST_API_KEY"]
+    seen = json.loads((tmp_path / "env.json").read_text())
+    assert seen["MODE"] == "offline"
+    assert "BFCL_TEST_API_KEY" not in seen and "sk-never-passed" not in json.dumps(seen)
+
+
+def test_a_secret_looking_env_name_is_refused_in_the_config(tmp_path: Path) -> None:
+    config = repo(tmp_path, STDIO, stdio_entry(env={"OPENAI_API_KEY": "x"}))
+    with pytest.raises(ConfigError, match="looks like a secret"):
+        load_config(config)
+
+
+def test_an_entry_needs_exactly_one_transport(tmp_path: Path) -> None:
+    config = repo(tmp_path, STDIO, '{"url": "http://127.0.0.1:1/mcp", "command": ["x"]}')
+    with pytest.raises(ConfigError, match="exactly one of"):
+        load_config(config)
+
+
+def test_a_non_loopback_url_is_refused_unless_the_workflow_allows_it(tmp_path: Path) -> None:
+    with pytest.raises(ToolValidationError) as err:
+        load(repo(tmp_path, STDIO, '{"url": "http://10.255.255.1:8080/mcp"}'))
+    message = err.value.issues[0].message
+    assert "not a loopback address" in message and "exec-allow-hosts" in message
+
+
+HTTP = (
+    "import socket, sys\nimport uvicorn\nfrom mcp.server.mcpserver import MCPServer\n"
+    "app = MCPServer('t')\n"
+    + TOOLS
+    + textwrap.dedent(
+        """
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        print(sock.getsockname()[1], flush=True)
+        config = uvicorn.Config(app.streamable_http_app(), log_level="error")
+        uvicorn.Server(config).run(sockets=[sock])
+        """
+    )
+)
+
+
+@pytest.fixture
+def http_server(tmp_path: Path) -> Iterator[str]:
+    script = tmp_path / "http_server.py"
+    script.write_text(HTTP)
+    proc = subprocess.Popen(
+        [sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=tmp_path
+    )
+    try:
+        assert proc.stdout is not None
+        port = int(proc.stdout.readline())
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_a_streamable_http_server_on_loopback_loads(tmp_path: Path, http_server: str) -> None:
+    tools = load(repo(tmp_path / "r", STDIO, json.dumps({"url": http_server})))
+    assert [f.name for f in tools.functions] == ["local_tool", "get_weather", "get_time"]
+    located = tools.by_name()["get_weather"].source
+    assert located is not None and located.file == "server.py"  # found by its text
+
+
+def test_a_config_of_tool_files_never_imports_the_mcp_sdk(tmp_path: Path) -> None:
+    (tmp_path / ".bfcl.yml").write_text("tools: [tools.json]\n")
+    (tmp_path / "tools.json").write_text(json.dumps([{"name": "t", "description": "T."}]))
+    probe = (
+        "import sys\nfrom bfcl_action.cli import main\n"
+        "code = main(['validate', '--config', sys.argv[1]])\n"
+        "print('MCP' if 'mcp' in sys.modules else 'none', code)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(tmp_path / ".bfcl.yml")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.strip().splitlines()[-1] == "none 0"
