@@ -203,3 +203,38 @@ def test_a_config_of_tool_files_never_imports_the_mcp_sdk(tmp_path: Path) -> Non
         check=True,
     )
     assert done.stdout.strip().splitlines()[-1] == "none 0"
+
+
+@pytest.mark.parametrize(
+    ("config", "code"),
+    [
+        ("tools:\n  - tools/*.json\n  - mcp: {command: [python, server.py]}\n", 0),
+        ("tools: [tools/*.json]\n", 1),
+        ("tools: [unclosed\n", 1),
+    ],
+)
+def test_the_action_installs_the_mcp_client_only_for_a_config_naming_a_server(
+    tmp_path: Path, config: str, code: int
+) -> None:
+    """What action.yml's install step runs before choosing to install requirements-mcp.lock."""
+    (tmp_path / ".bfcl.yml").write_text(config)
+    done = subprocess.run(
+        [sys.executable, "-m", "bfcl_action.tools.servers", str(tmp_path / ".bfcl.yml")],
+        capture_output=True,
+        text=True,
+    )
+    assert (done.returncode, done.stderr) == (code, "")
+
+
+def test_the_mcp_example_in_the_docs_is_a_valid_config() -> None:
+    import re
+
+    from bfcl_action.config import parse_config
+    from bfcl_action.tools.servers import McpEntry
+
+    doc = (Path(__file__).parents[1] / "docs" / "own-tools.md").read_text()
+    [block] = re.findall(r"```yml\n(tools:\n  - mcp:.*?)```", doc, flags=re.S)
+    config = parse_config(block, "docs/own-tools.md")
+    servers = [e.mcp for e in config.tools if isinstance(e, McpEntry)]
+    assert [s.command for s in servers] == [["python", "server.py"], None]
+    assert config.tool_globs == ["tools/extra/*.json"]

@@ -108,7 +108,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(summary, indent=2))
         return 2 if config.tools and not tools.functions else 0
     fmt = ", ".join(f"{k} {v}" for k, v in summary["formats"].items())
-    print(f"{len(tools.functions)} tools ({fmt}) in {len(tools.files)} files")
+    servers = f" and {len(tools.servers)} MCP server(s)" if tools.servers else ""
+    print(f"{len(tools.functions)} tools ({fmt}) in {len(tools.files)} files{servers}")
     for file in empty:
         print(f"{file}: warning: defines no tool (expected a list of tool definitions)")
     print(f"{len(cases)} cases: " + ", ".join(f"{k} {v}" for k, v in summary["suites"].items()))

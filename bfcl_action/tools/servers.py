@@ -76,3 +76,33 @@ def split_entries(entries: list[Any]) -> tuple[list[str], list[tuple[int, McpEnt
     globs = [e for e in entries if isinstance(e, str)]
     servers = [(i, e) for i, e in enumerate(entries) if isinstance(e, McpEntry)]
     return globs, servers
+
+
+def names_mcp_server(config_text: str) -> bool:
+    """Whether a `.bfcl.yml`'s `tools:` names an MCP server (read without validating, so
+    the Action can decide to install the MCP client before anything else runs)."""
+    from bfcl_action.errors import InputError
+    from bfcl_action.tools.source import parse_yaml
+
+    try:
+        data = parse_yaml(config_text, ".bfcl.yml").data
+    except InputError:
+        return False
+    tools = data.get("tools") if isinstance(data, dict) else None
+    return isinstance(tools, list) and any(isinstance(t, dict) and "mcp" in t for t in tools)
+
+
+def main(argv: list[str]) -> int:
+    """`python -m bfcl_action.tools.servers CONFIG`: exit 0 iff CONFIG names an MCP server."""
+    try:
+        with open(argv[0], encoding="utf-8") as handle:
+            text = handle.read(1_000_000)
+    except (IndexError, OSError, UnicodeDecodeError):
+        return 1
+    return 0 if names_mcp_server(text) else 1
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main(sys.argv[1:]))
