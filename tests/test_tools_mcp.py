@@ -238,3 +238,20 @@ def test_the_mcp_example_in_the_docs_is_a_valid_config() -> None:
     servers = [e.mcp for e in config.tools if isinstance(e, McpEntry)]
     assert [s.command for s in servers] == [["python", "server.py"], None]
     assert config.tool_globs == ["tools/extra/*.json"]
+
+
+def test_init_proposes_the_mcp_server_a_repository_is(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "t"\ndependencies = ["mcp>=1.2"]\n')
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "server.py").write_text(STDIO)
+    (tmp_path / "src" / "util.py").write_text("X = 1\n")
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("bfcl-action")), "init", "--dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env={"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path)},
+    )
+    assert done.returncode == 0, done.stderr
+    config = load_config(tmp_path / ".bfcl.yml")
+    [entry] = config.tools
+    assert not isinstance(entry, str) and entry.mcp.command == ["python", "src/server.py"]

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -121,15 +123,47 @@ def find_tool_files(root: Path) -> list[tuple[str, int]]:
     return sorted(found)
 
 
-def render_config(tool_files: list[tuple[str, int]], *, model: str) -> str:
+def find_mcp_server(root: Path) -> list[str] | None:
+    """The command of the MCP server this repository is, if it is one: an `mcp`/`fastmcp`
+    dependency in `pyproject.toml` and a Python file creating the server, or the MCP SDK in
+    `package.json` and its `main` (or `bin`) script."""
+    pyproject = root / "pyproject.toml"
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        text = pyproject.read_text(encoding="utf-8")[:MAX_FILE_BYTES]
+        if re.search(r"""["'](mcp|fastmcp)\b""", text):
+            for path in sorted(root.rglob("*.py"))[:500]:
+                if any(part in SKIP_DIRS for part in path.relative_to(root).parts):
+                    continue
+                with contextlib.suppress(OSError, UnicodeDecodeError):
+                    if MCP_SERVER_CODE.search(path.read_text(encoding="utf-8")[:MAX_FILE_BYTES]):
+                        return ["python", path.relative_to(root).as_posix()]
+    package = root / "package.json"
+    with contextlib.suppress(OSError, UnicodeDecodeError, ValueError, AttributeError):
+        data = json.loads(package.read_text(encoding="utf-8")[:MAX_FILE_BYTES])
+        deps = {**data.get("dependencies", {}), **data.get("devDependencies", {})}
+        if "@modelcontextprotocol/sdk" in deps:
+            script = data.get("bin") or data.get("main") or "build/index.js"
+            if isinstance(script, dict):
+                script = next(iter(script.values()), "build/index.js")
+            return ["node", str(script)]
+    return None
+
+
+MCP_SERVER_CODE = re.compile(r"\b(FastMCP|MCPServer)\(|mcp\.server")
+
+
+def render_config(
+    tool_files: list[tuple[str, int]], *, model: str, server: list[str] | None = None
+) -> str:
     """The starter `.bfcl.yml`: every section present, defaults spelled out, comments on why."""
-    if tool_files:
-        tools = "\n".join(
-            f"  - {path}   # {n} tool{'s' if n != 1 else ''}" for path, n in tool_files
-        )
+    lines = [f"  - {path}   # {n} tool{'s' if n != 1 else ''}" for path, n in tool_files]
+    if server:
+        command = ", ".join(server)
+        lines.append(f"  - mcp: {{command: [{command}]}}   # this MCP server's tools/list")
+    if lines:
+        tools_key = "tools:\n" + "\n".join(lines)
     else:
-        tools = "  # - tools/*.json   # no tool files found; list yours here"
-    tools_key = "tools:\n" + tools if tool_files else "tools: []\n" + tools
+        tools_key = "tools: []\n  # - tools/*.json   # no tool files found; list yours here"
     return f"""\
 # bfcl-action configuration. Reference: docs/own-tools.md
 version: 1
@@ -365,7 +399,7 @@ def run(args: argparse.Namespace) -> int:
     tool_files = find_tool_files(root)
     cases = existing_case_glob(root)
     branch = default_branch(root)
-    config_text = render_config(tool_files, model=args.model)
+    config_text = render_config(tool_files, model=args.model, server=find_mcp_server(root))
     if cases is not None:
         config_text = with_case_glob(config_text, cases, "your cases")
     targets = {
