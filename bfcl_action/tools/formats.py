@@ -15,6 +15,7 @@ new one:
 | `vscode`            | `package.json`: `contributes.languageModelTools[]`                |
 | `dify`              | `identity.name`, `description.llm`, `parameters: [...]`           |
 | `name_keyed`       | `{NAME: {"description", "parameters"}}`, `{NAME: {docstring, arguments}}` |
+| `openapi`          | an OpenAPI 3.x description: one tool per operation (`tools/openapi.py`) |
 
 Gemini's types are upper-case (`OBJECT`, `STRING`); VS Code's description is
 `modelDescription`; name-keyed maps are how SWE-agent and Google's MCP Toolbox write them.
@@ -38,6 +39,7 @@ from pathlib import PurePath
 from typing import Any
 
 from bfcl_action.tools.issues import Severity, ToolIssue, describe
+from bfcl_action.tools.openapi import is_openapi, operations
 from bfcl_action.tools.source import Document, JsonPath, path_label
 
 
@@ -52,6 +54,7 @@ class ToolFormat(StrEnum):
     VSCODE = "vscode"
     DIFY = "dify"
     NAME_KEYED = "name_keyed"
+    OPENAPI = "openapi"
 
 
 BFCL_TYPES = frozenset(
@@ -94,6 +97,8 @@ class RawTool:
     name: str | None = None
     schema: Any = field(default=FROM_FILE, compare=False)
     notes: tuple[str, ...] = ()
+    description: str | None = None
+    """Set when the description is assembled (an OpenAPI operation's summary and text)."""
 
     @property
     def json_schema_dialect(self) -> bool:
@@ -420,6 +425,11 @@ def find_tools(doc: Document) -> tuple[list[RawTool], list[ToolIssue]]:
 
     if PurePath(doc.file).name == "package.json":
         return _vscode_tools(doc), issues
+    if is_openapi(data):
+        return _openapi_tools(data), issues
+    if isinstance(data, dict) and "swagger" in data and "paths" in data:
+        note((), "Swagger 2.0 is not read: convert it to OpenAPI 3 first", Severity.ERROR)
+        return [], issues
     keyed: JsonPath | None = None
     if isinstance(data, dict):
         result = data.get("result")
@@ -551,4 +561,22 @@ def _vscode_tools(doc: Document) -> list[RawTool]:
         _tool(ToolFormat.VSCODE, (*base, i), e, "modelDescription", "inputSchema")
         for i, e in enumerate(listed)
         if isinstance(e, dict)
+    ]
+
+
+def _openapi_tools(data: dict[str, Any]) -> list[RawTool]:
+    """One tool per operation of an OpenAPI 3.x description (`bfcl_action.tools.openapi`)."""
+    return [
+        RawTool(
+            ToolFormat.OPENAPI,
+            path,
+            (*path, "operationId"),
+            (*path, "summary"),
+            (*path, "parameters"),
+            name=name,
+            schema=schema,
+            notes=tuple(notes),
+            description=description,
+        )
+        for path, name, description, schema, notes in operations(data)
     ]

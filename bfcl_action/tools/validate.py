@@ -229,6 +229,8 @@ class _ToolChecker:
 
     def check_description(self) -> str:
         present, text = self.get(self.raw.description_path)
+        if self.raw.description is not None:
+            present, text = True, self.raw.description
         if not present or text is None or text == "":
             self.add(
                 self.raw.path,
@@ -259,6 +261,7 @@ class _ToolChecker:
                 "description too long",
                 expected=f"at most {self.limits.max_description_chars} characters",
                 found=f"{len(text)} characters",
+                tool_only=True,
             )
         return text
 
