@@ -81,7 +81,7 @@ def test_a_body_that_is_not_an_object_is_one_body_parameter() -> None:
 
 
 def test_swagger_2_says_to_convert_it() -> None:
-    with pytest.raises(ToolValidationError, match="Swagger 2.0 is not read"):
+    with pytest.raises(ToolValidationError, match=r"Swagger 2\.0 is not read"):
         parse_tools(json.dumps({"swagger": "2.0", "paths": {}}), "api.json")
 
 
