@@ -32,8 +32,10 @@ def get_time(zone: str = "UTC") -> str:
     """The time in a time zone."""
     return zone
 '''
-STDIO = "from mcp.server.mcpserver import MCPServer\napp = MCPServer('t')\n" + TOOLS + (
-    "\nif __name__ == '__main__':\n    app.run()\n"
+STDIO = (
+    "from mcp.server.mcpserver import MCPServer\napp = MCPServer('t')\n"
+    + TOOLS
+    + ("\nif __name__ == '__main__':\n    app.run()\n")
 )
 
 

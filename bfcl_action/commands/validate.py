@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(summary, indent=2))
         return 2 if config.tools and not tools.functions else 0
     fmt = ", ".join(f"{k} {v}" for k, v in summary["formats"].items())
-    servers = f" and {len(tools.servers)} MCP server(s)" if tools.servers else ""
+    servers = f" and {len(tools.servers)} other source(s)" if tools.servers else ""
     print(f"{len(tools.functions)} tools ({fmt}) in {len(tools.files)} files{servers}")
     for file in empty:
         print(f"{file}: warning: defines no tool (expected a list of tool definitions)")

@@ -12,16 +12,24 @@ The MCP client (and the SDK under it) is imported only when an entry names a ser
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from bfcl_action.budget import DEFAULT_BUDGET, ParseBudget, repository_root
 from bfcl_action.errors import InputError
+from bfcl_action.escape import log_line
 from bfcl_action.models import FunctionDoc, SourceLocation
+from bfcl_action.tools.formats import ToolFormat
 from bfcl_action.tools.issues import ToolIssue, ToolValidationError
 from bfcl_action.tools.load import ToolSet, display_name, read_tool_files, tools_from_sources
-from bfcl_action.tools.servers import McpEntry, split_entries
+from bfcl_action.tools.servers import (
+    PythonEntry,
+    PythonModule,
+    SourceEntry,
+    split_entries,
+)
 from bfcl_action.tools.validate import ToolLimits
 
 SOURCE_SUFFIXES = (".py", ".ts", ".js", ".mjs", ".go", ".rs", ".java", ".kt", ".rb", ".cs")
@@ -41,41 +49,78 @@ def load_configured(
     allow_hosts: Sequence[str] = (),
     budget: ParseBudget = DEFAULT_BUDGET,
 ) -> ToolSet:
-    """Every tool of `entries` (globs and servers), validated together.
+    """Every tool of `entries` (globs, MCP servers, Python modules), validated together.
 
     `origins[i]` is where `entries[i]` was written. Raises `ToolValidationError` listing every
     error (a server that fails to start is one of them, at its entry)."""
-    globs, servers = split_entries(list(entries))
+    globs, others = split_entries(list(entries))
     glob_origins = [o for e, o in zip(entries, origins, strict=False) if isinstance(e, str)]
     sources, early = read_tool_files(
         globs, base_dir=base_dir, exclude=exclude, origins=glob_origins, budget=budget
     )
     limits = limits or ToolLimits()
-    if not servers:
+    if not others:
         return tools_from_sources(sources, limits, early, budget)
-    from bfcl_action.tools import mcp_client
-
-    listed: dict[str, tuple[int, McpEntry]] = {}
-    for index, entry in servers:
+    listed: dict[str, tuple[int, SourceEntry]] = {}
+    for index, entry in others:
         origin = _origin(origins, index)
         try:
-            tools = mcp_client.list_tools(entry.mcp, cwd=base_dir, allow_hosts=allow_hosts)
+            text = _listing(entry, base_dir, allow_hosts)
         except InputError as exc:
-            early.append(_at(origin, f"tools[{index}]", f"{entry.mcp.label()}: {exc.message}"))
+            early.append(_at(origin, f"tools[{index}]", f"{entry.label()}: {exc.message}"))
             continue
         name = SERVER_DOC.format(index=index)
         listed[name] = (index, entry)
-        sources.append((name, mcp_client.tools_document(tools)))
+        sources.append((name, text))
     try:
         result = tools_from_sources(sources, limits, early, budget)
     except ToolValidationError as exc:
         raise ToolValidationError([_moved(i, listed, origins) for i in exc.issues]) from None
     result.files = [f for f in result.files if f not in listed]
-    result.servers = [entry.mcp.label() for _, entry in listed.values()]
+    result.servers = [entry.label() for _, entry in listed.values()]
     result.left_out = [_moved(i, listed, origins) for i in result.left_out]
     result.warnings = [_moved(i, listed, origins) for i in result.warnings]
+    for fn in result.functions:
+        where = listed.get(fn.source.file) if fn.source is not None else None
+        if where is not None and isinstance(where[1], PythonEntry):
+            result.formats[fn.name] = ToolFormat.PYTHON
     result.functions = [_located(f, listed, origins, base_dir) for f in result.functions]
     return result
+
+
+def _listing(entry: SourceEntry, base_dir: Path, allow_hosts: Sequence[str]) -> str:
+    """The tools of a server or module as the text of a tool file."""
+    if isinstance(entry, PythonEntry):
+        return json.dumps(python_tools(entry.python, base_dir), indent=1, ensure_ascii=False)
+    from bfcl_action.tools import mcp_client
+
+    tools = mcp_client.list_tools(entry.mcp, cwd=base_dir, allow_hosts=allow_hosts)
+    return mcp_client.tools_document(tools)
+
+
+def python_tools(module: PythonModule, base_dir: Path) -> list[dict[str, Any]]:
+    """`{name, description, parameters}` of the module's names, built inside the sandbox
+    worker (the module is the repository's code: imported there, never here)."""
+    from bfcl_action.multiturn.sandbox import Sandbox, SandboxLimits
+
+    limits = SandboxLimits(call_timeout_s=module.timeout_s, start_timeout_s=module.timeout_s)
+    with Sandbox(limits=limits, paths=[base_dir]) as sandbox:
+        answer = sandbox.invoke(
+            "bfcl_action.pyschema:schemas_of", [module.module, list(module.names)]
+        )
+    if not answer.get("ok"):
+        raise InputError(f"the sandbox failed: {log_line(answer.get('error'), 300)}")
+    if "raised" in answer:
+        raise InputError(f"importing {module.module} failed: {log_line(answer['raised'], 300)}")
+    value = answer.get("value")
+    if not isinstance(value, list):
+        raise InputError(f"no schemas from {module.module}")
+    problems = [
+        f"{v.get('name')}: {v['error']}" for v in value if isinstance(v, dict) and "error" in v
+    ]
+    if problems:
+        raise InputError("; ".join(log_line(p, 200) for p in problems[:5]))
+    return [v for v in value if isinstance(v, dict)]
 
 
 def _origin(origins: Sequence[SourceLocation], index: int) -> SourceLocation:
@@ -89,14 +134,14 @@ def _at(origin: SourceLocation, field: str, message: str) -> ToolIssue:
 
 
 def _moved(
-    issue: ToolIssue, listed: dict[str, tuple[int, McpEntry]], origins: Sequence[SourceLocation]
+    issue: ToolIssue, listed: dict[str, tuple[int, SourceEntry]], origins: Sequence[SourceLocation]
 ) -> ToolIssue:
     """An issue found in a server's listing, moved to the config entry naming the server."""
     if issue.file not in listed:
         return issue
     index, entry = listed[issue.file]
     origin = _origin(origins, index)
-    field = f"{entry.mcp.label()}: {issue.field}" if issue.field else entry.mcp.label()
+    field = f"{entry.label()}: {issue.field}" if issue.field else entry.label()
     return issue.model_copy(
         update={"file": origin.file, "line": origin.line, "column": origin.column, "field": field}
     )
@@ -104,7 +149,7 @@ def _moved(
 
 def _located(
     fn: FunctionDoc,
-    listed: dict[str, tuple[int, McpEntry]],
+    listed: dict[str, tuple[int, SourceEntry]],
     origins: Sequence[SourceLocation],
     base_dir: Path,
 ) -> FunctionDoc:
@@ -115,9 +160,14 @@ def _located(
     return fn.model_copy(update={"source": found or _origin(origins, index)})
 
 
-def server_sources(entry: McpEntry, base_dir: Path) -> list[Path]:
-    """Files that may hold a stdio server's tool descriptions: the files its command names
-    (`server.py`, `-m app.server`), else the source files beside the config (bounded)."""
+def server_sources(entry: SourceEntry, base_dir: Path) -> list[Path]:
+    """Files that may hold a source's tool descriptions: a Python module's file, the files a
+    stdio server's command names (`server.py`, `-m app.server`), else the source files
+    beside the config (bounded)."""
+    if isinstance(entry, PythonEntry):
+        stem = base_dir / entry.python.module.replace(".", "/")
+        candidates = (stem.with_name(stem.name + ".py"), stem / "__init__.py")
+        return [p for p in candidates if p.is_file()]
     command = entry.mcp.command or []
     named: list[Path] = []
     for i, arg in enumerate(command[1:], start=1):

@@ -55,6 +55,8 @@ class ToolFormat(StrEnum):
     DIFY = "dify"
     NAME_KEYED = "name_keyed"
     OPENAPI = "openapi"
+    PYTHON = "python"
+    """Functions of a Python module (`tools: - python: ...`, `bfcl_action.pyschema`)."""
 
 
 BFCL_TYPES = frozenset(

@@ -66,16 +66,46 @@ class McpEntry(BaseModel):
 
     mcp: McpServer
 
+    def label(self) -> str:
+        return self.mcp.label()
 
-ToolEntry = str | McpEntry
-"""One item of `tools:`: a glob of tool files, or a tool server."""
+
+MODULE_NAME = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$"
 
 
-def split_entries(entries: list[Any]) -> tuple[list[str], list[tuple[int, McpEntry]]]:
-    """Globs, and servers with their index in `tools:` (for messages at their line)."""
+class PythonModule(BaseModel):
+    """Functions (or pydantic models) of a module whose signatures and docstrings are the
+    tools (`bfcl_action.pyschema`). The module is imported inside the sandbox worker, from
+    the config's directory, with no variable of this process in its environment."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    module: str = Field(pattern=MODULE_NAME)
+    names: list[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]] = Field(min_length=1)
+    timeout_s: float = Field(default=30.0, gt=0, le=300)
+    """Importing the module and building the schemas must finish within this."""
+
+
+class PythonEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    python: PythonModule
+
+    def label(self) -> str:
+        return f"python: {self.python.module}"
+
+
+SourceEntry = McpEntry | PythonEntry
+ToolEntry = str | McpEntry | PythonEntry
+"""One item of `tools:`: a glob of tool files, a tool server, or a Python module."""
+
+
+def split_entries(entries: list[Any]) -> tuple[list[str], list[tuple[int, SourceEntry]]]:
+    """Globs, and the other sources with their index in `tools:` (for messages at their
+    line)."""
     globs = [e for e in entries if isinstance(e, str)]
-    servers = [(i, e) for i, e in enumerate(entries) if isinstance(e, McpEntry)]
-    return globs, servers
+    sources = [(i, e) for i, e in enumerate(entries) if isinstance(e, McpEntry | PythonEntry)]
+    return globs, sources
 
 
 def names_mcp_server(config_text: str) -> bool:
