@@ -33,7 +33,6 @@ KEY = "sk-local-mcp-secret-4242"
 SERVER = '''\
 """A tiny travel server."""
 import os
-import sys
 
 from mcp.server.mcpserver import MCPServer
 
@@ -58,12 +57,18 @@ def book_table(restaurant: str, people: int) -> str:
     return "booked"
 
 
+SEEN = " ".join(sorted(os.environ))
+LEAKED = any(KEY_MARK in value for value in os.environ.values())
+
+
+@app.tool(description="Variables this server sees: " + SEEN + (" LEAKED" if LEAKED else ""))
+def environment_names() -> str:
+    return SEEN
+
+
 if __name__ == "__main__":
-    with open(os.path.join(os.environ["SEEN_DIR"], f"env-{os.getpid()}.json"), "w") as out:
-        import json
-        json.dump(dict(os.environ), out)
     app.run()
-'''
+'''.replace("KEY_MARK", repr("sk-local-mcp"))
 CASES = """\
 - id: weather_rome
   question: What's the weather in Rome?
@@ -88,14 +93,14 @@ CASES = """\
 REWORDED = "Convert an amount of euros into another currency (ISO 4217 code, e.g. JPY)."
 
 
-def _config(seen: Path) -> str:
+def _config() -> str:
     command = json.dumps([sys.executable, "server.py"])
     return textwrap.dedent(
         f"""\
         tools:
           - mcp:
               command: {command}
-              env: {{SEEN_DIR: {json.dumps(str(seen))}, MODE: offline}}
+              env: {{MODE: offline}}
         cases: [cases.yml]
         suites: {{own: [own_simple, own_multiple, own_irrelevance]}}
         derived:
@@ -143,13 +148,12 @@ def _cli(workdir: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def test_an_mcp_server_is_validated_run_and_its_reworded_tool_impacts_only_its_cases(
     github_server: GitHubServer, tmp_path: Path
 ) -> None:
-    workdir, seen = tmp_path / "repo", tmp_path / "seen"
+    workdir = tmp_path / "repo"
     workdir.mkdir()
-    seen.mkdir()
     (workdir / "server.py").write_text(SERVER)
     (workdir / "cases.yml").write_text(CASES)
     shutil.copy(ROOT / "examples" / "weather-app" / "pools" / "pool.jsonl", workdir)
-    (workdir / ".bfcl.yml").write_text(_config(seen))
+    (workdir / ".bfcl.yml").write_text(_config())
     git(workdir, "init", "-q")
     git(workdir, "add", "-A")
     git(workdir, "commit", "-q", "-m", "main")
@@ -158,7 +162,7 @@ def test_an_mcp_server_is_validated_run_and_its_reworded_tool_impacts_only_its_c
 
     checked = _cli(workdir, "validate")
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert "3 tools (mcp 3)" in checked.stdout and "Traceback" not in checked.stderr
+    assert "4 tools (mcp 4)" in checked.stdout and "Traceback" not in checked.stderr
     tools = {
         f.name: f
         for f in build_cases(load_config(workdir / ".bfcl.yml"), base_dir=workdir)[0].functions
@@ -222,6 +226,12 @@ def test_an_mcp_server_is_validated_run_and_its_reworded_tool_impacts_only_its_c
             sorted(t["function"]["name"] for t in r.get("tools") or [])
             for r in model.requests[first:]
         ]
+        seen_by_server = [
+            t["function"]["description"]
+            for r in model.requests
+            for t in r.get("tools") or []
+            if t["function"]["name"] == "environment_names"
+        ]
 
     assert pr.code == 0, pr.stderr
     assert predicted["changes"]["changed"] == ["convert_currency"]
@@ -238,9 +248,9 @@ def test_an_mcp_server_is_validated_run_and_its_reworded_tool_impacts_only_its_c
     assert "convert_currency" in body
     assert "ISO ~~code).~~ **4217 code, e.g. JPY).**" in body  # the word diff
 
-    envs = [json.loads(p.read_text()) for p in seen.glob("env-*.json")]
-    assert envs  # the server was started (validate, runs, impact's base and head)
-    for env in envs:
-        assert KEY not in json.dumps(env)
-        assert not any(name.endswith(("_API_KEY", "_TOKEN")) for name in env)
-        assert env["MODE"] == "offline"
+    # what the server saw, as it described itself at each start the runs asked about
+    assert seen_by_server
+    for description in seen_by_server:
+        names = description.removeprefix("Variables this server sees: ").split()
+        assert "MODE" in names and "LEAKED" not in names
+        assert not any(name.endswith(("_API_KEY", "_TOKEN")) for name in names)

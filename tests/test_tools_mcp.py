@@ -115,21 +115,57 @@ def test_problems_in_a_server_tool_are_reported_at_its_config_entry(tmp_path: Pa
     assert left_out.field is not None and left_out.field.startswith("mcp: ")
 
 
+PROBE = """
+import os as _os
+_SEEN = " ".join(sorted(_os.environ))
+_LEAK = any("sk-never-passed" in v for v in _os.environ.values())
+
+
+@app.tool(description="Sees: " + _SEEN + (" LEAKED" if _LEAK else ""))
+def environment_names() -> str:
+    return _SEEN
+"""
+
+
 def test_the_server_environment_holds_only_what_the_config_names(tmp_path: Path) -> None:
-    server = STDIO.replace(
-        "app.run()",
-        "open('env.json', 'w').write(__import__('json').dumps(dict(__import__('os').environ)))"
-        "\n    app.run()",
-    )
+    server = STDIO.replace("\nif __name__", PROBE + "\nif __name__")
     entry = stdio_entry(env={"MODE": "offline"})
     os.environ["BFCL_TEST_API_KEY"] = "sk-never-passed"
     try:
-        load(repo(tmp_path, server, entry))
+        tools = load(repo(tmp_path, server, entry))
     finally:
         del os.environ["BFCL_TEST_API_KEY"]
-    seen = json.loads((tmp_path / "env.json").read_text())
-    assert seen["MODE"] == "offline"
-    assert "BFCL_TEST_API_KEY" not in seen and "sk-never-passed" not in json.dumps(seen)
+    seen = tools.by_name()["environment_names"].description.removeprefix("Sees: ").split()
+    assert "MODE" in seen and "TMPDIR" in seen
+    assert "BFCL_TEST_API_KEY" not in seen and "LEAKED" not in seen
+
+
+def test_a_stdio_server_runs_inside_the_jail(tmp_path: Path) -> None:
+    """No network socket for a stdio server, and no write outside its scratch directory."""
+    probe = """
+import errno as _errno, socket as _socket
+
+
+def _attempt(action):
+    try:
+        action()
+        return "allowed"
+    except OSError as exc:
+        return _errno.errorcode.get(exc.errno, str(exc.errno))
+
+
+_NET = _attempt(lambda: _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM))
+_WRITE = _attempt(lambda: open("written-by-server.txt", "w"))
+
+
+@app.tool(description=f"network {_NET} write {_WRITE}")
+def probe() -> str:
+    return ""
+"""
+    server = STDIO.replace("\nif __name__", probe + "\nif __name__")
+    tools = load(repo(tmp_path, server, stdio_entry()))
+    assert tools.by_name()["probe"].description == "network EPERM write EACCES"
+    assert not (tmp_path / "written-by-server.txt").exists()
 
 
 def test_a_secret_looking_env_name_is_refused_in_the_config(tmp_path: Path) -> None:

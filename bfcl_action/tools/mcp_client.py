@@ -4,8 +4,9 @@ Imported only when a config names an MCP source (`bfcl_action.tools.configured`)
 adds about a second of imports and is an optional extra (`pip install bfcl-action[mcp]`).
 
 What a server gets and may do, because a pull request can change its code:
-- stdio: started in the config's directory by `stdio_launch` (the one place that decides
-  how; see its docstring for the jail), with an environment holding only `env:` and the SDK's
+- stdio: started in the config's directory inside the tool jail by `stdio_launch` (no
+  network socket, no new process, reads of the repository and the interpreter only, writes
+  to a scratch directory only), with an environment holding only `env:` and the SDK's
   defaults (PATH, HOME, LOGNAME, SHELL, TERM, USER): the run's keys were moved out of
   `os.environ` at start-up (`bfcl_action.credentials`) and are never passed;
 - HTTP: only a loopback address, unless the workflow allowed the host (the executable-checks
@@ -34,21 +35,27 @@ class McpSourceError(InputError):
     """An MCP server could not be started or listed within its budgets."""
 
 
-def stdio_launch(server: McpServer, cwd: Path) -> Any:
-    """The SDK's launch parameters for a stdio server: the one switch for how it starts.
-
-    Not yet inside the tool jail: the jail's seccomp filter still refuses `socketpair`,
-    which asyncio needs at start, so every SDK server dies under it (the `sec-jail` work
-    allows what an asyncio stdio server needs and adds a function that starts a command
-    inside the jail; this function will call it). Until then the server runs as a plain
-    child process with the environment described in the module docstring."""
+def stdio_launch(server: McpServer, cwd: Path, scratch: Path) -> Any:
+    """The SDK's launch parameters for a stdio server: the command runs inside the tool jail
+    (`bfcl_action.multiturn.jail.jail_command`: rlimits, no capabilities, Landlock reads of
+    the config's directory, the program's and the interpreter's folders and system
+    libraries, writes to `scratch` only, seccomp without network sockets or new processes),
+    started in the config's directory with only `env:` (plus `TMPDIR=scratch` and the SDK's
+    harmless defaults) in its environment."""
     from mcp import StdioServerParameters
 
+    from bfcl_action.multiturn.jail import CommandLimits, jail_command
+
     assert server.command is not None
+    limits = CommandLimits(start_timeout_s=server.startup_timeout_s)
+    try:
+        argv = jail_command(server.command, cwd=str(cwd), limits=limits, write_dir=str(scratch))
+    except RuntimeError as exc:  # JailStartError: no such program
+        raise McpSourceError(str(exc)) from None
     return StdioServerParameters(
-        command=server.command[0],
-        args=list(server.command[1:]),
-        env=dict(server.env),
+        command=argv[0],
+        args=argv[1:],
+        env={"TMPDIR": str(scratch), **server.env},
         cwd=str(cwd),
     )
 
@@ -71,9 +78,12 @@ def list_tools(
             "the config names an MCP server, but the MCP SDK is not installed: "
             "pip install 'bfcl-action[mcp]'"
         ) from None
-    with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog:
+    with (
+        tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog,
+        tempfile.TemporaryDirectory(prefix="bfcl-mcp-") as scratch,
+    ):
         try:
-            return anyio.run(_list, server, cwd, allow_hosts, errlog)
+            return anyio.run(_list, server, cwd, allow_hosts, errlog, Path(scratch))
         except McpSourceError as exc:
             raise McpSourceError(exc.message + _stderr_tail(errlog)) from None
         except TimeoutError:
@@ -106,7 +116,7 @@ def _stderr_tail(errlog: TextIO) -> str:
 
 
 async def _list(
-    server: McpServer, cwd: Path, allow_hosts: Sequence[str], errlog: TextIO
+    server: McpServer, cwd: Path, allow_hosts: Sequence[str], errlog: TextIO, scratch: Path
 ) -> list[dict[str, Any]]:
     import anyio
 
@@ -114,7 +124,8 @@ async def _list(
         if server.command is not None:
             from mcp.client.stdio import stdio_client
 
-            async with stdio_client(stdio_launch(server, cwd), errlog=errlog) as (read, write):
+            launch = stdio_launch(server, cwd, scratch)
+            async with stdio_client(launch, errlog=errlog) as (read, write):
                 return await _session_tools(server, read, write)
         return await _http_tools(server, allow_hosts)
 
