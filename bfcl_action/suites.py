@@ -382,6 +382,8 @@ def load_own(
             origins=config.origins("tools"),
             allow_hosts=allow_hosts,
         )
+        for issue in tools.left_out:  # the rest of the set runs; say which tool does not
+            log.warning("%s", issue.render())
     cases = (
         load_cases(
             config.cases,

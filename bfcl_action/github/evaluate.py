@@ -408,6 +408,7 @@ def index_tools(ctx: ActionContext, loaded: LoadedConfig) -> ToolIndex:
             base_dir=base,
             exclude=list(getattr(config, "tools_exclude", [])),
             origins=config.origins("tools") if config is not None else (),
+            limits=config.tool_limits if config is not None else None,
             allow_hosts=_allow_hosts(ctx),
         )
     except ToolValidationError as exc:
