@@ -34,7 +34,12 @@ def _function_docs(data: Path) -> list[tuple[str, dict[str, Any]]]:
         for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
             if not line.strip():
                 continue
-            entry = json.loads(line)
+            try:
+                entry = json.loads(line)
+            except ValueError:  # not JSON Lines of entries (format_sensitivity's id map)
+                break
+            if not isinstance(entry, dict):
+                break
             docs = entry.get("function") or [] if "id" in entry else [entry]
             for doc in docs:
                 key = json.dumps(doc, sort_keys=True)
