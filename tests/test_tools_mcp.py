@@ -195,6 +195,7 @@ HTTP = (
         """
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))
+        sock.listen(16)  # connections wait in the backlog until uvicorn serves
         print(sock.getsockname()[1], flush=True)
         config = uvicorn.Config(app.streamable_http_app(), log_level="error")
         uvicorn.Server(config).run(sockets=[sock])
