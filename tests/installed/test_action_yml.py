@@ -113,11 +113,13 @@ def reword_get_forecast(repo: Path, github: GitHubServer, *, answers: str | None
 
 def test_the_install_step_runs_what_the_session_installs() -> None:
     """The session installs as action.yml's install step does (which needs the package
-    index, so tests do not run it): the lock file, then the package without dependencies."""
+    index, so tests do not run it): the lock file, then the package without dependencies;
+    the MCP lock only for a config naming an MCP server, which these tests have not."""
     assert install_commands() == [
         '"$UV" venv --quiet --clear --python 3.12 "$VENV"',
         '"$UV" pip install --quiet --python "$PY" -r "$ACTION_PATH/requirements.lock"',
         '"$UV" pip install --quiet --python "$PY" --no-deps "$ACTION_PATH"',
+        '"$UV" pip install --quiet --python "$PY" -r "$ACTION_PATH/requirements-mcp.lock"',
     ]
 
 
