@@ -22,7 +22,7 @@ from typing import IO, Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from bfcl_action.budget import loads_json
+from bfcl_action.budget import loads_json, within_limits
 from bfcl_action.categories import Checker, get_category
 from bfcl_action.errors import BfclActionError, InputError
 from bfcl_action.models import ExpectedCall, FunctionDoc, Mode, TestCase
@@ -75,21 +75,24 @@ def _is_decoded(output: Any) -> bool:
 def check_line(raw: str | bytes, number: int) -> dict[str, Any]:
     """The output object for one input line; never raises."""
     from bfcl_action.checker import (  # imported here so `--help` never needs it
-        check_case,
-        check_decoded,
+        judge,
+        judge_decoded,
         needs_underscore_to_dot,
     )
 
     entry_id: Any = None
     try:
-        try:
-            data = loads_json(raw)
-        except InputError as exc:
-            raise InputError(exc.message) from None
-        if not isinstance(data, dict):
-            raise InputError(f"expected a JSON object, found {type(data).__name__}")
-        entry_id = data.get("id") if isinstance(data.get("id"), str) else None
-        line = _parse(data)
+        line = _fast_parse(raw)
+        if line is None:
+            try:
+                data = loads_json(raw)
+            except InputError as exc:
+                raise InputError(exc.message) from None
+            if not isinstance(data, dict):
+                raise InputError(f"expected a JSON object, found {type(data).__name__}")
+            entry_id = data.get("id") if isinstance(data.get("id"), str) else None
+            line = _parse(data)
+        entry_id = line.id
         category = get_category(line.category)
         if category.checker is Checker.MULTI_TURN:
             raise InputError(
@@ -102,7 +105,8 @@ def check_line(raw: str | bytes, number: int) -> dict[str, Any]:
                 "expected a list of expected calls, found none",
                 field="possible_answer",
             )
-        case = TestCase(
+        # every field was validated as `CheckLine`, with the types `TestCase` declares
+        case = TestCase.model_construct(
             id=line.id,
             category=line.category,
             question=[],
@@ -114,10 +118,11 @@ def check_line(raw: str | bytes, number: int) -> dict[str, Any]:
         u2d = line.underscore_to_dot
         if u2d is None:
             u2d = needs_underscore_to_dot(line.model_name or "", mode)
+        # the verdict alone: the output line needs no report record (`CaseResult`)
         if line.mode is None and _is_decoded(line.model_output):
-            result = check_decoded(case, line.model_output, underscore_to_dot=u2d)
+            verdict = judge_decoded(case, line.model_output, underscore_to_dot=u2d).verdict
         else:
-            result = check_case(case, line.model_output, mode=mode, underscore_to_dot=u2d)
+            verdict = judge(case, line.model_output, mode=mode, underscore_to_dot=u2d).verdict
     except BfclActionError as exc:
         message = f"line {number}: {exc.render()}"
         return {"id": entry_id, "valid": False, "error_type": INPUT_ERROR, "error": [message]}
@@ -129,11 +134,24 @@ def check_line(raw: str | bytes, number: int) -> dict[str, Any]:
             "error": [f"line {number}: {type(exc).__name__}: {exc}"],
         }
     return {
-        "id": result.id,
-        "valid": result.valid,
-        "error_type": result.error_type,
-        "error": result.error,
+        "id": line.id,
+        "valid": verdict.valid,
+        "error_type": verdict.error_type,
+        "error": list(verdict.error),
     }
+
+
+def _fast_parse(raw: str | bytes) -> CheckLine | None:
+    """The line parsed and validated in one pass of pydantic's JSON parser, when the parse
+    budget's cheap check (`within_limits`) shows no limit can be reached; None for anything
+    else (over the cheap bounds, not JSON, not a valid line), which then takes the general
+    path (`loads_json`, `_parse`) and gets its exact error."""
+    if not within_limits(raw):
+        return None
+    try:
+        return CheckLine.model_validate_json(raw)
+    except ValueError:  # pydantic's ValidationError included
+        return None
 
 
 def _parse(data: dict[str, Any]) -> CheckLine:
