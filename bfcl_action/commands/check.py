@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
+import pydantic_core
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bfcl_action.budget import loads_json, within_limits
@@ -113,6 +114,9 @@ def check_line(raw: str | bytes, number: int) -> dict[str, Any]:
             functions=line.functions,
             possible_answer=line.possible_answer or [],
             language=category.language,
+            dataset="",
+            suite="",
+            source=None,
         )
         mode = line.mode or (Mode.PROMPT if isinstance(line.model_output, str) else Mode.FC)
         u2d = line.underscore_to_dot
@@ -142,14 +146,16 @@ def check_line(raw: str | bytes, number: int) -> dict[str, Any]:
 
 
 def _fast_parse(raw: str | bytes) -> CheckLine | None:
-    """The line parsed and validated in one pass of pydantic's JSON parser, when the parse
+    """The line parsed by pydantic's JSON parser (faster than `json.loads` on these lines) and
+    validated, when the parse
     budget's cheap check (`within_limits`) shows no limit can be reached; None for anything
     else (over the cheap bounds, not JSON, not a valid line), which then takes the general
     path (`loads_json`, `_parse`) and gets its exact error."""
     if not within_limits(raw):
         return None
     try:
-        return CheckLine.model_validate_json(raw)
+        data = pydantic_core.from_json(raw, cache_strings="keys")
+        return CheckLine.model_validate(data) if isinstance(data, dict) else None
     except ValueError:  # pydantic's ValidationError included
         return None
 
