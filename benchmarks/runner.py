@@ -265,9 +265,9 @@ def main() -> dict[str, Any]:
             figures["client_cpu_ms_per_request"] = round(statistics.median(cpus), 3)
             figures["bare_httpx_wall_over_ideal_runs"] = [round(f, 3) for f in floors]
             figures["bare_httpx_wall_over_ideal"] = round(statistics.median(floors), 3)
-            figures["ours_over_bare_runs"] = [round(w / f, 3) for w, f in zip(walls, floors)]
+            figures["ours_over_bare_runs"] = [round(w / f, 3) for w, f in zip(walls, floors, strict=True)]
             figures["ours_over_bare"] = round(
-                statistics.median(w / f for w, f in zip(walls, floors)), 3
+                statistics.median(w / f for w, f in zip(walls, floors, strict=True)), 3
             )
             before = server.count()
             _, warm_stats, _ = run_once(cases, server.base_url, clean_cache)

@@ -6,13 +6,15 @@ the SDK's failures into retry-or-not.
 
 The SDK's own retries are off (`max_retries=0`): `bfcl_action.model.retry` owns them so a
 429's `Retry-After`, jitter and the infrastructure-error budget are decided in one place.
-A chat request is one POST on the SDK's own pooled HTTP client, with the headers the SDK
-client sends (its auth and default headers, taken once when the provider opens) and a body
-encoded once; the answer is read as plain JSON, and an HTTP error becomes the SDK's own
-`APIStatusError` for `translate_error`. The SDK's per-request path (request options,
-header merging, URL parsing, body re-encoding) cost about 1 ms of CPU per request, most of
-the client's work at 300 requests a second (issue 27). The Batch API calls (files, batches)
-go through the SDK.
+A chat request is one POST on a pooled httpx2 client (as the SDK's own), with the headers
+the SDK sends that an API reads (the key as a bearer token, JSON content type, the
+organization and project from `OPENAI_ORG_ID` / `OPENAI_PROJECT_ID`) and a body encoded
+once; the answer is read as plain JSON, and an HTTP error becomes the SDK's own
+`APIStatusError` for `translate_error`. The SDK's per-request path (request options, header
+merging, URL parsing, body re-encoding) cost about 1 ms of CPU per request, most of the
+client's work at 300 requests a second, and importing the SDK about 1 s of every run
+(issue 27): `openai` is imported only for the Batch API calls (files, batches, through the
+SDK client, which shares the first pool) and to translate a failure.
 """
 
 from __future__ import annotations
@@ -20,15 +22,15 @@ from __future__ import annotations
 import dataclasses
 import email.utils
 import json
+import os
 import re
 import time
-from typing import Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 from urllib.parse import urlsplit
 
 import httpx2
-import openai
 
-from bfcl_action import redact
+from bfcl_action import __version__, redact
 from bfcl_action.errors import ConfigError
 from bfcl_action.escape import log_line
 from bfcl_action.model import shapes
@@ -42,6 +44,9 @@ from bfcl_action.model.types import (
     ToolCallPart,
     TransientError,
 )
+
+if TYPE_CHECKING:
+    import openai
 
 NAME = "openai"
 BATCH_ENDPOINT: Final = "/v1/chat/completions"
@@ -126,6 +131,8 @@ def translate_error(
 ) -> TransientError | PermanentError | EndpointError:
     """Map an SDK exception to retry, fail this request, or stop the run. Messages name the
     endpoint and model where that helps, never credentials; server text is escaped."""
+    import openai  # only once something failed (see the module docstring)
+
     if isinstance(exc, openai.APITimeoutError):
         return TransientError("timeout")
     if isinstance(exc, openai.APIConnectionError):
@@ -292,10 +299,18 @@ def read_message(data: dict[str, Any], tool_names: set[str], latency: float) -> 
     )
 
 
+def _organization_headers() -> dict[str, str]:
+    """`OpenAI-Organization` / `OpenAI-Project` from the variables the SDK reads them from."""
+    names = {"OpenAI-Organization": "OPENAI_ORG_ID", "OpenAI-Project": "OPENAI_PROJECT_ID"}
+    return {header: os.environ[var] for header, var in names.items() if os.environ.get(var)}
+
+
 def _status_error(response: httpx2.Response) -> openai.APIStatusError:
     """The error the SDK raises for an HTTP error answer (same message, same `body`: the
     answer's `error` object, else the parsed JSON or text), so `translate_error` reads a
     direct request's failure as it reads an SDK call's."""
+    import openai  # only once something failed (see the module docstring)
+
     text = response.text.strip()
     parsed: Any = text
     message = f"Error code: {response.status_code}"
@@ -336,31 +351,50 @@ class OpenAIProvider:
         pools = -(-concurrency // _POOL_SIZE)
         tls = httpx2.create_ssl_context()  # one for all pools: loading the CAs costs ~25 ms
         self._pools = [
-            openai.DefaultAsyncHttpx2Client(
+            httpx2.AsyncClient(
                 limits=httpx2.Limits(
                     max_connections=-(-concurrency // pools),
                     max_keepalive_connections=-(-concurrency // pools),
                 ),
                 timeout=options.timeout,
+                follow_redirects=True,  # as the SDK's default client
                 verify=tls,
             )
             for _ in range(pools)
         ]
         self._in_flight = [0] * pools
         self.http = self._pools[0]
-        self.client = openai.AsyncOpenAI(
-            api_key=options.api_key or "unset",
-            base_url=self.endpoint,
-            timeout=options.timeout,
-            max_retries=0,
-            default_headers=cast(
-                "dict[str, str]", {name: openai.Omit() for name in _PLATFORM_HEADERS}
-            ),
-            http_client=self.http,
-        )
-        sent = {**self.client.default_headers, **self.client.auth_headers}
-        self._headers = {name: value for name, value in sent.items() if isinstance(value, str)}
-        self._chat_url = httpx2.URL(f"{self.client.base_url}chat/completions")
+        self._api_key = options.api_key or "unset"
+        self._timeout = options.timeout
+        self._sdk: openai.AsyncOpenAI | None = None
+        self._headers = {
+            "Accept": "application/json",
+            "Content-Type": "application/json",
+            "User-Agent": f"bfcl-action/{__version__}",
+            "Authorization": f"Bearer {self._api_key}",
+            **_organization_headers(),
+        }
+        base = httpx2.URL(self.endpoint)  # joined as the SDK joins a path to its base URL
+        raw_path = base.raw_path if base.raw_path.endswith(b"/") else base.raw_path + b"/"
+        self._chat_url = base.copy_with(raw_path=raw_path + b"chat/completions")
+
+    @property
+    def client(self) -> openai.AsyncOpenAI:
+        """The SDK client (Batch API calls), made on first use over the first pool."""
+        if self._sdk is None:
+            import openai
+
+            self._sdk = openai.AsyncOpenAI(
+                api_key=self._api_key,
+                base_url=self.endpoint,
+                timeout=self._timeout,
+                max_retries=0,
+                default_headers=cast(
+                    "dict[str, str]", {name: openai.Omit() for name in _PLATFORM_HEADERS}
+                ),
+                http_client=self.http,
+            )
+        return self._sdk
 
     def identity(self) -> dict[str, Any]:
         """What, besides the messages and tools, decides an answer (part of its cache key)."""
@@ -388,14 +422,15 @@ class OpenAIProvider:
         try:
             response = await self._pools[pool].send(request)
             await response.aread()
-            if response.is_error:
-                raise _status_error(response)
         except httpx2.TimeoutException:
             raise TransientError("timeout") from None
-        except (openai.OpenAIError, httpx2.TransportError, ConnectionError, TimeoutError) as exc:
+        except (httpx2.TransportError, ConnectionError, TimeoutError) as exc:
             raise translate_error(exc, endpoint=self.endpoint, model=self.model) from exc
         finally:
             self._in_flight[pool] -= 1
+        if response.is_error:
+            error = _status_error(response)
+            raise translate_error(error, endpoint=self.endpoint, model=self.model) from error
         try:
             data = json.loads(response.content)
         except ValueError as exc:
@@ -456,8 +491,7 @@ class OpenAIProvider:
         return content.content
 
     async def aclose(self) -> None:
-        await self.client.close()  # closes the first pool, which the SDK client shares
-        for pool in self._pools[1:]:
+        for pool in self._pools:  # the SDK client, if made, shares the first
             await pool.aclose()
 
 
