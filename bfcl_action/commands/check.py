@@ -146,11 +146,11 @@ def check_line(raw: str | bytes, number: int) -> dict[str, Any]:
 
 
 def _fast_parse(raw: str | bytes) -> CheckLine | None:
-    """The line parsed by pydantic's JSON parser (faster than `json.loads` on these lines) and
-    validated, when the parse
-    budget's cheap check (`within_limits`) shows no limit can be reached; None for anything
-    else (over the cheap bounds, not JSON, not a valid line), which then takes the general
-    path (`loads_json`, `_parse`) and gets its exact error."""
+    """The line parsed by pydantic-core's JSON parser (faster than `json.loads` on these
+    lines) and validated, when the parse budget's cheap check (`within_limits`) shows that
+    no limit can be reached; None for anything else (over the cheap bounds, not JSON, not a
+    valid line), which then takes the general path (`loads_json`, `_parse`) and gets its
+    exact error."""
     if not within_limits(raw):
         return None
     try:
