@@ -302,19 +302,25 @@ def main() -> dict[str, Any]:
         for attempt in range(ROUNDS):
             gh_before, model_before = len(github.requests), len(model.requests)
             start = time.monotonic()
-            pr = job(f"pr-{attempt}", "pull_request", github.pull_event("octo/app", number), head_sha)
+            pr = job(
+                f"pr-{attempt}", "pull_request", github.pull_event("octo/app", number), head_sha
+            )
             wall = time.monotonic() - start
             figures = {"wall_s": wall, **{f"step: {k}": v for k, v in pr.times.items()}}
             begin, end = pr.evaluate_window
             gh_times = github.requests.times[gh_before:]
             model_times = model.requests.times[model_before:]
-            figures["evaluate: to first GitHub request"] = (gh_times[0] if gh_times else end) - begin
+            figures["evaluate: to first GitHub request"] = (
+                gh_times[0] if gh_times else end
+            ) - begin
             figures["evaluate: model window"] = (
                 model_times[-1] + LATENCY - model_times[0] if model_times else 0.0
             )
             figures["model requests"] = len(model_times)
             figures["github requests"] = len(gh_times)
-            figures["evaluate: after the last GitHub request"] = end - (gh_times[-1] if gh_times else end)
+            figures["evaluate: after the last GitHub request"] = end - (
+                gh_times[-1] if gh_times else end
+            )
             rounds.append(figures)
     keys = list(rounds[0])
     result: dict[str, Any] = {
@@ -324,7 +330,9 @@ def main() -> dict[str, Any]:
         "wall_s_runs": [round(r["wall_s"], 2) for r in rounds],
         "wall_s_min": round(min(r["wall_s"] for r in rounds), 2),
         "wall_s_median": round(statistics.median(r["wall_s"] for r in rounds), 2),
-        "breakdown_median": {k: round(statistics.median(r.get(k, 0.0) for r in rounds), 3) for k in keys},
+        "breakdown_median": {
+            k: round(statistics.median(r.get(k, 0.0) for r in rounds), 3) for k in keys
+        },
         "target_s": TARGET_S,
     }
     result["meets_target"] = result["wall_s_median"] <= TARGET_S

@@ -1,9 +1,9 @@
 """BFCL's single-turn checker, reimplemented: same verdicts and `error_type`s, pure and fast.
 
 Entry points: `judge` (raw model output in, `Judgement` out: the verdict and the decoded
-calls), `judge_decoded` (the same for an already-decoded output, with BFCL's format
-check), `check_case` / `check_decoded` (the same as the `CaseResult` reports store), `check_calls` (decoded
-calls in, `Verdict` out), `check_ast` (the AST rules without a `TestCase`) and
+calls), `judge_decoded` (the same for an already-decoded output, with BFCL's format check),
+`check_case` / `check_decoded` (the same as the `CaseResult` reports store), `check_calls`
+(decoded calls in, `Verdict` out), `check_ast` (the AST rules without a `TestCase`) and
 `needs_underscore_to_dot` (which FC models expect `a_b` for a function `a.b`).
 """
 
