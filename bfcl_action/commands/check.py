@@ -106,13 +106,15 @@ def check_line(raw: str | bytes, number: int) -> dict[str, Any]:
                 "expected a list of expected calls, found none",
                 field="possible_answer",
             )
-        # every field was validated as `CheckLine`, with the types `TestCase` declares
+        # every field was validated as `CheckLine`, with the types `TestCase` declares; all
+        # are given, since `model_construct` inspects a default factory's signature per call
         case = TestCase.model_construct(
             id=line.id,
             category=line.category,
             question=[],
             functions=line.functions,
             possible_answer=line.possible_answer or [],
+            answer_texts=[],
             language=category.language,
             dataset="",
             suite="",
