@@ -7,11 +7,16 @@ BFCL entry validates into `TestCase` with nothing renamed but `function` -> `fun
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+CASE_ID_PATTERN = re.compile(r"[A-Za-z0-9_.:@-]+\Z")
+"""An own case id, single- or multi-turn (used with `fullmatch`: `$` would also accept a
+trailing newline, and an id is printed in logs and comments)."""
 
 SCHEMA_VERSION = 1
 """Version of the run-report JSON layout; bump on any incompatible change."""
@@ -97,9 +102,15 @@ class TestCase(BaseModel):
     dataset: str = ""
     suite: str = ""
     source: SourceLocation | None = None
+    cluster: str = ""
+    """Id of the question this case derives from (a distractor variant's own case); empty:
+    the case is its own question. Comparisons count the evidence of a cluster once."""
 
     def label(self) -> str:
         return self.suite or self.category
+
+    def cluster_id(self) -> str:
+        return self.cluster or self.id
 
 
 @dataclass(slots=True)
@@ -134,6 +145,11 @@ class CaseResult(BaseModel):
     decoded: list[Call] | None = None
     infra_error: str | None = None
     samples: list[bool] | None = None
+    cluster: str = ""
+    """`TestCase.cluster`: the question this case derives from (empty: its own)."""
+    same_request_as: str | None = None
+    """An earlier case of the run whose request was byte-identical (a k=0 distractor variant
+    and its own case): one answer, scored in both suites, counted once as evidence."""
     latency_s: float | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
@@ -157,6 +173,9 @@ class CaseResult(BaseModel):
 
     def label(self) -> str:
         return self.suite or self.category
+
+    def cluster_id(self) -> str:
+        return self.cluster or self.id
 
 
 class CategoryScore(BaseModel):

@@ -37,7 +37,7 @@ from bfcl_action.categories import (
 )
 from bfcl_action.config import BfclConfig
 from bfcl_action.dataset import dataset_categories, load_dataset
-from bfcl_action.errors import ConfigError, DatasetError
+from bfcl_action.errors import ConfigError, DatasetError, LiveUnavailable
 from bfcl_action.fingerprint import sha256_hex
 from bfcl_action.globs import glob_files
 from bfcl_action.models import FunctionDoc, TestCase
@@ -283,7 +283,8 @@ def derive_distractors(
     that are neither named like nor close to (`function_closeness` >= `max_similarity`) a
     tool the case offers: a function of the case and the pool only, never of your other
     tools. Sets are nested (the k=4 set is part of the k=16 set) and the case's own tool is
-    placed at a seeded position, so the curve measures k, not a different draw.
+    placed at a seeded position, so the curve measures k, not a different draw. Every variant
+    carries its own case's id as `cluster`: one question, however many variants ask it.
     """
     out: list[TestCase] = []
     wanted = max(ks, default=0)
@@ -313,6 +314,7 @@ def derive_distractors(
                         "category": "own_distractors",
                         "suite": label,
                         "functions": offered,
+                        "cluster": case.cluster_id(),
                     },
                     deep=True,
                 )
@@ -324,15 +326,14 @@ def derive_distractors(
 
 
 def pool_cases(source: CaseSource, specs: Sequence[str], checker: Checker | None) -> list[TestCase]:
-    """Pool cases of every spec; a Live spec that is unavailable (no release published or
-    synced yet) is skipped with a warning rather than failing the run."""
+    """Pool cases of every spec; a Live release that cannot be had (`LiveUnavailable`: not
+    known to this install, not downloadable) is skipped with a warning rather than failing
+    the run. Any other DatasetError (a corrupt or tampered release) is an error."""
     out: list[TestCase] = []
     for spec in specs:
         try:
             available = source.categories(spec)
-        except DatasetError as exc:
-            if not spec.startswith("live@"):
-                raise
+        except LiveUnavailable as exc:
             log.warning("pool %s skipped: %s", spec, exc)
             continue
         wanted = [

@@ -2,8 +2,9 @@
 
 Give the run reports of several models over the same cases (a `models:` matrix run, or
 `bfcl-action run --model ... --output` once per model). Models are paired case by case (exact
-McNemar test); a model is called the clear best only when it is significantly better than
-every other. Each report's name is its matrix entry (`label`) or its model.
+sign test over question clusters; per-suite tests Holm-adjusted); a model is called the clear
+best only when it is significantly better than every other. Each report's name is its
+matrix entry (`label`) or its model.
 
 Exit codes: 0 the view was written, 2 usage or input error (fewer than two reports, a report
 that cannot be read, reports with no case in common).
@@ -19,6 +20,7 @@ from bfcl_action import escape
 from bfcl_action.errors import InputError
 from bfcl_action.model_choice import choose_models, display_names
 from bfcl_action.models import RunReport
+from bfcl_action.numbers import number
 from bfcl_action.report.model_choice import (
     render_model_choice_json,
     render_model_choice_markdown,
@@ -44,9 +46,10 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument(
         "--alpha",
-        type=float,
+        type=number,
         default=0.05,
-        help="significance level of the paired McNemar tests (default 0.05)",
+        help="significance level of the paired tests (sign test over question clusters; "
+        "default 0.05)",
     )
     p.add_argument(
         "--format",

@@ -23,7 +23,7 @@ from pathlib import Path
 from github import Github
 from github.Repository import Repository
 
-from bfcl_action import redact
+from bfcl_action import escape, redact
 from bfcl_action.compare import Comparison, Verdict, compare_runs
 from bfcl_action.digest import RunDigest, make_digest
 from bfcl_action.evaluation import labelled_path
@@ -429,4 +429,7 @@ def finish_matrix(
         + ")",
         file=sys.stderr,
     )
+    for entry in matrix.entries:  # each model's verdict line, as its comment's first line
+        line = f"bfcl-action: {entry.label}: {entry.comparison.headline}"
+        print(escape.log_line(line, 2000), file=sys.stderr)
     return matrix.exit_code

@@ -19,7 +19,7 @@ from typing import TypeVar
 from github import Github, GithubException
 from github.Repository import Repository
 
-from bfcl_action import redact
+from bfcl_action import escape, redact
 from bfcl_action.compare import Comparison, Verdict, compare_runs
 from bfcl_action.digest import RunDigest, make_digest, parse_digests
 from bfcl_action.errors import BfclActionError, InputError
@@ -383,6 +383,8 @@ def finish(ctx: ActionContext, outcome: Outcome) -> int:
         + (f", score {output_values(outcome)['score']}%" if comparison else ""),
         file=sys.stderr,
     )
+    if comparison is not None:
+        print(escape.log_line(f"bfcl-action: {comparison.headline}", 2000), file=sys.stderr)
     return outcome.exit_code
 
 

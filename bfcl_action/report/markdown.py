@@ -9,7 +9,6 @@ left out and where the full report is.
 
 from __future__ import annotations
 
-import html
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -21,6 +20,7 @@ import jinja2
 from bfcl_action import escape
 from bfcl_action import github_limits as limits
 from bfcl_action.compare import (
+    VERDICT_TEXT,
     Comparison,
     FlippedCase,
     SideScore,
@@ -63,15 +63,7 @@ _ICONS = {
     Verdict.NEW: "🆕",
     Verdict.REMOVED: "🗑️",
 }
-_TEXT = {
-    Verdict.REGRESSION: "regression",
-    Verdict.IMPROVEMENT: "improvement",
-    Verdict.UNCHANGED: "unchanged",
-    Verdict.NO_BASELINE: "first run",
-    Verdict.INCOMPARABLE: "not comparable",
-    Verdict.NEW: "new",
-    Verdict.REMOVED: "removed",
-}
+_TEXT = VERDICT_TEXT
 
 
 def _pct(value: float | None) -> str:
@@ -141,9 +133,10 @@ def _word_diff(words: Sequence[WordChange], limit: int | None = None) -> Safe:
 
 
 def _significance(row: SuiteComparison) -> Safe:
+    """The p the verdict used (a suite's Holm-adjusted), bold when significant."""
     if row.paired is None:
         return Safe("—")
-    text = _pval(row.paired.p_value)
+    text = _pval(row.paired.p_decisive)
     return Safe(f"**{text}**" if row.significant else text)
 
 
@@ -199,7 +192,7 @@ def _cell(row: SuiteComparison | None) -> Safe:
     if row.delta_points is not None:
         moved = f"{_delta(row.delta_points)}"
         if row.paired is not None and round(row.delta_points, 1) != 0:
-            moved += f", p {_pval(row.paired.p_value)}"
+            moved += f", p {_pval(row.paired.p_decisive)}"
         text = Safe(f"{text} ({'**' + moved + '**' if row.significant else moved})")
     if row.verdict in (Verdict.REGRESSION, Verdict.IMPROVEMENT):
         text = Safe(f"{text} {_ICONS[row.verdict]}")
@@ -220,9 +213,8 @@ def _latency(value: tuple[float | None, float | None] | None) -> Safe:
 
 
 def _html_text(value: Any) -> Safe:
-    """Text inside an HTML element (a `<summary>`, where Markdown escapes would show):
-    HTML-escaped, mentions defused."""
-    return Safe(html.escape(str(value), quote=True).replace("@", "@\u200d"))
+    """Text inside an HTML element (a `<summary>`): `escape.html_text`, the one defuser."""
+    return Safe(escape.html_text(value))
 
 
 def _json(value: Any) -> str:

@@ -1,11 +1,12 @@
 """The PR comment, check-run summary and job summary of a model matrix.
 
-Layout (templates/matrix.md.j2): the verdict naming the models that moved; one row per
-model (verdict, overall score, change against *its own* baseline, McNemar p, cost, latency,
-requests); a model x suite table; which model did best (`bfcl_action.model_choice`); then
-each model's own comment (`render_comment`: flips, per-tool diagnostics, distractor rows,
-changed tools) collapsed, open for a regressed model. Within the size limit the model rows
-are always kept; suite rows, then each model's details, are cut first, with a note.
+Layout (templates/matrix.md.j2): the verdict naming the models that moved; one row per model
+(verdict, overall score, change against *its own* baseline, p over question clusters, cost,
+latency, requests); a model x suite table; which model did best
+(`bfcl_action.model_choice`); then each model's own comment (`render_comment`: flips,
+per-tool diagnostics, distractor rows, changed tools) collapsed, open for a regressed model.
+Within the size limit the model rows are always kept; suite rows, then each model's details,
+are cut first, with a note.
 """
 
 from __future__ import annotations

@@ -43,6 +43,7 @@ from bfcl_action.model.types import (
     PermanentError,
     ToolCallPart,
     TransientError,
+    read_usage,
 )
 
 if TYPE_CHECKING:
@@ -68,6 +69,8 @@ _PLATFORM_HEADERS = (
 )
 _POOL_SIZE = 8
 """Connections per HTTP connection pool (see `OpenAIProvider.__init__`)."""
+MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+"""A chat answer larger than this is a bad answer for that request, not a run's memory."""
 
 _REASONING = re.compile(r"^(?:.*/)?(o\d+|gpt-5)(?![\w.]*-chat)", re.IGNORECASE)
 """OpenAI reasoning models (o1, o3, o4-mini, gpt-5, with or without a provider prefix;
@@ -236,6 +239,24 @@ def _calls_as_text(content: str, tool_names: set[str]) -> bool:
     return head in tool_names
 
 
+async def _read_capped(response: httpx2.Response, limit: int) -> bytes:
+    """The body of a streamed response, refused (that request fails) past `limit` bytes."""
+    declared = response.headers.get("content-length", "")
+    try:
+        if declared.isdigit() and int(declared) > limit:
+            raise PermanentError(f"response body of {declared} bytes, over the {limit}-byte cap")
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > limit:
+                raise PermanentError(f"response body over the {limit}-byte cap")
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        await response.aclose()
+
+
 def read_message(data: dict[str, Any], tool_names: set[str], latency: float) -> ChatResponse:
     """`choices[0].message` in the neutral form, noting each non-standard shape it came in.
     Empty or malformed choices are transient (retried)."""
@@ -279,8 +300,10 @@ def read_message(data: dict[str, Any], tool_names: set[str], latency: float) -> 
         seen.append(shapes.LEGACY_FUNCTION_CALL)
     elif _calls_as_text(content, tool_names):
         seen.append(shapes.CALLS_AS_TEXT)
-    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-    assert isinstance(usage, dict)
+    try:
+        usage = read_usage(data.get("usage"))
+    except ValueError as exc:
+        raise PermanentError(str(exc)) from None
     model = data.get("model")
     fingerprint = data.get("system_fingerprint")
     refusal = message.get("refusal")
@@ -288,9 +311,9 @@ def read_message(data: dict[str, Any], tool_names: set[str], latency: float) -> 
         content=content,
         tool_calls=tuple(calls),
         raw_tool_calls=tuple(raw_kept),
-        input_tokens=usage.get("prompt_tokens"),
-        output_tokens=usage.get("completion_tokens"),
-        cached_tokens=_cached_tokens(usage),
+        input_tokens=usage.prompt_tokens,
+        output_tokens=usage.completion_tokens,
+        cached_tokens=usage.cached_tokens,
         latency_s=round(latency, 4),
         model=model if isinstance(model, str) else None,
         system_fingerprint=fingerprint if isinstance(fingerprint, str) else None,
@@ -305,13 +328,13 @@ def _organization_headers() -> dict[str, str]:
     return {header: os.environ[var] for header, var in names.items() if os.environ.get(var)}
 
 
-def _status_error(response: httpx2.Response) -> openai.APIStatusError:
+def _status_error(response: httpx2.Response, content: bytes) -> openai.APIStatusError:
     """The error the SDK raises for an HTTP error answer (same message, same `body`: the
     answer's `error` object, else the parsed JSON or text), so `translate_error` reads a
     direct request's failure as it reads an SDK call's."""
     import openai  # only once something failed (see the module docstring)
 
-    text = response.text.strip()
+    text = content.decode("utf-8", "replace").strip()
     parsed: Any = text
     message = f"Error code: {response.status_code}"
     try:
@@ -327,12 +350,11 @@ def _status_error(response: httpx2.Response) -> openai.APIStatusError:
     return openai.APIStatusError(message, response=response, body=body)
 
 
-def _cached_tokens(usage: dict[str, Any]) -> int | None:
-    """`usage.prompt_tokens_details.cached_tokens`: prompt tokens served from the provider's
-    prompt cache (OpenAI bills them at a lower rate)."""
-    details = usage.get("prompt_tokens_details")
-    value = details.get("cached_tokens") if isinstance(details, dict) else None
-    return value if isinstance(value, int) else None
+def _sdk_failures() -> tuple[type[BaseException], ...]:
+    """What an SDK call (Batch API) can raise; `openai` is imported by then."""
+    import openai
+
+    return (openai.OpenAIError, httpx2.TransportError, ConnectionError, TimeoutError)
 
 
 class OpenAIProvider:
@@ -419,9 +441,9 @@ class OpenAIProvider:
         )
         pool = self._in_flight.index(min(self._in_flight))
         self._in_flight[pool] += 1
-        try:
-            response = await self._pools[pool].send(request)
-            await response.aread()
+        try:  # streamed, so the body is read within the cap
+            response = await self._pools[pool].send(request, stream=True)
+            content = await _read_capped(response, MAX_RESPONSE_BYTES)
         except httpx2.TimeoutException:
             raise TransientError("timeout") from None
         except (httpx2.TransportError, ConnectionError, TimeoutError) as exc:
@@ -429,10 +451,10 @@ class OpenAIProvider:
         finally:
             self._in_flight[pool] -= 1
         if response.is_error:
-            error = _status_error(response)
+            error = _status_error(response, content)
             raise translate_error(error, endpoint=self.endpoint, model=self.model) from error
         try:
-            data = json.loads(response.content)
+            data = json.loads(content)
         except ValueError as exc:
             raise TransientError("malformed response body (not JSON)") from exc
         if not isinstance(data, dict):
@@ -472,21 +494,21 @@ class OpenAIProvider:
                 completion_window="24h",
                 metadata={"created_by": "bfcl-action"},
             )
-        except (openai.OpenAIError, httpx2.TransportError, ConnectionError, TimeoutError) as exc:
+        except _sdk_failures() as exc:
             raise translate_error(exc, endpoint=self.endpoint, model=self.model) from exc
-        return batch.model_dump(mode="json")
+        return batch.model_dump(mode="json", warnings=False)
 
     async def retrieve_batch(self, batch_id: str) -> dict[str, Any]:
         try:
             batch = await self.client.batches.retrieve(batch_id)
-        except (openai.OpenAIError, httpx2.TransportError, ConnectionError, TimeoutError) as exc:
+        except _sdk_failures() as exc:
             raise translate_error(exc, endpoint=self.endpoint, model=self.model) from exc
-        return batch.model_dump(mode="json")
+        return batch.model_dump(mode="json", warnings=False)
 
     async def download_file(self, file_id: str) -> bytes:
         try:
             content = await self.client.files.content(file_id)
-        except (openai.OpenAIError, httpx2.TransportError, ConnectionError, TimeoutError) as exc:
+        except _sdk_failures() as exc:
             raise translate_error(exc, endpoint=self.endpoint, model=self.model) from exc
         return content.content
 
