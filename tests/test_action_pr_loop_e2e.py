@@ -26,9 +26,7 @@ from bfcl_action.models import TestCase
 from bfcl_action.suites import build_cases
 from tests.support.github_server import GitHubServer
 from tests.support.openai_server import OpenAIServer
-from tests.test_github_action_e2e import ROOT, git, github_server, run_action
-
-__all__ = ["github_server"]
+from tests.support.action import ROOT, git, run_action
 
 EXAMPLE = ROOT / "examples" / "weather-app"
 NARROW = "Not for current conditions"

@@ -19,12 +19,6 @@ from tests.support.github_server import GitHubServer, running_github_server
 DIGEST = "<!-- bfcl-action:digest v1 {} -->"
 
 
-@pytest.fixture
-def github_server() -> Iterator[GitHubServer]:
-    with running_github_server() as server:
-        yield server
-
-
 def repo_of(server: GitHubServer) -> Repository:
     gh = Github(
         auth=Auth.Token("write-token"),

@@ -17,12 +17,6 @@ from tests.support.github_server import GitHubServer, running_github_server
 CJK = "函数调用回归测试天气预报"
 
 
-@pytest.fixture
-def github_server() -> Iterator[GitHubServer]:
-    with running_github_server() as server:
-        yield server
-
-
 def repo_of(server: GitHubServer) -> object:
     gh = Github(
         auth=Auth.Token("write-token"),

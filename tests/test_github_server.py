@@ -12,12 +12,6 @@ from github import Auth, Github, GithubException
 from tests.support.github_server import GitHubServer, running_github_server
 
 
-@pytest.fixture
-def github_server() -> Iterator[GitHubServer]:
-    with running_github_server() as server:
-        yield server
-
-
 def client(server: GitHubServer, token: str = "write-token", **kwargs: Any) -> Github:
     """PyGithub without its default throttle (0.25 s between requests, 1 s between writes)."""
     kwargs.setdefault("retry", None)

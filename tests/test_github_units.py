@@ -27,12 +27,6 @@ from bfcl_action.thresholds import Thresholds
 from tests.support.github_server import GitHubServer, running_github_server
 
 
-@pytest.fixture
-def github_server() -> Iterator[GitHubServer]:
-    with running_github_server() as server:
-        yield server
-
-
 def context(server: GitHubServer, token: str = "write-token", **env: str) -> ActionContext:
     return ActionContext.from_env(
         {

@@ -363,7 +363,7 @@ def test_impact_predicts_the_requests_of_every_model(tmp_path: Path) -> None:
     import shutil
 
     from tests.test_action_pr_loop_e2e import EXAMPLE, _impact
-    from tests.test_github_action_e2e import git
+    from tests.support.action import git
 
     def repo(name: str, matrix: str) -> Path:
         config = _example_with_matrix(tmp_path / name, matrix)

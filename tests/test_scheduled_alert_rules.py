@@ -24,12 +24,6 @@ from tests.support.reports import make_report
 from tests.test_scheduled_alerts import DROPPED, HEALTHY, WORSE, alerts, scheduled_run
 
 
-@pytest.fixture
-def github_server() -> Iterator[GitHubServer]:
-    with running_github_server() as server:
-        yield server
-
-
 def comparison(base: str | None, head: str, floor: float | None = None) -> Comparison:
     before = make_report({"simple_python": base}) if base is not None else None
     return compare_runs(before, make_report({"simple_python": head}), Thresholds(min_score=floor))

@@ -19,18 +19,12 @@ from bfcl_action.github.context import DEFAULT_CHECK_NAME
 from bfcl_action.history import read_history
 from tests.support.github_server import GitHubServer, running_github_server
 from tests.support.reports import make_report
-from tests.test_github_action_e2e import ActionRun, run_action, write_report
+from tests.support.action import ActionRun, run_action, write_report
 
 HEALTHY = "1" * 20
 DROPPED = "1" * 10 + "0" * 10  # 50 points down, 10 flips: significant
 WORSE = "1" * 2 + "0" * 18  # a further 40 points down
 SCHEDULE = {"schedule": "0 6 * * 1"}
-
-
-@pytest.fixture
-def github_server() -> Iterator[GitHubServer]:
-    with running_github_server() as server:
-        yield server
 
 
 def scheduled_run(

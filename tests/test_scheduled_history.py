@@ -38,12 +38,6 @@ GIT_ENV = {
 }
 
 
-@pytest.fixture
-def github_server() -> Iterator[GitHubServer]:
-    with running_github_server() as server:
-        yield server
-
-
 def record(outcomes: str = HEALTHY, day: int = 7) -> HistoryRecord:
     report = make_report({"simple_python": outcomes}, created_at=f"2026-12-{day:02d}T06:00:00Z")
     return record_of(report, check_name="bfcl", sha="a" * 40, verdict="unchanged")
