@@ -47,7 +47,7 @@ __all__ = [
     "backend_options",
     "check_settings",
     "default_cache_dir",
-    "resolve_matrix",
+    "resolve_model_runs",
     "resolve_run_settings",
     "resolve_thresholds",
     "settings_of_section",
@@ -263,7 +263,8 @@ def resolve_run_settings(
 
 
 class MatrixRun(BaseModel):
-    """One entry of a model matrix with its resolved settings (`resolve_matrix`)."""
+    """One model of a run with its resolved settings (`resolve_model_runs`): an entry of a
+    `models:` matrix, or the one model of a run without `models:` (label "")."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -275,16 +276,22 @@ class MatrixRun(BaseModel):
     the run (the Action's `api-key` input, the command line's `--api-key-env`)."""
 
 
-def resolve_matrix(
+def resolve_model_runs(
     overrides: RunOverrides,
     config: BfclConfig | None,
     entries: Sequence[MatrixModel],
     *,
     environ: Mapping[str, str] | None = None,
 ) -> list[MatrixRun]:
-    """One `RunSettings` per matrix entry: DEFAULTS < `model:` < front-end options < the
-    entry's own keys (an entry is more specific than an option given for every model).
-    The options that choose the cases (categories, sample, ...) are the same for all."""
+    """The models of a run: one model is a matrix of one. Without `entries`, the one run
+    of `resolve_run_settings` (no label); else one `RunSettings` per matrix entry:
+    DEFAULTS < `model:` < front-end options < the entry's own keys (an entry is more
+    specific than an option given for every model). The options that choose the cases
+    (categories, sample, ...) are the same for all."""
+    if not entries:
+        return [
+            MatrixRun(label="", settings=resolve_run_settings(overrides, config, environ=environ))
+        ]
     runs: list[MatrixRun] = []
     for entry in entries:
         values = overrides.model_dump(exclude_none=True)

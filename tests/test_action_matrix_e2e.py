@@ -19,10 +19,10 @@ from pathlib import Path
 from bfcl_action.config import load_config
 from bfcl_action.digest import parse_digests
 from bfcl_action.suites import build_cases
+from tests.support.action import ActionRun, git, run_action
 from tests.support.github_server import GitHubServer
 from tests.support.openai_server import OpenAIServer
 from tests.test_action_pr_loop_e2e import EXAMPLE, _expected_calls, _model
-from tests.support.action import ActionRun, git, run_action
 
 STEADY_KEY = "sk-steady-0123456789abcdef"
 FRAGILE_KEY = "sk-fragile-0123456789abcdef"
@@ -180,8 +180,8 @@ def test_scheduled_matrix_tracks_each_model_with_its_own_check_history_and_alert
     """Reports of a matrix whose jobs ran elsewhere (the `report` input, grouped by label):
     each model gets the check run, history file and alert issue its own step would have."""
     from bfcl_action.github.alerts import ALERT_LABEL
-    from tests.support.reports import make_report
     from tests.support.action import write_report
+    from tests.support.reports import make_report
     from tests.test_scheduled_alerts import DROPPED, HEALTHY, SCHEDULE
 
     sha = github_server.repo("octo/app").branches["main"]
@@ -236,8 +236,8 @@ def test_a_single_model_pr_finds_its_own_digest_in_a_matrix_check_run(
 ) -> None:
     """Back from a matrix to one model: the merge-base check run holds one digest per model,
     and the single-model run compares with the digest of its own model, not the last one."""
-    from tests.support.reports import make_report
     from tests.support.action import write_report
+    from tests.support.reports import make_report
     from tests.test_github_action_e2e import open_pr
 
     sha = github_server.repo("octo/app").branches["main"]

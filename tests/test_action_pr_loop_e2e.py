@@ -24,9 +24,9 @@ from bfcl_action.config import load_config
 from bfcl_action.impact import tree_at_ref
 from bfcl_action.models import TestCase
 from bfcl_action.suites import build_cases
+from tests.support.action import ROOT, git, run_action
 from tests.support.github_server import GitHubServer
 from tests.support.openai_server import OpenAIServer
-from tests.support.action import ROOT, git, run_action
 
 EXAMPLE = ROOT / "examples" / "weather-app"
 NARROW = "Not for current conditions"

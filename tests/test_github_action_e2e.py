@@ -8,28 +8,22 @@ finished run report (the `report` input), so no model is called.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import re
 import shutil
-import subprocess
-import sys
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from unittest import mock
 
 import pytest
 
-from bfcl_action import cli, evaluation
+from bfcl_action import evaluation
 from bfcl_action.digest import make_digest
 from bfcl_action.github.comment import comment_marker
 from bfcl_action.github.context import DEFAULT_CHECK_NAME, ActionContext
 from bfcl_action.models import RunReport
-from tests.support.action import ROOT, ActionRun, git, parse_outputs, run_action, write_report
+from tests.support.action import ROOT, ActionRun, git, run_action, write_report
 from tests.support.github_server import GitHubServer
 from tests.support.reports import make_report, make_result
 
@@ -604,16 +598,16 @@ def test_the_action_never_writes_the_api_key_into_the_environment(tmp_path: Path
         )
     )
     given: list[str | None] = []
-    real = evaluation.evaluate
+    real = evaluation.evaluate_models
 
     def spy(*args: Any, **kwargs: Any) -> Any:
-        given.append(kwargs["api_key"])
+        given.append(kwargs["api_keys"][""])
         assert secret not in os.environ.values()
         return real(*args, **kwargs)
 
     before = dict(os.environ)
-    with mock.patch.object(evaluation, "evaluate", spy):
-        report = Engine().run(ctx, tmp_path / "report.json")
+    with mock.patch.object(evaluation, "evaluate_models", spy):
+        [(_run, report)] = Engine().run_models(ctx, tmp_path / "report.json")
     assert given == [secret]
     assert dict(os.environ) == before
     assert secret not in (tmp_path / "report.json").read_text()

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import github
 import pytest
 from github import Auth, Github, GithubException
 
-from tests.support.github_server import GitHubServer, running_github_server
+from tests.support.github_server import GitHubServer
 
 
 def client(server: GitHubServer, token: str = "write-token", **kwargs: Any) -> Github:

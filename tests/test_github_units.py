@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,7 +23,7 @@ from bfcl_action.github.context import ActionContext, CommentMode, parse_inputs
 from bfcl_action.github.evaluate import needs_api_key, parse_thresholds, read_config, run_settings
 from bfcl_action.models import Mode
 from bfcl_action.thresholds import Thresholds
-from tests.support.github_server import GitHubServer, running_github_server
+from tests.support.github_server import GitHubServer
 
 
 def context(server: GitHubServer, token: str = "write-token", **env: str) -> ActionContext:

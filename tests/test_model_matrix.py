@@ -16,7 +16,7 @@ from bfcl_action.evaluation import labelled_paths
 from bfcl_action.matrix import MatrixComparison, MatrixEntry, pick_baseline
 from bfcl_action.models import Mode
 from bfcl_action.report.matrix import render_matrix_comment
-from bfcl_action.settings import RunOverrides, resolve_matrix
+from bfcl_action.settings import RunOverrides, resolve_model_runs
 from bfcl_action.thresholds import Thresholds
 from tests.support.reports import make_report
 
@@ -106,7 +106,7 @@ def test_models_input_errors_name_the_line_and_key(text: str, expected: str) -> 
 # ------------------------------------------------------------------------------ settings
 def test_each_entry_wins_over_model_section_and_front_end_options() -> None:
     config = parse_config(MATRIX)
-    runs = resolve_matrix(
+    runs = resolve_model_runs(
         RunOverrides(base_url="http://127.0.0.1:8000/v1", sample=20, concurrency=2),
         config,
         config.models,
@@ -362,8 +362,8 @@ def test_run_models_names_an_unknown_label(
 def test_impact_predicts_the_requests_of_every_model(tmp_path: Path) -> None:
     import shutil
 
-    from tests.test_action_pr_loop_e2e import EXAMPLE, _impact
     from tests.support.action import git
+    from tests.test_action_pr_loop_e2e import EXAMPLE, _impact
 
     def repo(name: str, matrix: str) -> Path:
         config = _example_with_matrix(tmp_path / name, matrix)
@@ -396,7 +396,7 @@ def test_impact_predicts_the_requests_of_every_model(tmp_path: Path) -> None:
 def test_a_batch_matrix_submits_every_models_batch_before_waiting(tmp_path: Path) -> None:
     """With `batch`, each model's batch is created before the first one is waited for, so
     the models' batches run at the same time; the answers equal a real-time matrix's."""
-    from bfcl_action.evaluation import evaluate_matrix
+    from bfcl_action.evaluation import evaluate_models
     from tests.support.openai_batches import BatchPlan
     from tests.support.openai_server import OpenAIServer
 
@@ -406,7 +406,7 @@ def test_a_batch_matrix_submits_every_models_batch_before_waiting(tmp_path: Path
     config = load_config(config_path)
 
     def matrix(server: OpenAIServer, *, batch: bool, cache: Path) -> list[tuple[str, bool]]:
-        runs = resolve_matrix(
+        runs = resolve_model_runs(
             RunOverrides(
                 config=config_path,
                 base_url=server.base_url,
@@ -422,7 +422,7 @@ def test_a_batch_matrix_submits_every_models_batch_before_waiting(tmp_path: Path
             r.model_copy(update={"settings": r.settings.model_copy(update={"batch_wait_s": 30.0})})
             for r in runs
         ]
-        reports, _ = evaluate_matrix(runs, config, api_keys={})
+        reports, _ = evaluate_models(runs, config, api_keys={})
         return [(f"{r.label}:{x.id}", x.valid) for r in reports for x in r.results]
 
     with OpenAIServer() as server:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,7 @@ from bfcl_action.github.alerts import (
     render_section,
     split_body,
 )
-from tests.support.github_server import GitHubServer, running_github_server
+from tests.support.github_server import GitHubServer
 from tests.support.reports import make_report
 from tests.test_scheduled_alerts import DROPPED, HEALTHY, WORSE, alerts, scheduled_run
 

@@ -8,18 +8,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from bfcl_action.github.alerts import ALERT_LABEL, alert_marker
 from bfcl_action.github.context import DEFAULT_CHECK_NAME
 from bfcl_action.history import read_history
-from tests.support.github_server import GitHubServer, running_github_server
-from tests.support.reports import make_report
 from tests.support.action import ActionRun, run_action, write_report
+from tests.support.github_server import GitHubServer
+from tests.support.reports import make_report
 
 HEALTHY = "1" * 20
 DROPPED = "1" * 10 + "0" * 10  # 50 points down, 10 flips: significant

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -25,7 +25,7 @@ from bfcl_action.history import (
     read_history,
     record_of,
 )
-from tests.support.github_server import GitHubServer, running_github_server
+from tests.support.github_server import GitHubServer
 from tests.support.reports import make_report
 from tests.test_scheduled_alerts import DROPPED, HEALTHY, scheduled_run
 
