@@ -35,7 +35,7 @@ from bfcl_action.models import (
 )
 from bfcl_action.stats import mcnemar_exact, wilson_interval
 from bfcl_action.thresholds import OVERALL as OVERALL
-from bfcl_action.thresholds import Thresholds as Thresholds
+from bfcl_action.thresholds import Thresholds
 
 
 class Verdict(StrEnum):
@@ -71,7 +71,7 @@ class SideScore(BaseModel):
         )
 
 
-class PairedTest(BaseModel):
+class PairedOutcomes(BaseModel):
     """Outcomes on the cases both runs answered; `p_value` is the exact McNemar test."""
 
     n: int
@@ -97,7 +97,9 @@ class FlippedCase(BaseModel):
     functions: list[str] = Field(default_factory=list)
 
 
-class InfraFailure(BaseModel):
+class UnansweredCase(BaseModel):
+    """A case one side got no answer for (an infrastructure error), left out of accuracy."""
+
     id: str
     suite: str
     side: Literal["base", "head"]
@@ -125,7 +127,7 @@ class SuiteComparison(BaseModel):
     head: SideScore | None = None
     delta_points: float | None = None
     """Head minus base accuracy in points, over the paired cases when a paired test ran."""
-    paired: PairedTest | None = None
+    paired: PairedOutcomes | None = None
     significant: bool = False
     verdict: Verdict = Verdict.UNCHANGED
     reasons: list[str] = Field(default_factory=list)
@@ -181,7 +183,7 @@ class Comparison(BaseModel):
     overall: SuiteComparison
     suites: list[SuiteComparison]
     verdict: Verdict
-    infra_errors: list[InfraFailure] = Field(default_factory=list)
+    infra_errors: list[UnansweredCase] = Field(default_factory=list)
     requests: RequestCounts | None = None
     """What the head run asked the model and reused from the response cache."""
     cost: RunCost | None = None
@@ -388,8 +390,11 @@ def _config_differences(base: RunReport | RunDigest, head: RunReport) -> list[Di
 # --- verdicts -------------------------------------------------------------------------------
 
 
-def _pct(value: float) -> str:
-    return f"{value * 100:.1f}"
+def percent(value: float | None, *, digits: int = 1, missing: str = "—", unit: str = "") -> str:
+    """A share (0..1) as every output shows it: in percent with `digits` decimals, then
+    `unit` (`91.2`, `91.25%`); `missing` when there is no value. The one percentage
+    formatter (comments, summaries, step outputs, the `score` table)."""
+    return missing if value is None else f"{value * 100:.{digits}f}{unit}"
 
 
 def p_text(p: float | None) -> str:
@@ -423,7 +428,7 @@ def _judge(row: SuiteComparison, thresholds: Thresholds, *, comparable: bool) ->
     head_accuracy = row.head.accuracy if row.head is not None else None
     if minimum is not None and head_accuracy is not None and head_accuracy * 100 < minimum:
         row.verdict = Verdict.REGRESSION
-        row.reasons.append(f"score {_pct(head_accuracy)} is below the minimum {minimum:g}")
+        row.reasons.append(f"score {percent(head_accuracy)} is below the minimum {minimum:g}")
 
 
 def _unpaired_delta(base: SideScore | None, head: SideScore | None) -> float | None:
@@ -461,7 +466,7 @@ def _paired_row(label: str, base: _Suite, head: _Suite) -> SuiteComparison:
     passing = [i for i in answered if base.outcomes[i] == FAIL and head.outcomes[i] == PASS]
     base_correct = sum(base.outcomes[i] == PASS for i in answered)
     head_correct = sum(head.outcomes[i] == PASS for i in answered)
-    row.paired = PairedTest(
+    row.paired = PairedOutcomes(
         n=len(answered),
         base_correct=base_correct,
         head_correct=head_correct,
@@ -532,7 +537,7 @@ def _overall(rows: list[SuiteComparison], base_present: bool) -> SuiteComparison
         n = sum(p.n for p in paired)
         b = sum(p.newly_failing for p in paired)
         c = sum(p.newly_passing for p in paired)
-        row.paired = PairedTest(
+        row.paired = PairedOutcomes(
             n=n,
             base_correct=sum(p.base_correct for p in paired),
             head_correct=sum(p.head_correct for p in paired),
@@ -573,9 +578,9 @@ def _involved_tools(
     return tools, sum(not t.cases for t in tools)
 
 
-def _infra(side: Literal["base", "head"], suites: Mapping[str, _Suite]) -> list[InfraFailure]:
+def _infra(side: Literal["base", "head"], suites: Mapping[str, _Suite]) -> list[UnansweredCase]:
     return [
-        InfraFailure(id=r.id, suite=label, side=side, message=r.infra_error or "")
+        UnansweredCase(id=r.id, suite=label, side=side, message=r.infra_error or "")
         for label, suite in sorted(suites.items())
         for r in sorted(suite.results.values(), key=lambda r: r.id)
         if r.infra_error

@@ -331,10 +331,10 @@ def request_keys(
     keys by construction (content-addressed: the case id is not part of them, and two cases
     asking the same thing share one answer).
     """
+    from bfcl_action.categories import is_multi_turn
     from bfcl_action.model.forms import case_request
     from bfcl_action.model.render import FunctionRenderer
     from bfcl_action.model.types import PermanentError
-    from bfcl_action.multiturn.conversation import is_multi_turn
 
     client = key_client(options)
     renderer = FunctionRenderer()
@@ -343,7 +343,7 @@ def request_keys(
     for case in cases:
         keys = set()
         for sample in range(repeat):
-            if is_multi_turn(case):
+            if is_multi_turn(case.category):
                 keys.add(_conversation_key(case, options, sample))
                 continue
             try:

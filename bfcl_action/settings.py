@@ -25,8 +25,6 @@ from bfcl_action.errors import ConfigError
 from bfcl_action.models import Mode
 from bfcl_action.select import parse_shard
 from bfcl_action.thresholds import (
-    CategoryThreshold,
-    ResolvedThreshold,
     ThresholdOverrides,
     Thresholds,
 )
@@ -36,13 +34,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULTS",
-    "CategoryThreshold",
     "MatrixRun",
-    "ResolvedThreshold",
     "RunOverrides",
     "RunSettings",
-    "ThresholdOverrides",
-    "Thresholds",
     "api_key_from_env",
     "backend_options",
     "check_settings",

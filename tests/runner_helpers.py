@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from bfcl_action.model.options import BackendOptions
 from bfcl_action.models import CaseResult, Mode, TestCase
-from bfcl_action.runner.backends import BackendOptions
 from tests.support.openai_server import OpenAIServer
 
 

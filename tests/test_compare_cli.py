@@ -133,7 +133,7 @@ def test_config_thresholds_apply_and_flags_override_them(
 
 
 def test_help_states_the_thresholds_real_defaults(capsys: pytest.CaptureFixture[str]) -> None:
-    from bfcl_action.compare import Thresholds
+    from bfcl_action.thresholds import Thresholds
 
     with pytest.raises(SystemExit):
         main(["compare", "--help"])

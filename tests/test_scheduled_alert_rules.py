@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action.compare import Comparison, Thresholds, compare_runs
+from bfcl_action.compare import Comparison, compare_runs
 from bfcl_action.github.alerts import (
     BODY_LIMIT,
     AlertAction,
@@ -18,6 +18,7 @@ from bfcl_action.github.alerts import (
     render_section,
     split_body,
 )
+from bfcl_action.thresholds import Thresholds
 from tests.support.github_server import GitHubServer
 from tests.support.reports import make_report
 from tests.test_scheduled_alerts import DROPPED, HEALTHY, WORSE, alerts, scheduled_run

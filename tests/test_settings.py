@@ -19,12 +19,11 @@ from bfcl_action.settings import (
     DEFAULTS,
     RunOverrides,
     RunSettings,
-    ThresholdOverrides,
-    Thresholds,
     check_settings,
     resolve_run_settings,
     resolve_thresholds,
 )
+from bfcl_action.thresholds import ThresholdOverrides, Thresholds
 
 DATASETS = ["live@2026-W48"]
 

@@ -30,7 +30,8 @@ from bfcl_action.report import (
     render_tools_svg,
 )
 from bfcl_action.run_reports import load_baseline, load_report
-from bfcl_action.settings import ThresholdOverrides, Thresholds, resolve_thresholds
+from bfcl_action.settings import resolve_thresholds
+from bfcl_action.thresholds import ThresholdOverrides, Thresholds
 
 
 def register(subparsers: Any) -> None:

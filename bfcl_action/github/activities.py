@@ -31,6 +31,7 @@ from github import Github
 from github.Repository import Repository
 
 from bfcl_action import redact
+from bfcl_action.compare import percent
 from bfcl_action.errors import InputError
 from bfcl_action.evaluation import labelled_path
 from bfcl_action.github import outputs, scheduled
@@ -67,7 +68,6 @@ from bfcl_action.github.publish import (
     model_ctx,
     output_dir,
     output_values,
-    pct,
     post_comment,
     problems_markdown,
     publish_check,
@@ -249,7 +249,7 @@ def finish_shard(ctx: ActionContext, models: list[ModelReport]) -> int:
         lines.append((correct, len(results)))
         models_json[model.run.label] = {
             "model": model.report.model,
-            "score": pct(correct / len(results) if results else None),
+            "score": percent(correct / len(results) if results else None, digits=2, missing=""),
             "verdict": "shard",
             "informational": model.run.informational,
             "report": str(model.path),

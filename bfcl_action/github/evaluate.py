@@ -26,17 +26,15 @@ from bfcl_action.globs import glob_files
 from bfcl_action.impact import ToolChange
 from bfcl_action.models import CaseResult, RunReport, SourceLocation
 from bfcl_action.settings import (
-    CategoryThreshold,
     MatrixRun,
     RunOverrides,
     RunSettings,
-    ThresholdOverrides,
-    Thresholds,
     check_settings,
     resolve_model_runs,
     resolve_run_settings,
     resolve_thresholds,
 )
+from bfcl_action.thresholds import CategoryThreshold, ThresholdOverrides, Thresholds
 
 REPLAY_PREFIX = "replay:"
 

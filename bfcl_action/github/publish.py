@@ -22,7 +22,7 @@ from github import Github, GithubException
 from github.Repository import Repository
 
 from bfcl_action import redact
-from bfcl_action.compare import Comparison, Verdict, compare_runs
+from bfcl_action.compare import Comparison, Verdict, compare_runs, percent
 from bfcl_action.digest import RunDigest, make_digest, parse_digests
 from bfcl_action.errors import BfclActionError, InputError
 from bfcl_action.evaluation import labelled_path
@@ -534,8 +534,10 @@ def models_output(matrix: MatrixComparison, models: list[ModelReport]) -> str:
         {
             e.label: {
                 "model": e.model,
-                "score": pct(
-                    e.comparison.overall.head.accuracy if e.comparison.overall.head else None
+                "score": percent(
+                    e.comparison.overall.head.accuracy if e.comparison.overall.head else None,
+                    digits=2,
+                    missing="",
                 ),
                 "verdict": e.comparison.verdict.value,
                 "informational": e.informational,
@@ -547,17 +549,13 @@ def models_output(matrix: MatrixComparison, models: list[ModelReport]) -> str:
     )
 
 
-def pct(value: float | None) -> str:
-    return "" if value is None else f"{value * 100:.2f}"
-
-
 def output_values(outcome: Outcome) -> dict[str, str]:
     comparison = outcome.comparison
     categories: dict[str, float | None] = {}
     score = ""
     if comparison is not None:
         head = comparison.overall.head
-        score = pct(head.accuracy if head else None)
+        score = percent(head.accuracy if head else None, digits=2, missing="")
         for row in comparison.suites:
             if row.head is not None:
                 acc = row.head.accuracy

@@ -20,7 +20,6 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bfcl_action.categories import is_multi_turn as is_multi_turn_category
 from bfcl_action.errors import InputError
 from bfcl_action.models import ExecutionData, FunctionDoc, Message, Mode, TestCase
 from bfcl_action.multiturn.calls import ToolCall, parse_call_text, with_keywords
@@ -70,11 +69,6 @@ class Conversation(BaseModel):
             if index <= turn:
                 offered.extend(self.added_functions[index])
         return offered
-
-
-def is_multi_turn(case: TestCase) -> bool:
-    """Whether `case` is a conversation (its category is checked by the multi-turn checker)."""
-    return is_multi_turn_category(case.category)
 
 
 def official_environments() -> dict[str, str]:

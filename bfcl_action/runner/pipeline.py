@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
+from bfcl_action.categories import is_multi_turn
 from bfcl_action.compare import attach_case_context
 from bfcl_action.errors import ConfigError
 from bfcl_action.escape import log_line
@@ -19,7 +20,6 @@ from bfcl_action.model.retry import RetryPolicy
 from bfcl_action.model.shapes import describe_shapes
 from bfcl_action.models import RequestCounts, RunReport, TestCase
 from bfcl_action.multiturn.check import ExecutionOptions
-from bfcl_action.multiturn.conversation import is_multi_turn
 from bfcl_action.runner.backends import Backend, create_backend
 from bfcl_action.runner.chat import ChatBackend
 from bfcl_action.runner.execute import CaseOutcome, ExecutionStats, execute
@@ -160,14 +160,14 @@ async def answer_batch(
     requests = [
         backend.request(case, sample)[0]
         for case in cases
-        if not is_multi_turn(case)
+        if not is_multi_turn(case.category)
         for sample in range(options.repeat)
     ]
     outcome = await answer_by_batch(
         backend.client, requests, settings, log=lambda line: print(line, file=sys.stderr)
     )
     notes = outcome.notes(settings.on_failure)
-    if any(is_multi_turn(case) for case in cases):
+    if any(is_multi_turn(case.category) for case in cases):
         notes.append("batch: multi-turn cases were asked in real time (each step needs the last)")
     return notes
 

@@ -12,10 +12,10 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from bfcl_action.categories import is_multi_turn
 from bfcl_action.checker import check_case
 from bfcl_action.models import CaseResult, ExecutionData, Mode, TestCase
 from bfcl_action.multiturn.check import ExecutionOptions, check_conversation
-from bfcl_action.multiturn.conversation import is_multi_turn
 from bfcl_action.multiturn.executable import check_executable
 from bfcl_action.runner.execute import CaseOutcome
 
@@ -27,7 +27,7 @@ def checker_judge(multi_turn: ExecutionOptions | None = None) -> Judge:
     to `bfcl_action.multiturn.check_conversation`, which runs their environments."""
 
     def judge(case: TestCase, output: Any, mode: Mode) -> CaseResult:
-        if is_multi_turn(case):
+        if is_multi_turn(case.category):
             return check_conversation(case, output, mode=mode, options=multi_turn)
         if case.metadata_as(ExecutionData).execute is not None:
             return check_executable(case, output, mode=mode, options=multi_turn)
@@ -72,7 +72,7 @@ def judge_outcome(outcome: CaseOutcome, mode: Mode, judge: Judge) -> CaseResult:
 
 def runs_code(case: TestCase) -> bool:
     """Multi-turn and executable cases: judging them waits on sandbox processes."""
-    return is_multi_turn(case) or case.metadata_as(ExecutionData).execute is not None
+    return is_multi_turn(case.category) or case.metadata_as(ExecutionData).execute is not None
 
 
 def judge_outcomes(
