@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, computed_field
 
-from bfcl_action.categories import CATEGORIES, is_multi_turn
+from bfcl_action.categories import CATEGORIES
 from bfcl_action.diagnostics import CallBalance, ToolDiagnostic, call_balance, diagnose_tools
 from bfcl_action.digest import FAIL, INFRA, PASS, RunDigest, outcome_of
 from bfcl_action.fingerprint import case_set_hash
@@ -31,7 +31,6 @@ from bfcl_action.models import (
     RequestCounts,
     RunCost,
     RunReport,
-    TestCase,
 )
 from bfcl_action.stats import mcnemar_exact, wilson_interval
 from bfcl_action.thresholds import OVERALL as OVERALL
@@ -215,42 +214,6 @@ class Comparison(BaseModel):
     @property
     def flipped(self) -> list[FlippedCase]:
         return [f for s in self.suites for f in s.flipped]
-
-
-# --- case context ---------------------------------------------------------------------------
-
-
-def _question_excerpt(case: TestCase, limit: int = 400) -> str:
-    for turn in case.question:
-        for message in reversed(turn):
-            if message.role == "user" and message.content:
-                text = message.content
-                return text if len(text) <= limit else text[: limit - 1] + "…"
-    return ""
-
-
-def attach_case_context(report: RunReport, cases: Iterable[TestCase]) -> RunReport:
-    """Copy each case's question excerpt, expected answer and offered function names onto
-    its result, so the stored report can explain flips without the dataset at hand."""
-    by_id = {c.id: c for c in cases}
-    results = []
-    for result in report.results:
-        case = by_id.get(result.id)
-        if case is None:
-            results.append(result)
-            continue
-        results.append(
-            result.model_copy(
-                update={
-                    "question": _question_excerpt(case),
-                    # multi-turn answers are per-turn call strings, not possible answers;
-                    # their verdict's errors name the turn and what differed
-                    "expected": None if is_multi_turn(case.category) else case.possible_answer,
-                    "functions": [f.name for f in case.functions],
-                }
-            )
-        )
-    return report.model_copy(update={"results": results})
 
 
 def natural_key(label: str) -> list[tuple[int, int | str]]:

@@ -10,6 +10,7 @@ command in a log (`::set-output`, `##[error]`), or break a Markdown table (`|`, 
 
 from __future__ import annotations
 
+import html
 import re
 
 ZWJ = "\u200d"
@@ -53,6 +54,18 @@ def _defuse(text: str) -> str:
     text = _MENTION.sub("@" + ZWJ, text)
     text = _ISSUE_REF.sub("#" + ZWJ, text)
     return text.replace("::", ":" + ZWJ + ":").replace("##[", "#" + ZWJ + "#[")
+
+
+def defuse_mentions(text: str) -> str:
+    """Markdown kept as it is (a comment another run wrote), its `@name` mentions made
+    inert."""
+    return _MENTION.sub("@" + ZWJ, text)
+
+
+def html_text(value: object) -> str:
+    """Text inside an HTML element (a `<summary>`, where Markdown escapes would show):
+    HTML-escaped, every `@` defused."""
+    return html.escape(str(value), quote=True).replace("@", "@" + ZWJ)
 
 
 def md_inline(value: object, limit: int | None = None) -> str:

@@ -164,7 +164,7 @@ class CaseResult(BaseModel):
     cost_usd: float | None = None
     """What this answer costs at the rate it was asked at (`bfcl_action.cost`; None: no
     price for the model). Paid by this run unless `reused`."""
-    # Case context for reports (filled by `bfcl_action.compare.attach_case_context`), so a
+    # Case context for reports (filled by `bfcl_action.scoring.attach_case_context`), so a
     # stored report can show what was asked and expected without the dataset at hand.
     question: str | None = None
     """Excerpt of the question's last user message."""

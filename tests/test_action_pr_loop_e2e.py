@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from bfcl_action.config import load_config
-from bfcl_action.impact import tree_at_ref
+from bfcl_action.git_files import tree_at_ref
 from bfcl_action.models import TestCase
 from bfcl_action.suites import build_cases
 from tests.support.action import ROOT, git, run_action

@@ -16,13 +16,12 @@ from typing import Any
 
 from bfcl_action.config import BfclConfig, find_config, load_config
 from bfcl_action.errors import ConfigError
+from bfcl_action.git_files import tools_at_ref, tree_at_ref
 from bfcl_action.impact import (
     describe_tool_changes,
     options_for,
     request_delta,
     tool_changes,
-    tools_at_ref,
-    tree_at_ref,
 )
 from bfcl_action.models import TestCase
 from bfcl_action.settings import DEFAULTS

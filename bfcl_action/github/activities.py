@@ -33,6 +33,7 @@ from github.Repository import Repository
 from bfcl_action import redact
 from bfcl_action.compare import percent
 from bfcl_action.errors import InputError
+from bfcl_action.escape import defuse_mentions
 from bfcl_action.evaluation import labelled_path
 from bfcl_action.github import outputs, scheduled
 from bfcl_action.github.checks import (
@@ -348,7 +349,6 @@ def process_pull_request(
 
 
 # ------------------------------------------------------------------------------ read-only PRs
-_MENTION = re.compile(r"@(?=[A-Za-z0-9])")
 _CONCLUSIONS: tuple[Conclusion, ...] = ("success", "failure", "neutral")
 
 
@@ -365,7 +365,7 @@ def post_comment_artifact(ctx: ActionContext, gh: Github) -> int:
         outputs.notice(f"no comment artifact at {folder}; nothing to post", title="bfcl-action")
         outputs.write_outputs(ctx.output_path, {"verdict": "skipped", "comment-id": ""})
         return 0
-    body = _MENTION.sub("@\u200d", body_file.read_text(encoding="utf-8"))
+    body = defuse_mentions(body_file.read_text(encoding="utf-8"))
     meta: dict[str, Any] = {}
     if meta_file.is_file():
         try:
@@ -439,7 +439,7 @@ _DIGEST_BLOCK = re.compile(r"<!--\s*bfcl-action:digest\b.*?-->", re.S)
 def untrusted_summary(text: str) -> str:
     """A check-run summary from an artifact, without digests (a fork must not plant a
     baseline) and with mentions defused."""
-    return _MENTION.sub("@\u200d", _DIGEST_BLOCK.sub("", text))
+    return defuse_mentions(_DIGEST_BLOCK.sub("", text))
 
 
 def find_pull_request(

@@ -498,7 +498,8 @@ def changed_tools(ctx: ActionContext, loaded: LoadedConfig, base_ref: str) -> li
         patterns = list(getattr(config, "tools", []) or [])
         if not patterns:
             return []
-        from bfcl_action.impact import describe_tool_changes, tools_at_ref
+        from bfcl_action.git_files import tools_at_ref
+        from bfcl_action.impact import describe_tool_changes
         from bfcl_action.tools import load_tools
 
         exclude = list(getattr(config, "tools_exclude", []))

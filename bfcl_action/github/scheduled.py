@@ -31,6 +31,7 @@ from bfcl_action.digest import MARKER as DIGEST_MARKER
 from bfcl_action.digest import RunDigest, encode_digest, parse_digest
 from bfcl_action.errors import BfclActionError, InputError
 from bfcl_action.escape import md_code, md_inline
+from bfcl_action.git_files import BranchStore
 from bfcl_action.github import alerts, outputs
 from bfcl_action.github.checks import completed_runs, newest_with_markers, publish_check_run
 from bfcl_action.github.context import SCHEDULED_EVENTS as CONTEXT_SCHEDULED_EVENTS
@@ -53,10 +54,8 @@ from bfcl_action.github.publish import (
     title_for,
 )
 from bfcl_action.history import (
-    BranchStore,
     HistoryRecord,
     append_line,
-    history_svg,
     last_digest,
     parse_history,
     read_history,
@@ -68,6 +67,7 @@ from bfcl_action.matrix import MatrixComparison
 from bfcl_action.metrics import write_metrics
 from bfcl_action.model_choice import choose_models
 from bfcl_action.models import RunReport
+from bfcl_action.report.charts import history_chart
 from bfcl_action.report.model_choice import render_model_choice_markdown
 
 SCHEDULED_EVENTS = CONTEXT_SCHEDULED_EVENTS
@@ -205,7 +205,7 @@ class History:
             return
         records = [*self.records, record]
         write_atomic(self.local, append_line(self.text, record))
-        write_atomic(self.local_svg, history_svg(records, title=self.title(record.model)))
+        write_atomic(self.local_svg, history_chart(records, title=self.title(record.model)))
         self.saved = True
         self.records = records
         if self.mode != "branch" or self.store is None:
@@ -218,7 +218,7 @@ class History:
             earlier, _ = parse_history(text)
             return {
                 rel: append_line(text, record),
-                rel_svg: history_svg([*earlier, record], title=self.title(record.model)),
+                rel_svg: history_chart([*earlier, record], title=self.title(record.model)),
             }
 
         message = f"bfcl-action: {self.ctx.inputs.check_name} history, {record.created_at[:10]}"

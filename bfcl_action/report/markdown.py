@@ -9,7 +9,6 @@ left out and where the full report is.
 
 from __future__ import annotations
 
-import html
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -221,9 +220,8 @@ def _latency(value: tuple[float | None, float | None] | None) -> Safe:
 
 
 def _html_text(value: Any) -> Safe:
-    """Text inside an HTML element (a `<summary>`, where Markdown escapes would show):
-    HTML-escaped, mentions defused."""
-    return Safe(html.escape(str(value), quote=True).replace("@", "@\u200d"))
+    """Text inside an HTML element (`escape.html_text`)."""
+    return Safe(escape.html_text(value))
 
 
 def _json(value: Any) -> str:

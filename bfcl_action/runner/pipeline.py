@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Literal
 
 from bfcl_action.categories import is_multi_turn
-from bfcl_action.compare import attach_case_context
 from bfcl_action.errors import ConfigError
 from bfcl_action.escape import log_line
 from bfcl_action.model.batch import BatchSettings, answer_by_batch
@@ -25,7 +24,7 @@ from bfcl_action.runner.chat import ChatBackend
 from bfcl_action.runner.execute import CaseOutcome, ExecutionStats, execute
 from bfcl_action.runner.progress import Progress
 from bfcl_action.runner.verdicts import Judge, checker_judge, judge_outcomes
-from bfcl_action.scoring import build_report, repeat_summary
+from bfcl_action.scoring import attach_case_context, build_report, repeat_summary
 
 
 @dataclass(frozen=True)
