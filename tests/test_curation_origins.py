@@ -11,7 +11,7 @@ import pytest
 from bfcl_action.models import FunctionDoc, Message, TestCase
 from curation.build import build, gather
 from curation.intake import Intake
-from tests.curation_support import contribution, weather_doc
+from tests.support.curation import contribution, weather_doc
 
 
 def _bfcl_case() -> TestCase:

@@ -23,7 +23,15 @@ from bfcl_action.digest import make_digest
 from bfcl_action.github.comment import comment_marker
 from bfcl_action.github.context import DEFAULT_CHECK_NAME, ActionContext
 from bfcl_action.models import RunReport
-from tests.support.action import ROOT, ActionRun, git, run_action, write_report
+from tests.support.action import (
+    ROOT,
+    ActionRun,
+    git,
+    open_pr,
+    run_action,
+    write_report,
+    write_tools,
+)
 from tests.support.github_server import GitHubServer
 from tests.support.reports import make_report, make_result
 
@@ -37,21 +45,6 @@ def push_baseline(server: GitHubServer, tmp_path: Path, outcomes: str = PASSING)
     return run_action(
         server, tmp_path, "push", server.push_event("octo/app", "main"), sha=sha, report=report
     )
-
-
-TOOLS = """[
-  {"type": "function", "function": {"name": "get_value", "description": "Get a value.",
-    "parameters": {"type": "object", "properties": {"x": {"type": "integer",
-      "description": "the key"}}, "required": ["x"]}}}
-]
-"""
-
-
-def write_tools(workdir: Path) -> None:
-    """A repository's own tool file and the .bfcl.yml naming it."""
-    workdir.mkdir(parents=True, exist_ok=True)
-    (workdir / "tools.json").write_text(TOOLS)
-    (workdir / ".bfcl.yml").write_text("tools:\n  - tools.json\n")
 
 
 def store_baseline(server: GitHubServer, outcomes: str = PASSING) -> None:
@@ -73,11 +66,6 @@ def store_baseline(server: GitHubServer, outcomes: str = PASSING) -> None:
         conclusion="success",
         output={"title": "baseline", "summary": f"scores\n\n{digest}"},
     )
-
-
-def open_pr(server: GitHubServer) -> int:
-    server.commit("octo/app", "feature", "change a tool description")
-    return int(server.open_pull("octo/app", "feature")["number"])
 
 
 def run_pr(

@@ -24,8 +24,8 @@ from bfcl_action.runner.pipeline import RunOptions, collect_answers
 from bfcl_action.suites import DatasetSource, build_cases
 from bfcl_action.tools import load_tools
 from bfcl_action.tools.load import ToolSet
-from tests.runner_helpers import options
 from tests.support.openai_server import OpenAIServer
+from tests.support.runner import options
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "weather-app"
 

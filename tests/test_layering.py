@@ -104,3 +104,20 @@ def test_a_core_module_importing_a_command_breaks_lint(copy_of_project: Path) ->
         scoring.write_text(original)
     assert done.returncode == 1
     assert "bfcl_action.scoring -> bfcl_action.commands" in done.stdout
+
+
+def test_no_test_module_imports_another_test_module() -> None:
+    """Shared helpers live in tests/support/, shared fixtures in tests/conftest.py."""
+    import ast
+
+    offenders = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            if any(n.split(".")[-1].startswith("test_") for n in names if n.startswith("tests")):
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert offenders == []

@@ -21,8 +21,8 @@ from bfcl_action.model.types import EndpointError, RequestStats
 from bfcl_action.models import Mode, TestCase
 from bfcl_action.multiturn.cases import load_conversation_cases
 from bfcl_action.runner import RunOptions, run_evaluation
-from tests.runner_helpers import make_case, options
 from tests.support.openai_server import OpenAIServer, history_problem
+from tests.support.runner import make_case, options
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "notes-app" / "cases.multi_turn.jsonl"
 

@@ -16,8 +16,8 @@ import pytest
 from bfcl_action.models import Mode, TestCase
 from bfcl_action.multiturn.cases import load_conversation_cases
 from bfcl_action.runner import RunOptions, run_evaluation
-from tests.runner_helpers import options
 from tests.support.openai_server import OpenAIServer
+from tests.support.runner import options
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "notes-app" / "cases.multi_turn.jsonl"
 RESULTS_PREFIX = "[{'role': 'tool'"

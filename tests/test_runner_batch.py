@@ -17,11 +17,9 @@ from bfcl_action.model.batch import STATE_FILE, BatchSettings
 from bfcl_action.models import RunReport, TestCase
 from bfcl_action.multiturn.cases import load_conversation_cases
 from bfcl_action.runner.pipeline import RunOptions, run_evaluation
-from tests.runner_helpers import function, make_case, options, script, server
 from tests.support.openai_batches import BatchPlan
 from tests.support.openai_server import OpenAIServer
-
-__all__ = ["server"]
+from tests.support.runner import function, make_case, options, script
 
 FAST = {"poll_s": 0.0, "max_poll_s": 0.0}
 
@@ -219,7 +217,7 @@ def test_bfcl_action_run_batch_end_to_end(
     server: OpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from bfcl_action.cli import main
-    from tests.test_runner_cli import LIVE, weather_responder
+    from tests.support.runner import LIVE, weather_responder
 
     monkeypatch.setenv("BFCL_ACTION_LIVE_DIR", str(LIVE))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-never-printed")

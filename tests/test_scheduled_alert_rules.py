@@ -21,7 +21,7 @@ from bfcl_action.github.alerts import (
 from bfcl_action.thresholds import Thresholds
 from tests.support.github_server import GitHubServer
 from tests.support.reports import make_report
-from tests.test_scheduled_alerts import DROPPED, HEALTHY, WORSE, alerts, scheduled_run
+from tests.support.scheduled import DROPPED, HEALTHY, WORSE, alerts, scheduled_run
 
 
 def comparison(base: str | None, head: str, floor: float | None = None) -> Comparison:

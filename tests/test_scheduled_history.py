@@ -27,7 +27,7 @@ from bfcl_action.history import (
 from bfcl_action.report.charts import history_chart
 from tests.support.github_server import GitHubServer
 from tests.support.reports import make_report
-from tests.test_scheduled_alerts import DROPPED, HEALTHY, scheduled_run
+from tests.support.scheduled import DROPPED, HEALTHY, scheduled_run
 
 SVG = "{http://www.w3.org/2000/svg}"
 GIT_ENV = {

@@ -138,3 +138,23 @@ def git(workdir: Path, *args: str) -> str:
         capture_output=True,
         text=True,
     ).stdout.strip()
+
+
+TOOLS = """[
+  {"type": "function", "function": {"name": "get_value", "description": "Get a value.",
+    "parameters": {"type": "object", "properties": {"x": {"type": "integer",
+      "description": "the key"}}, "required": ["x"]}}}
+]
+"""
+
+
+def write_tools(workdir: Path) -> None:
+    """A repository's own tool file and the .bfcl.yml naming it."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    (workdir / "tools.json").write_text(TOOLS)
+    (workdir / ".bfcl.yml").write_text("tools:\n  - tools.json\n")
+
+
+def open_pr(server: GitHubServer) -> int:
+    server.commit("octo/app", "feature", "change a tool description")
+    return int(server.open_pull("octo/app", "feature")["number"])
