@@ -27,7 +27,7 @@ from bfcl_action.authoring import call_options, call_problems, call_shape, check
 from bfcl_action.budget import read_text, repository_root
 from bfcl_action.errors import InputError
 from bfcl_action.globs import expand_globs
-from bfcl_action.models import ExpectedCall, FunctionDoc, Message, SourceLocation, TestCase
+from bfcl_action.records import ExpectedCall, FunctionDoc, Message, SourceLocation, TestCase
 from bfcl_action.tools.issues import CaseValidationError, ToolIssue, describe
 from bfcl_action.tools.load import display_name, unmatched_issue
 from bfcl_action.tools.source import Document, JsonPath, parse_text, path_label

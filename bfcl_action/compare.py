@@ -25,7 +25,7 @@ from bfcl_action.diagnostics import CallBalance, ToolDiagnostic, call_balance, d
 from bfcl_action.digest import FAIL, INFRA, PASS, RunDigest, outcome_of
 from bfcl_action.fingerprint import case_set_hash
 from bfcl_action.impact import ToolChange
-from bfcl_action.models import (
+from bfcl_action.records import (
     CaseResult,
     ExpectedCall,
     RequestCounts,

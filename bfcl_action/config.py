@@ -27,7 +27,7 @@ from bfcl_action.budget import read_text
 from bfcl_action.categories import CATEGORIES, Group, did_you_mean
 from bfcl_action.cost import Price
 from bfcl_action.errors import ConfigError, InputError
-from bfcl_action.models import Mode, SourceLocation
+from bfcl_action.records import Mode, SourceLocation
 from bfcl_action.thresholds import STRICT_KEYS, CategoryKey, Thresholds
 from bfcl_action.tools.source import Document, ParseError, parse_yaml
 from bfcl_action.tools.validate import ToolLimits

@@ -22,9 +22,9 @@ from bfcl_action.cost import cost_line, price_for, priced, run_cost
 from bfcl_action.errors import ConfigError
 from bfcl_action.model.batch import BatchSettings
 from bfcl_action.model.naming import NameMap, with_api_names
-from bfcl_action.models import CaseResult, Mode, RunReport, TestCase
 from bfcl_action.multiturn.check import ExecutionOptions
 from bfcl_action.multiturn.sandbox import SandboxLimits
+from bfcl_action.records import CaseResult, Mode, RunReport, TestCase
 from bfcl_action.run_reports import save_report
 from bfcl_action.runner.backends import Backend
 from bfcl_action.runner.pipeline import RunOptions, run_evaluation

@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field, ValidationError
 from bfcl_action.digest import RunDigest, SuiteDigest, digest_of, encode_digest
 from bfcl_action.errors import BfclActionError
 from bfcl_action.jsonl import scan_jsonl
-from bfcl_action.models import RunReport
+from bfcl_action.records import RunReport
 
 HISTORY_SCHEMA_VERSION = 1
 

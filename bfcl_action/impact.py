@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 from bfcl_action.config import ModelSettings
 from bfcl_action.fingerprint import canonical_json, sha256_hex
-from bfcl_action.models import FunctionDoc, TestCase
+from bfcl_action.records import FunctionDoc, TestCase
 from bfcl_action.settings import backend_options, settings_of_section
 
 if TYPE_CHECKING:  # the runner imports the comparison, which imports this module

@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from bfcl_action.compare import Comparison, Verdict
 from bfcl_action.digest import RunDigest
-from bfcl_action.models import RunReport
+from bfcl_action.records import RunReport
 
 _ORDER = (
     Verdict.REGRESSION,

@@ -33,7 +33,7 @@ from pydantic import BaseModel, Field
 
 from bfcl_action.compare import SideScore, natural_key
 from bfcl_action.cost import run_cost
-from bfcl_action.models import CaseResult, Mode, RunReport
+from bfcl_action.records import CaseResult, Mode, RunReport
 from bfcl_action.stats import mcnemar_exact, percentile
 
 OVERALL = "overall"

@@ -21,7 +21,7 @@ from bfcl_action.categories import CATEGORIES, Checker, Directory
 from bfcl_action.errors import InputError
 from bfcl_action.escape import log_line
 from bfcl_action.jsonl import read_jsonl
-from bfcl_action.models import CaseResult, TestCase
+from bfcl_action.records import CaseResult, TestCase
 
 VERSION_PREFIX = "BFCL_v4"
 RESULT_FILE_RE = re.compile(rf"^{VERSION_PREFIX}_(\w+?)_result\.json$")

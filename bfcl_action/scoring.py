@@ -37,7 +37,7 @@ from typing import Any
 from bfcl_action import __version__
 from bfcl_action.categories import CATEGORIES, Column, columns_of, is_multi_turn
 from bfcl_action.fingerprint import case_set_hash, config_fingerprint
-from bfcl_action.models import CaseResult, CategoryScore, Mode, RunReport, TestCase
+from bfcl_action.records import CaseResult, CategoryScore, Mode, RunReport, TestCase
 
 _SIMPLE = columns_of(Column.NON_LIVE_SIMPLE_AST)
 _NON_LIVE_AST = columns_of(Column.NON_LIVE_AST)

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bfcl_action import redact
 from bfcl_action.config import BfclConfig, MatrixModel, ModelSettings, key_variable_problem
 from bfcl_action.errors import ConfigError
-from bfcl_action.models import Mode
+from bfcl_action.records import Mode
 from bfcl_action.select import parse_shard
 from bfcl_action.thresholds import (
     ThresholdOverrides,

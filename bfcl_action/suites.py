@@ -40,7 +40,7 @@ from bfcl_action.dataset import dataset_categories, load_dataset
 from bfcl_action.errors import ConfigError, DatasetError
 from bfcl_action.fingerprint import sha256_hex
 from bfcl_action.globs import glob_files
-from bfcl_action.models import ExecutionData, FunctionDoc, TestCase
+from bfcl_action.records import ExecutionData, FunctionDoc, TestCase
 from bfcl_action.tools.load import ToolSet, load_tools
 from bfcl_action.tools.source import parse_jsonl
 from bfcl_action.tools.validate import mapped_name

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from bfcl_action.config import load_config
 from bfcl_action.git_files import tree_at_ref
-from bfcl_action.models import TestCase
+from bfcl_action.records import TestCase
 from bfcl_action.suites import build_cases
 from tests.support.action import git, run_action
 from tests.support.example_app import EXAMPLE, expected_calls, predicted_impact, scripted_model

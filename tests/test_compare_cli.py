@@ -10,7 +10,7 @@ import pytest
 
 from bfcl_action.cli import main
 from bfcl_action.digest import make_digest
-from bfcl_action.models import RunReport
+from bfcl_action.records import RunReport
 from tests.support.reports import make_report
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from bfcl_action.compare import Comparison, compare_runs
 from bfcl_action.impact import describe_tool_changes
-from bfcl_action.models import FunctionDoc
+from bfcl_action.records import FunctionDoc
 from bfcl_action.report import COMMENT_LIMIT, render_comment
 from bfcl_action.thresholds import Thresholds
 from tests.support.reports import make_report, make_result

@@ -6,7 +6,7 @@ from bfcl_action.compare import (
     format_expected,
 )
 from bfcl_action.impact import ToolChange, describe_tool_changes
-from bfcl_action.models import FunctionDoc, Message, RunReport, TestCase
+from bfcl_action.records import FunctionDoc, Message, RunReport, TestCase
 from bfcl_action.scoring import attach_case_context
 from bfcl_action.thresholds import Thresholds
 from tests.support.reports import make_report, make_result

@@ -13,7 +13,7 @@ from bfcl_action.config import load_config
 from bfcl_action.cost import Price, answer_cost, cost_line, price_for, priced, run_cost
 from bfcl_action.errors import ConfigError
 from bfcl_action.metrics import render_cloudwatch_emf, render_openmetrics, run_metrics
-from bfcl_action.models import CaseResult, RunReport
+from bfcl_action.records import CaseResult, RunReport
 from tests.support.openai_server import OpenAIServer
 
 PRICE = Price(input=2.0, output=8.0, cached_input=0.5)

@@ -22,7 +22,7 @@ from bfcl_action import evaluation
 from bfcl_action.digest import make_digest
 from bfcl_action.github.comment import comment_marker
 from bfcl_action.github.context import DEFAULT_CHECK_NAME, ActionContext
-from bfcl_action.models import RunReport
+from bfcl_action.records import RunReport
 from tests.support.action import (
     ROOT,
     ActionRun,

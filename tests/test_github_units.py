@@ -21,7 +21,7 @@ from bfcl_action.github.comment import (
 )
 from bfcl_action.github.context import ActionContext, CommentMode, parse_inputs
 from bfcl_action.github.evaluate import needs_api_key, parse_thresholds, read_config, run_settings
-from bfcl_action.models import Mode
+from bfcl_action.records import Mode
 from bfcl_action.thresholds import Thresholds
 from tests.support.github_server import GitHubServer
 

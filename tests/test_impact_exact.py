@@ -19,7 +19,7 @@ import pytest
 from bfcl_action.config import BfclConfig, load_config
 from bfcl_action.impact import changed_requests
 from bfcl_action.model.options import BackendOptions
-from bfcl_action.models import FunctionDoc, Message, TestCase
+from bfcl_action.records import FunctionDoc, Message, TestCase
 from bfcl_action.runner.pipeline import RunOptions, collect_answers
 from bfcl_action.suites import DatasetSource, build_cases
 from bfcl_action.tools import load_tools

@@ -15,7 +15,7 @@ ROOT = Path(__file__).parents[1]
 CONFIG = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 CONTRACTS = {c["id"]: c for c in CONFIG["tool"]["importlinter"]["contracts"]}
 FRONT_ENDS = {"bfcl_action.cli", "bfcl_action.commands", "bfcl_action.github"}
-BOTTOM = {"bfcl_action.checker", "bfcl_action.decode", "bfcl_action.models"}
+BOTTOM = {"bfcl_action.checker", "bfcl_action.decode", "bfcl_action.records"}
 ALLOWED_BELOW_CHECKER = {"bfcl_action.errors", "bfcl_action.categories"}
 
 

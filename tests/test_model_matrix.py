@@ -14,7 +14,7 @@ from bfcl_action.digest import digest_of, make_digest, parse_digest, parse_diges
 from bfcl_action.errors import ConfigError
 from bfcl_action.evaluation import labelled_paths
 from bfcl_action.matrix import MatrixComparison, MatrixEntry, pick_baseline
-from bfcl_action.models import Mode
+from bfcl_action.records import Mode
 from bfcl_action.report.matrix import render_matrix_comment
 from bfcl_action.settings import RunOverrides, resolve_model_runs
 from bfcl_action.thresholds import Thresholds

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bfcl_action.config import load_config, parse_config
-from bfcl_action.models import FunctionDoc, Message, TestCase
+from bfcl_action.records import FunctionDoc, Message, TestCase
 from bfcl_action.suites import (
     build_cases,
     derive_distractors,

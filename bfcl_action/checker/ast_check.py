@@ -45,7 +45,7 @@ from bfcl_action.checker.verdict import (
     fail,
     show,
 )
-from bfcl_action.models import Call, ExpectedCall, FunctionDoc, Language
+from bfcl_action.records import Call, ExpectedCall, FunctionDoc, Language
 
 # Enum members bound once: looking one up on its class costs as much as a dict lookup chain.
 _PARALLEL, _MULTIPLE = Matching.PARALLEL, Matching.MULTIPLE

@@ -23,7 +23,7 @@ from bfcl_action.checker.verdict import (
 )
 from bfcl_action.decode import DecodeError, decode_output
 from bfcl_action.decode.errors import WRONG_OUTPUT_FORMAT
-from bfcl_action.models import Call, CaseResult, Language, Mode, TestCase
+from bfcl_action.records import Call, CaseResult, Language, Mode, TestCase
 
 _AST, _MULTI_TURN = Checker.AST, Checker.MULTI_TURN
 _PYTHON = Language.PYTHON

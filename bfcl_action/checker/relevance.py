@@ -17,7 +17,7 @@ from bfcl_action.checker.verdict import (
     CheckVerdict,
     fail,
 )
-from bfcl_action.models import Call
+from bfcl_action.records import Call
 
 _IRRELEVANCE = Checker.IRRELEVANCE
 

@@ -20,7 +20,7 @@ from bfcl_action.config import load_config
 from bfcl_action.digest import RunDigest, make_digest
 from bfcl_action.errors import ConfigError, InputError
 from bfcl_action.impact import ToolChange
-from bfcl_action.models import RunReport
+from bfcl_action.records import RunReport
 from bfcl_action.report import (
     render_comment,
     render_history_svg,

@@ -23,7 +23,7 @@ from bfcl_action.impact import (
     request_delta,
     tool_changes,
 )
-from bfcl_action.models import TestCase
+from bfcl_action.records import TestCase
 from bfcl_action.settings import DEFAULTS
 from bfcl_action.suites import build_cases
 from bfcl_action.tools.load import ToolSet, load_tools

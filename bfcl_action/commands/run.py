@@ -23,7 +23,7 @@ from bfcl_action.evaluation import (
     print_summary,
     write_outputs,
 )
-from bfcl_action.models import Mode, RunReport
+from bfcl_action.records import Mode, RunReport
 from bfcl_action.runner.pipeline import infra_error_rate
 from bfcl_action.runner.progress import make_progress
 from bfcl_action.settings import (

@@ -24,7 +24,7 @@ from bfcl_action.categories import parse_categories
 from bfcl_action.compare import percent
 from bfcl_action.dataset import dataset_categories, load_dataset
 from bfcl_action.errors import InputError
-from bfcl_action.models import CaseResult, Mode, RunReport, TestCase
+from bfcl_action.records import CaseResult, Mode, RunReport, TestCase
 from bfcl_action.results_io import ResultEntry, read_results, write_score_files
 from bfcl_action.run_reports import save_report
 from bfcl_action.scoring import SUMMARY_COLUMNS, build_report

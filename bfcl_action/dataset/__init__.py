@@ -16,7 +16,7 @@ from pathlib import Path
 from bfcl_action.categories import MULTI_TURN_OFFICIAL, SINGLE_TURN_OFFICIAL, parse_categories
 from bfcl_action.dataset import live, official
 from bfcl_action.errors import ConfigError, DatasetError
-from bfcl_action.models import ExecutionData, TestCase
+from bfcl_action.records import ExecutionData, TestCase
 
 __all__ = ["dataset_categories", "load_dataset", "parse_spec"]
 

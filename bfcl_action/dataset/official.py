@@ -37,7 +37,7 @@ from bfcl_action.categories import MULTI_TURN_OFFICIAL, SINGLE_TURN_OFFICIAL
 from bfcl_action.dataset.bfcl_format import entry_file_name, read_category
 from bfcl_action.dataset.multi_turn import read_multi_turn
 from bfcl_action.errors import DatasetError
-from bfcl_action.models import TestCase
+from bfcl_action.records import TestCase
 
 PACKAGE = "bfcl-eval"
 CACHE_ENV = "BFCL_ACTION_CACHE"

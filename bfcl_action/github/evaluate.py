@@ -24,7 +24,7 @@ from bfcl_action.github.checks import Annotation
 from bfcl_action.github.context import ActionContext
 from bfcl_action.globs import glob_files
 from bfcl_action.impact import ToolChange
-from bfcl_action.models import CaseResult, RunReport, SourceLocation
+from bfcl_action.records import CaseResult, RunReport, SourceLocation
 from bfcl_action.settings import (
     MatrixRun,
     RunOverrides,
@@ -148,7 +148,7 @@ def _number(ctx: ActionContext, name: str, kind: type[int] | type[float]) -> Any
 
 def run_overrides(ctx: ActionContext, config: Path | None) -> RunOverrides:
     """The Action inputs that set run settings (unset inputs leave `.bfcl.yml`'s value)."""
-    from bfcl_action.models import Mode
+    from bfcl_action.records import Mode
 
     mode = None
     if ctx.inputs.mode:

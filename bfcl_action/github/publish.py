@@ -47,7 +47,7 @@ from bfcl_action.github.evaluate import Engine, ToolIndex, annotations_for
 from bfcl_action.github.statuses import CategoryStatus
 from bfcl_action.matrix import MatrixComparison, MatrixEntry, pick_baseline
 from bfcl_action.model_choice import ModelChoice, choose_models
-from bfcl_action.models import RunReport
+from bfcl_action.records import RunReport
 from bfcl_action.report.markdown import DEFAULT_TITLE
 from bfcl_action.report.matrix import render_matrix_comment, render_matrix_summary
 from bfcl_action.run_reports import load_baseline

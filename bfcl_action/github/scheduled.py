@@ -66,7 +66,7 @@ from bfcl_action.history import (
 from bfcl_action.matrix import MatrixComparison
 from bfcl_action.metrics import write_metrics
 from bfcl_action.model_choice import choose_models
-from bfcl_action.models import RunReport
+from bfcl_action.records import RunReport
 from bfcl_action.report.charts import history_chart
 from bfcl_action.report.model_choice import render_model_choice_markdown
 

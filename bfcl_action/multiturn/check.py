@@ -24,9 +24,9 @@ from typing import Any
 
 from bfcl_action.decode import DecodeError, decode_fc, decode_prompt
 from bfcl_action.errors import BfclActionError
-from bfcl_action.models import Call, CaseResult, Language, Mode, TestCase
 from bfcl_action.multiturn.conversation import Conversation, conversation_of
 from bfcl_action.multiturn.sandbox import EnvironmentSetupError, Sandbox, SandboxLimits
+from bfcl_action.records import Call, CaseResult, Language, Mode, TestCase
 
 EMPTY_TURN = "multi_turn:empty_turn_model_response"
 STATE_MISMATCH = "multi_turn:instance_state_mismatch"

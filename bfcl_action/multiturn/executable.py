@@ -29,10 +29,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bfcl_action.decode import DecodeError, decode_output
 from bfcl_action.errors import InputError
-from bfcl_action.models import Call, CaseResult, ExecutionData, Mode, TestCase
 from bfcl_action.multiturn.check import ExecutionOptions, case_result
 from bfcl_action.multiturn.http_tools import http_invoke
 from bfcl_action.multiturn.sandbox import Sandbox
+from bfcl_action.records import Call, CaseResult, ExecutionData, Mode, TestCase
 
 FIELD = "execute"
 COMPARATORS = ("exact", "structural")

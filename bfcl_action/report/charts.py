@@ -18,7 +18,7 @@ import markupsafe
 from bfcl_action.digest import RunDigest
 from bfcl_action.escape import xml_text
 from bfcl_action.history import HistoryRecord, chart_label
-from bfcl_action.models import RunReport
+from bfcl_action.records import RunReport
 from bfcl_action.stats import wilson_interval
 
 PALETTE = [

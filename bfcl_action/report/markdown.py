@@ -29,7 +29,7 @@ from bfcl_action.compare import (
     percent,
 )
 from bfcl_action.impact import WordChange
-from bfcl_action.models import RunCost
+from bfcl_action.records import RunCost
 from bfcl_action.report.coverage import generate_command
 
 COMMENT_LIMIT = limits.COMMENT_BODY.size

@@ -8,9 +8,9 @@ from bfcl_action.model.forms import case_request, fc_output, prompt_output
 from bfcl_action.model.render import FunctionRenderer, RenderedFunctions
 from bfcl_action.model.request import ModelClient
 from bfcl_action.model.types import ChatRequest, RequestStats
-from bfcl_action.models import Mode, TestCase
 from bfcl_action.multiturn.check import ExecutionOptions
 from bfcl_action.multiturn.driver import run_conversation
+from bfcl_action.records import Mode, TestCase
 from bfcl_action.runner.answer import ModelAnswer
 
 

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from bfcl_action.categories import is_multi_turn
 from bfcl_action.cost import PER_TOKENS, Price
 from bfcl_action.model.cache import ResponseCache
-from bfcl_action.models import TestCase
+from bfcl_action.records import TestCase
 from bfcl_action.runner.chat import ChatBackend
 
 CHARS_PER_TOKEN = 4

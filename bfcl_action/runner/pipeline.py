@@ -17,8 +17,8 @@ from bfcl_action.model.cache import DEFAULT_MAX_AGE_S, ResponseCache
 from bfcl_action.model.options import BackendOptions
 from bfcl_action.model.retry import RetryPolicy
 from bfcl_action.model.shapes import describe_shapes
-from bfcl_action.models import RequestCounts, RunReport, TestCase
 from bfcl_action.multiturn.check import ExecutionOptions
+from bfcl_action.records import RequestCounts, RunReport, TestCase
 from bfcl_action.runner.backends import Backend, create_backend
 from bfcl_action.runner.chat import ChatBackend
 from bfcl_action.runner.execute import CaseOutcome, ExecutionStats, execute

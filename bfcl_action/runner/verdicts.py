@@ -14,9 +14,9 @@ from typing import Any
 
 from bfcl_action.categories import is_multi_turn
 from bfcl_action.checker import check_case
-from bfcl_action.models import CaseResult, ExecutionData, Mode, TestCase
 from bfcl_action.multiturn.check import ExecutionOptions, check_conversation
 from bfcl_action.multiturn.executable import check_executable
+from bfcl_action.records import CaseResult, ExecutionData, Mode, TestCase
 from bfcl_action.runner.execute import CaseOutcome
 
 Judge = Callable[[TestCase, Any, Mode], CaseResult]

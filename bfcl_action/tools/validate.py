@@ -29,7 +29,7 @@ from typing import Any, Literal
 from jsonschema.validators import Draft7Validator, validator_for
 from pydantic import BaseModel, ConfigDict
 
-from bfcl_action.models import FunctionDoc, SourceLocation
+from bfcl_action.records import FunctionDoc, SourceLocation
 from bfcl_action.tools.dialect import (
     BFCL_TO_JSON,
     JSON_TYPES,

@@ -9,7 +9,7 @@ from typing import Any
 
 from bfcl_action.cli import main
 from bfcl_action.model.options import BackendOptions
-from bfcl_action.models import CaseResult, Mode, TestCase
+from bfcl_action.records import CaseResult, Mode, TestCase
 from tests.support.openai_server import OpenAIServer
 
 
