@@ -149,9 +149,9 @@ def test_environments_named_in_the_config_fill_in_for_cases(tmp_path: Path) -> N
 
 
 def test_reports_do_not_show_no_call_as_a_multi_turn_expectation() -> None:
-    from bfcl_action.compare import attach_case_context
     from bfcl_action.multiturn.cases import load_conversation_cases
     from bfcl_action.records import CaseResult, RunReport
+    from bfcl_action.scoring import attach_case_context
 
     case = load_conversation_cases(EXAMPLE / "cases.multi_turn.jsonl")[0]
     result = CaseResult(id=case.id, category=case.category, valid=False)
