@@ -28,6 +28,8 @@ class Checker(StrEnum):
     IRRELEVANCE = "irrelevance"
     RELEVANCE = "relevance"
     MULTI_TURN = "multi_turn"
+    AGENTIC = "agentic"
+    """The final answer must contain an expected text (web search, memory)."""
 
 
 class Matching(StrEnum):
@@ -45,6 +47,8 @@ class Group(StrEnum):
     LIVE = "live"
     HALLUCINATION = "hallucination"
     MULTI_TURN = "multi_turn"
+    AGENTIC = "agentic"
+    FORMAT_SENSITIVITY = "format_sensitivity"
     OWN = "own"
 
 
@@ -58,6 +62,10 @@ class Column(StrEnum):
     IRRELEVANCE = "irrelevance"
     RELEVANCE = "relevance"
     MULTI_TURN = "multi_turn"
+    WEB_SEARCH = "web_search"
+    MEMORY = "memory"
+    FORMAT_SENSITIVITY = "format_sensitivity"
+    """Reported beside the leaderboard, never part of Overall Acc."""
     OWN = "own"
 
 
@@ -67,6 +75,8 @@ class Directory(StrEnum):
     NON_LIVE = "non_live"
     LIVE = "live"
     MULTI_TURN = "multi_turn"
+    AGENTIC = "agentic"
+    FORMAT_SENSITIVITY = "format_sensitivity"
     OWN = "own"
 
 
@@ -82,11 +92,34 @@ class Category(BaseModel):
     directory: Directory
     official: bool = True
     """Part of BFCL's own data (loadable with `--dataset bfcl@<version>`)."""
+    data_file: str = ""
+    """BFCL's data file stem when several categories share one (`web_search` for both web
+    search categories, `memory` for the three memory backends); empty: the category's name.
+    The shared file's ids are rewritten to the category's (`web_search_3` ->
+    `web_search_base_3`), as bfcl-eval does."""
+    subfolder: str = ""
+    """Folder below `directory` for result and score files (`memory/kv`)."""
+    prompt_variants: bool = False
+    """Each case re-asks an entry of another category under one of BFCL's prompt
+    configurations (format sensitivity); its id names both (`checker.variants`), and the
+    entry's own category decides how it is matched."""
 
     @property
     def multi_turn(self) -> bool:
         """A conversation, checked turn by turn (never one decoded answer)."""
         return self.checker is Checker.MULTI_TURN
+
+    @property
+    def agentic(self) -> bool:
+        """Scored from result files only: running it needs a search or memory backend."""
+        return self.checker is Checker.AGENTIC
+
+    @property
+    def folder(self) -> str:
+        """BFCL's folder for the category's result and score files (`agentic/memory/kv`)."""
+        return (
+            f"{self.directory.value}/{self.subfolder}" if self.subfolder else self.directory.value
+        )
 
     @property
     def live(self) -> bool:
@@ -104,6 +137,9 @@ def _c(
     *,
     column: Column,
     directory: Directory,
+    data_file: str = "",
+    subfolder: str = "",
+    prompt_variants: bool = False,
 ) -> Category:
     return Category(
         name=name,
@@ -114,10 +150,14 @@ def _c(
         column=column,
         directory=directory,
         official=official,
+        data_file=data_file,
+        subfolder=subfolder,
+        prompt_variants=prompt_variants,
     )
 
 
 _A, _IRR, _REL, _MT = Checker.AST, Checker.IRRELEVANCE, Checker.RELEVANCE, Checker.MULTI_TURN
+_AG, _AGG, _AGD = Checker.AGENTIC, Group.AGENTIC, Directory.AGENTIC
 _S, _M, _P = Matching.SIMPLE, Matching.MULTIPLE, Matching.PARALLEL
 _NL, _L, _H = Group.NON_LIVE, Group.LIVE, Group.HALLUCINATION
 _MTG, _OWN = Group.MULTI_TURN, Group.OWN
@@ -147,6 +187,32 @@ CATEGORIES: dict[str, Category] = {
         _c("multi_turn_miss_func", _MT, _MTG, column=_MT_COL, directory=_MTD),
         _c("multi_turn_miss_param", _MT, _MTG, column=_MT_COL, directory=_MTD),
         _c("multi_turn_long_context", _MT, _MTG, column=_MT_COL, directory=_MTD),
+        # BFCL v4's agentic categories: scored from result files (`bfcl-action score`).
+        *(
+            _c(name, _AG, _AGG, column=Column.WEB_SEARCH, directory=_AGD, data_file="web_search")
+            for name in ("web_search_base", "web_search_no_snippet")
+        ),
+        *(
+            _c(
+                f"memory_{backend}",
+                _AG,
+                _AGG,
+                column=Column.MEMORY,
+                directory=_AGD,
+                data_file="memory",
+                subfolder=f"memory/{backend}",
+            )
+            for backend in ("kv", "vector", "rec_sum")
+        ),
+        # BFCL v4's format sensitivity: 200 entries x 26 prompt configurations, prompt mode.
+        _c(
+            "format_sensitivity",
+            _A,
+            Group.FORMAT_SENSITIVITY,
+            column=Column.FORMAT_SENSITIVITY,
+            directory=Directory.FORMAT_SENSITIVITY,
+            prompt_variants=True,
+        ),
         # A repository's own tools and cases (`.bfcl.yml`): same checkers, own column group.
         _c("own_simple", _A, _OWN, _S, official=False, column=_OWN_COL, directory=_OWND),
         _c("own_multiple", _A, _OWN, _M, official=False, column=_OWN_COL, directory=_OWND),
@@ -159,11 +225,36 @@ CATEGORIES: dict[str, Category] = {
     ]
 }
 
-SINGLE_TURN_OFFICIAL = [c.name for c in CATEGORIES.values() if c.official and not c.multi_turn]
+SINGLE_TURN_OFFICIAL = [
+    c.name
+    for c in CATEGORIES.values()
+    if c.official and not c.multi_turn and not c.agentic and not c.prompt_variants
+]
 """The official categories `--dataset bfcl@<version>` loads for single-turn evaluation."""
+
+AGENTIC_OFFICIAL = [c.name for c in CATEGORIES.values() if c.agentic]
+FORMAT_SENSITIVITY = "format_sensitivity"
+"""BFCL v4's format-sensitivity category: `score` reads its result files; loaded only when
+named (5,200 prompt-mode cases)."""
+"""BFCL v4's agentic categories: `score` reads their result files; `run` cannot ask them yet
+(they need a search backend or a memory backend), and says so."""
 
 MULTI_TURN_OFFICIAL = [c.name for c in CATEGORIES.values() if c.official and c.multi_turn]
 """BFCL's multi-turn categories (`--dataset bfcl@<version>` with multi-turn enabled)."""
+
+NOT_SCORED: dict[str, str] = {
+    name: "retired upstream (bfcl-eval does not score it either)"
+    for name in (
+        "exec_simple",
+        "exec_multiple",
+        "exec_parallel",
+        "exec_parallel_multiple",
+        "rest",
+        "sql",
+        "chatable",
+    )
+}
+"""Categories of BFCL's data that bfcl-action does not score, with the reason it says."""
 
 LIVE_CATEGORIES = tuple(c.name for c in CATEGORIES.values() if c.live)
 """The categories a Live release may hold (BFCL's Live set and ours under `data/live/`)."""
@@ -188,6 +279,7 @@ SELECTION_GROUPS: dict[str, str] = {
     Group.LIVE.value: "the Live AST categories (live_simple, live_multiple, ...)",
     Group.HALLUCINATION.value: "irrelevance and relevance (official and Live)",
     Group.MULTI_TURN.value: "the official multi-turn categories",
+    Group.AGENTIC.value: "BFCL v4's web search and memory categories (scored from result files)",
 }
 """Names that select several categories, with what they select (`bfcl-action categories`)."""
 
@@ -198,7 +290,11 @@ DISTRACTOR_SUITE = re.compile(r"own_distractors_k\d+")
 def group_members(group: str) -> list[str]:
     """The categories a selection group names, in table order."""
     if group == "all":
-        return [n for n, c in CATEGORIES.items() if c.checker is not Checker.MULTI_TURN]
+        return [
+            n
+            for n, c in CATEGORIES.items()
+            if not c.multi_turn and not c.agentic and not c.prompt_variants
+        ]
     if group == "official":
         return list(SINGLE_TURN_OFFICIAL)
     return [n for n, c in CATEGORIES.items() if c.group.value == group]
@@ -271,7 +367,18 @@ def parse_categories(spec: str | None, available: list[str]) -> list[str]:
             members = set(group_members(item))
             picked = [n for n in available if n in members]
         else:
-            get_category(item)
+            known = get_category(item)
+            if item not in available and known.agentic and known.official:
+                backend = (
+                    "a search backend"
+                    if known.column is Column.WEB_SEARCH
+                    else ("a memory backend")
+                )
+                raise ConfigError(
+                    f"category {item!r} is in BFCL's data but bfcl-action does not run it yet "
+                    f"(it needs {backend}); `bfcl-action score` scores its BFCL result files",
+                    field="categories",
+                )
             if item not in available:
                 raise ConfigError(
                     f"category {item!r} is not in the selected dataset(s); "

@@ -19,7 +19,9 @@ from bfcl_action.budget import repository_root
 from bfcl_action.checker import needs_underscore_to_dot
 from bfcl_action.config import BfclConfig
 from bfcl_action.cost import cost_line, price_for, priced, run_cost
+from bfcl_action.dataset.official import official_sizes
 from bfcl_action.errors import ConfigError
+from bfcl_action.leaderboard import LEADERBOARD_CATEGORIES, OVERALL_ACC, cell_text, leaderboard_of
 from bfcl_action.model.batch import BatchSettings
 from bfcl_action.model.naming import NameMap, with_api_names
 from bfcl_action.multiturn.check import ExecutionOptions
@@ -329,7 +331,8 @@ def bfcl_named(
 
 
 def print_summary(report: RunReport) -> None:
-    """Per-suite scores, infrastructure errors and notes, on standard output."""
+    """Per-suite scores, infrastructure errors and notes, on standard output; with official
+    categories, the leaderboard's Overall Acc (what did not run counts as 0, as BFCL counts)."""
     infra = [r for r in report.results if r.infra_error is not None]
     for label, score in report.categories.items():
         print(f"{label:32} {score.correct:5}/{score.total:<5} {score.accuracy:7.2%}")
@@ -341,4 +344,13 @@ def print_summary(report: RunReport) -> None:
         print(note)
     if report.cost is not None and report.cost.answers:
         print(cost_line(report.cost))
+    sizes = official_sizes(report.datasets)
+    board = leaderboard_of(report, sizes) if sizes is not None else None
+    if board is not None:
+        total = len(LEADERBOARD_CATEGORIES)
+        print(
+            f"BFCL leaderboard Overall Acc {cell_text(board.overall[OVERALL_ACC])} "
+            f"({total - len(board.missing)} of {total} categories ran; the others count as 0, "
+            "as on the leaderboard; `bfcl-action score` prints every column)"
+        )
     sys.stdout.flush()

@@ -105,6 +105,9 @@ class TestCase(BaseModel):
     question: list[list[Message]]
     functions: list[FunctionDoc] = Field(default_factory=list)
     possible_answer: list[ExpectedCall] = Field(default_factory=list)
+    answer_texts: list[str] = Field(default_factory=list)
+    """For BFCL's agentic categories (web search, memory): the final answer passes when it
+    contains one of these texts (`bfcl_action.checker.agentic`)."""
     language: Language = Language.PYTHON
     dataset: str = ""
     suite: str = ""

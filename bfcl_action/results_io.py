@@ -3,11 +3,14 @@
 Result files are JSON Lines named `BFCL_v4_<category>_result.json`, one `{"id", "result",
 ...}` per line, laid out `<group>/` (`non_live`, `live`) under a model folder. Score files
 are `BFCL_v4_<category>_score.json` under `<score dir>/<model>/<group>/`: a header line
-`{"accuracy", "correct_count", "total_count"}`, then one line per failing entry.
+`{"accuracy", "correct_count", "total_count"}`, then one line per failing entry. Beside
+them, the leaderboard's CSV files (`write_leaderboard_files`).
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 from collections import defaultdict
@@ -21,6 +24,14 @@ from bfcl_action.categories import CATEGORIES, Checker, Directory
 from bfcl_action.errors import InputError
 from bfcl_action.escape import log_line
 from bfcl_action.jsonl import read_jsonl
+from bfcl_action.leaderboard import (
+    OVERALL_ACC,
+    FormatSensitivity,
+    LatencyStats,
+    Leaderboard,
+    cell_text,
+    format_sensitivity_stats,
+)
 from bfcl_action.records import CaseResult, TestCase
 
 VERSION_PREFIX = "BFCL_v4"
@@ -44,9 +55,10 @@ class ResultEntry(BaseModel):
 
 
 def bfcl_directory(category: str) -> str:
-    """BFCL's folder for a category (the table's `directory`); unknown suites go under `own`."""
+    """BFCL's folder for a category (the table's `folder`, e.g. `agentic/memory/kv`); unknown
+    suites go under `own`."""
     known = CATEGORIES.get(category)
-    return (known.directory if known else Directory.OWN).value
+    return known.folder if known else Directory.OWN.value
 
 
 def category_from_path(path: Path) -> str | None:
@@ -240,7 +252,16 @@ def score_file_lines(
             "total_count": total,
         }
     ]
-    checker = CATEGORIES[category].checker if category in CATEGORIES else Checker.AST
+    known = CATEGORIES.get(category)
+    figures = format_sensitivity_stats(scored) if known and known.prompt_variants else None
+    if figures is not None:  # bfcl-eval's header extras for format sensitivity
+        lines[0].update(
+            accuracy_max_delta=figures.max_delta,
+            accuracy_variance=figures.variance,
+            accuracy_std=figures.std,
+            **{key: c.model_dump() for key, c in figures.configs.items()},
+        )
+    checker = known.checker if known else Checker.AST
     for r in sorted(scored, key=lambda r: id_sort_key(r.id)):
         if r.valid:
             continue
@@ -253,7 +274,14 @@ def score_file_lines(
             "test_category": category,
             "valid": False,
         }
-        if checker in {Checker.IRRELEVANCE, Checker.RELEVANCE}:
+        if checker is Checker.AGENTIC:  # bfcl-eval nests the error type here
+            line.update(
+                error={"error_message": r.error, "error_type": r.error_type},
+                prompt=prompt,
+                model_result_raw=r.model_output,
+                possible_answer=case.answer_texts if case is not None else None,
+            )
+        elif checker in {Checker.IRRELEVANCE, Checker.RELEVANCE}:
             line.update(
                 prompt=prompt,
                 model_result=r.model_output,
@@ -305,3 +333,92 @@ def read_score_file(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     if not rows or "accuracy" not in rows[0]:
         raise InputError("first line must hold 'accuracy'", file=str(path), line=1)
     return rows[0], rows[1:]
+
+
+def write_leaderboard_files(
+    board: Leaderboard,
+    directory: Path,
+    *,
+    model_name: str,
+    latency: LatencyStats | None = None,
+    format_sensitivity: FormatSensitivity | None = None,
+) -> list[Path]:
+    """bfcl-eval's leaderboard CSVs for one model (`data_overall.csv`, `data_non_live.csv`,
+    `data_live.csv`, `data_multi_turn.csv`, `data_agentic.csv`,
+    `data_format_sensitivity.csv`), laid out as it writes them:
+    a rank column, percentages with two decimals, `N/A` for what did not run, no newline
+    after the last row. Cost, link, organisation and licence are not known here: `N/A` and
+    empty, as bfcl-eval writes for a model without them."""
+    na = "N/A"
+    lat = [str(latency.mean), str(latency.std), str(latency.p95)] if latency else [na, na, na]
+    overall_cells = dict(board.overall)
+    first = overall_cells.pop(OVERALL_ACC)
+    from bfcl_action.checker.variants import PROMPT_CONFIGS  # the checker loads on use
+
+    figures = format_sensitivity
+    spread = [str(figures.max_delta), str(figures.std)] if figures else [na, na]
+    per_config = {
+        key: figures.configs[key].accuracy if figures and key in figures.configs else None
+        for key in (c.key for c in PROMPT_CONFIGS)
+    }
+    tables = {
+        "data_overall.csv": (
+            [
+                "Rank",
+                OVERALL_ACC,
+                "Model",
+                "Model Link",
+                "Total Cost ($)",
+                "Latency Mean (s)",
+                "Latency Standard Deviation (s)",
+                "Latency 95th Percentile (s)",
+                *overall_cells,
+                "Format Sensitivity Max Delta",
+                "Format Sensitivity Standard Deviation",
+                "Organization",
+                "License",
+            ],
+            [
+                "1",
+                cell_text(first),
+                model_name,
+                "",
+                na,
+                *lat,
+                *(cell_text(v) for v in overall_cells.values()),
+                *spread,
+                "",
+                "",
+            ],
+        ),
+        "data_format_sensitivity.csv": (
+            [
+                "Rank",
+                "Model",
+                "Format Sensitivity Max Delta",
+                "Format Sensitivity Standard Deviation",
+                *(f"Config {key}" for key in per_config),
+            ],
+            ["1", model_name, *spread, *(cell_text(v) for v in per_config.values())],
+        ),
+        "data_non_live.csv": _table_row(board.non_live, model_name),
+        "data_live.csv": _table_row(board.live, model_name),
+        "data_multi_turn.csv": _table_row(board.multi_turn, model_name),
+        "data_agentic.csv": _table_row(board.agentic, model_name),
+    }
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, (header, row) in tables.items():
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="\n").writerows([header, row])
+        path = directory / name
+        path.write_text(buffer.getvalue().removesuffix("\n"), encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def _table_row(cells: Mapping[str, float | None], model_name: str) -> tuple[list[str], list[str]]:
+    return (
+        ["Rank", "Model", *cells],
+        ["1", model_name, *(cell_text(v) for v in cells.values())],
+    )

@@ -10,10 +10,14 @@ Summary columns follow BFCL's leaderboard (eval_runner_helper.generate_leaderboa
 - `irrelevance`: unweighted mean of irrelevance and live_irrelevance.
 - `relevance`: live_relevance.
 - `multi_turn`: unweighted mean of the four multi-turn categories.
+- `agentic`: unweighted mean of web search (mean of its two categories) and memory (mean of
+  its three backends).
 - `own`: all of a repository's own suites pooled (correct / total).
-- `overall`: the weighted mean of the group columns that ran, with BFCL's weights
-  non_live_ast 10, live_ast 10, irrelevance 10, multi_turn 30, and `own` 10, renormalised
-  over the groups present. Like BFCL, relevance does not enter it.
+- `overall`: "overall of what ran", the weighted mean of the group columns that ran, with
+  BFCL's weights non_live_ast 10, live_ast 10, irrelevance 10, multi_turn 30, agentic 40,
+  and `own` 10, renormalised over the groups present. Like BFCL, relevance does not enter
+  it. It is NOT the leaderboard's Overall Acc, which counts a group that did not run as 0:
+  `bfcl_action.leaderboard` computes that one (and every other leaderboard column).
 
 When all components of a column ran, the value equals the leaderboard's. When only some ran,
 the column is the same formula over the components that ran (BFCL would show N/A and count a
@@ -45,15 +49,18 @@ _LIVE_AST = columns_of(Column.LIVE_AST)
 _IRRELEVANCE = columns_of(Column.IRRELEVANCE)
 _RELEVANCE = columns_of(Column.RELEVANCE)
 _MULTI_TURN = columns_of(Column.MULTI_TURN)
+_WEB_SEARCH = columns_of(Column.WEB_SEARCH)
+_MEMORY = columns_of(Column.MEMORY)
 OVERALL_WEIGHTS: dict[str, float] = {
     "non_live_ast": 10,
     "live_ast": 10,
     "irrelevance": 10,
     "multi_turn": 30,
+    "agentic": 40,
     "own": 10,
 }
-"""BFCL v4's weights (non-live 10, live 10, irrelevance 10, multi-turn 30; agentic 40 is out
-of scope), plus our own suites as one more single-turn group."""
+"""BFCL v4's weights (non-live 10, live 10, irrelevance 10, multi-turn 30, agentic 40), plus
+our own suites as one more single-turn group."""
 
 SUMMARY_COLUMNS = [
     "overall",
@@ -63,6 +70,7 @@ SUMMARY_COLUMNS = [
     "irrelevance",
     "relevance",
     "multi_turn",
+    "agentic",
     "own",
 ]
 
@@ -139,6 +147,9 @@ def _columns(by_category: Mapping[str, CategoryScore]) -> dict[str, float | None
     irrelevance = _unweighted([part(c) for c in _IRRELEVANCE])
     relevance = _unweighted([part(c) for c in _RELEVANCE])
     multi_turn = _unweighted([part(c) for c in _MULTI_TURN])
+    agentic = _unweighted(
+        [_unweighted([part(c) for c in _WEB_SEARCH]), _unweighted([part(c) for c in _MEMORY])]
+    )
     own_scores = [
         s
         for c, s in by_category.items()
@@ -152,6 +163,7 @@ def _columns(by_category: Mapping[str, CategoryScore]) -> dict[str, float | None
         "live_ast": live_ast,
         "irrelevance": irrelevance,
         "multi_turn": multi_turn,
+        "agentic": agentic,
         "own": own,
     }
     present = {k: v for k, v in groups.items() if v is not None}
@@ -173,6 +185,7 @@ def _columns(by_category: Mapping[str, CategoryScore]) -> dict[str, float | None
         "irrelevance": value(irrelevance),
         "relevance": value(relevance),
         "multi_turn": value(multi_turn),
+        "agentic": value(agentic),
         "own": value(own),
     }
 

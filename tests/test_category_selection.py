@@ -8,7 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action.categories import CATEGORIES, SELECTION_GROUPS, expand_categories
+from bfcl_action.categories import (
+    CATEGORIES,
+    SELECTION_GROUPS,
+    expand_categories,
+    parse_categories,
+)
 from bfcl_action.cli import main
 from bfcl_action.config import parse_config
 from bfcl_action.errors import ConfigError
@@ -105,3 +110,10 @@ def test_the_categories_command_lists_every_name(capsys: pytest.CaptureFixture[s
     assert main(["categories"]) == 0
     text = capsys.readouterr().out
     assert all(name in text for name in [*CATEGORIES, *SELECTION_GROUPS])
+
+
+def test_running_an_agentic_category_says_it_is_scored_not_run() -> None:
+    with pytest.raises(ConfigError, match=r"does not run it yet .*needs a search backend"):
+        parse_categories("web_search_base", ["simple_python"])
+    with pytest.raises(ConfigError, match="is not in the selected dataset"):
+        parse_categories("live_simple", ["simple_python"])

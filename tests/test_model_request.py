@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import socket
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,12 +24,6 @@ from tests.support.openai_server import OpenAIServer, history_problem
 from tests.support.runner import make_case, options
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "notes-app" / "cases.multi_turn.jsonl"
-
-
-@pytest.fixture
-def server() -> Iterator[OpenAIServer]:
-    with OpenAIServer(hang_s=1.0) as srv:
-        yield srv
 
 
 @pytest.fixture(scope="module")

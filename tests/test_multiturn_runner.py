@@ -7,7 +7,6 @@ come back as `tool` messages (FC) or one user message (prompt), as in BFCL's inf
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -52,12 +51,6 @@ def responder(plan: Plan) -> Any:
         return steps[step] if step < len(steps) else DONE
 
     return reply
-
-
-@pytest.fixture
-def server() -> Iterator[OpenAIServer]:
-    with OpenAIServer(hang_s=1.0) as srv:
-        yield srv
 
 
 @pytest.fixture(scope="module")
@@ -190,3 +183,34 @@ def test_a_step_answer_without_choices_is_retried(
     result, _ = run(server, cases["own_multi_turn_notes_0"], retry_base_delay=0.0)
     assert result.valid and server.faults_served == ["empty", "malformed"]
     assert len(server.requests) == 7
+
+
+def test_a_tool_that_exhausts_a_sandbox_budget_is_an_infrastructure_error(
+    server: OpenAIServer,
+) -> None:
+    """Issue 23: the model's call wrote past the file-size limit; the conversation stops and
+    the case is an infrastructure error, not the model's failure."""
+    fixtures = Path(__file__).parent / "fixtures" / "multiturn"
+    empty = {"type": "dict", "properties": {}, "required": []}
+    case = TestCase.model_validate(
+        {
+            "id": "own_multi_turn_greedy",
+            "category": "own_multi_turn",
+            "question": [[{"role": "user", "content": "Fill the disk"}]],
+            "functions": [
+                {"name": name, "description": name, "parameters": empty}
+                for name in ("huge_write", "ping")
+            ],
+            "involved_classes": ["Greedy"],
+            "environments": {"Greedy": "escape_env:Greedy"},
+            "ground_truth": [["ping()"]],
+            "environment_paths": [str(fixtures)],
+        }
+    )
+    server.responder = responder(
+        {"Fill the disk": [calls(("huge_write", {})), calls(("ping", {}))]}
+    )
+    result, _ = run(server, case)
+    assert result.infra_error is not None
+    assert "sandbox budget exhausted" in result.infra_error and "16 MiB" in result.infra_error
+    assert len(server.requests) == 1

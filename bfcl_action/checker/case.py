@@ -11,8 +11,10 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from bfcl_action.categories import CATEGORIES, Category, Checker
+from bfcl_action.checker.agentic import check_agentic
 from bfcl_action.checker.ast_check import check_ast
 from bfcl_action.checker.relevance import check_relevance
+from bfcl_action.checker.variants import variant_of
 from bfcl_action.checker.verdict import (
     DECODER_FAILED,
     INTERNAL_ERROR,
@@ -23,9 +25,10 @@ from bfcl_action.checker.verdict import (
 )
 from bfcl_action.decode import DecodeError, decode_output
 from bfcl_action.decode.errors import WRONG_OUTPUT_FORMAT
+from bfcl_action.decode.return_formats import decode_return_format
 from bfcl_action.records import Call, CaseResult, Language, Mode, TestCase
 
-_AST, _MULTI_TURN = Checker.AST, Checker.MULTI_TURN
+_AST, _MULTI_TURN, _AGENTIC = Checker.AST, Checker.MULTI_TURN, Checker.AGENTIC
 _PYTHON = Language.PYTHON
 
 
@@ -123,12 +126,36 @@ def judge(
         category = _category(case)
         if isinstance(category, CheckVerdict):
             return Judgement(category, None)
+        if category.checker is _AGENTIC:
+            return Judgement(check_agentic(model_output, case.answer_texts, mode), None)
+        if category.prompt_variants:
+            return _judge_variant(case, model_output, underscore_to_dot)
         outcome = decode_for(category, model_output, mode)
         if isinstance(outcome, list):
             return Judgement(_judge(category, case, outcome, None, underscore_to_dot), outcome)
         return Judgement(_judge(category, case, None, outcome, underscore_to_dot), None)
     except Exception as exc:
         return Judgement(_guard_verdict(exc), None)
+
+
+def _judge_variant(case: TestCase, model_output: Any, underscore_to_dot: bool) -> Judgement:
+    """A format-sensitivity case: decoded in its configuration's return format (always
+    prompt text), matched by the rules of the entry's own category."""
+    variant = variant_of(case.id)
+    if variant is None:
+        return Judgement(fail(UNSUPPORTED_CATEGORY, f"{case.id!r} names no prompt variant"), None)
+    config, entry_category = variant
+    try:
+        calls = decode_return_format(
+            model_output, config.return_format, tool_call_tag=config.tool_call_tag
+        )
+    except DecodeError as exc:
+        problem = fail(exc.error_type, exc.message)
+        return Judgement(_judge(entry_category, case, None, problem, underscore_to_dot), None)
+    except Exception as exc:  # upstream counts any decoder exception as "did not decode"
+        problem = fail(DECODER_FAILED, f"decoder error: {type(exc).__name__}: {exc}")
+        return Judgement(_judge(entry_category, case, None, problem, underscore_to_dot), None)
+    return Judgement(_judge(entry_category, case, calls, None, underscore_to_dot), calls)
 
 
 def check_case(

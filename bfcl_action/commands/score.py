@@ -20,12 +20,30 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from bfcl_action.categories import parse_categories
+from bfcl_action.categories import (
+    AGENTIC_OFFICIAL,
+    NOT_SCORED,
+    parse_categories,
+)
 from bfcl_action.compare import percent
 from bfcl_action.dataset import dataset_categories, load_dataset
+from bfcl_action.dataset.official import official_sizes
 from bfcl_action.errors import InputError
+from bfcl_action.leaderboard import (
+    FormatSensitivity,
+    Leaderboard,
+    cell_text,
+    format_sensitivity_stats,
+    latency_stats,
+    leaderboard_of,
+)
 from bfcl_action.records import CaseResult, Mode, RunReport, TestCase
-from bfcl_action.results_io import ResultEntry, read_results, write_score_files
+from bfcl_action.results_io import (
+    ResultEntry,
+    read_results,
+    write_leaderboard_files,
+    write_score_files,
+)
 from bfcl_action.run_reports import save_report
 from bfcl_action.scoring import SUMMARY_COLUMNS, build_report
 
@@ -33,13 +51,14 @@ if TYPE_CHECKING:
     from bfcl_action.multiturn.check import ExecutionOptions
 
 SUMMARY_TITLES = {
-    "overall": "Overall (what ran)",
+    "overall": "Overall of what ran (not BFCL's Overall Acc)",
     "non_live_ast": "Non-Live AST",
     "non_live_simple_ast": "  Non-Live simple AST",
     "live_ast": "Live AST",
     "irrelevance": "Irrelevance",
     "relevance": "Relevance",
-    "multi_turn": "Multi-turn",
+    "multi_turn": "Multi-turn (of what ran)",
+    "agentic": "Agentic (of what ran)",
     "own": "Own suites",
 }
 
@@ -115,7 +134,7 @@ def _has_calls(result: Any) -> bool:
     if result and all(isinstance(turn, list) for turn in result):
         steps = [step for turn in result for step in turn]
         if steps and all(isinstance(s, (str, list)) for s in steps):
-            return any(isinstance(s, list) for s in steps)
+            return any(isinstance(s, list) and s and isinstance(s[0], dict) for s in steps)
     return True
 
 
@@ -170,13 +189,12 @@ def run(args: argparse.Namespace) -> int:
     console = Console(stderr=False)
     warn = Console(stderr=True)
     entries = read_results(args.results)
-    available = dataset_categories(args.dataset, multi_turn=True)
+    available = dataset_categories(
+        args.dataset, multi_turn=True, agentic=True, format_sensitivity=True
+    )
     present = [c for c in available if any(e.category == c for e in entries)]
     chosen = parse_categories(args.categories, available) if args.categories else present
-    notes: list[str] = []
-    skipped = sorted({e.category for e in entries} - set(available))
-    if skipped:
-        notes.append(f"result files not in {args.dataset} were skipped: {', '.join(skipped)}")
+    notes = skipped_notes({e.category for e in entries} - set(available), args.dataset)
     no_results = [c for c in chosen if c not in present]
     if no_results:
         notes.append(f"no results for: {', '.join(no_results)}")
@@ -224,15 +242,83 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         save_report(report, args.output)
         console.print(f"report written to {args.output}", highlight=False)
+    sizes = official_sizes(report.datasets)
+    board = leaderboard_of(report, sizes) if sizes is not None else None
+    figures = format_sensitivity_stats(results)
+    if board is not None:
+        console.print(leaderboard_table(board, figures))
     if args.bfcl_score_dir:
         written = write_score_files(
             results, args.bfcl_score_dir, model_name=args.model_name, cases=cases
         )
+        if board is not None:
+            written += write_leaderboard_files(
+                board,
+                args.bfcl_score_dir,
+                model_name=args.model_name,
+                latency=latency_stats(results),
+                format_sensitivity=figures,
+            )
         console.print(
             f"{len(written)} BFCL score files written under {args.bfcl_score_dir}",
             highlight=False,
         )
     return 0
+
+
+def skipped_notes(categories: set[str], dataset: str) -> list[str]:
+    """Why result files were not scored: a memory prerequisite (bfcl-eval skips those too),
+    a category of BFCL's data that bfcl-action does not score yet, or one the dataset lacks."""
+    prereq = sorted(c for c in categories if c.removesuffix("_prereq") in AGENTIC_OFFICIAL)
+    unsupported = sorted(c for c in categories if c in NOT_SCORED and c not in prereq)
+    unknown = sorted(categories - set(prereq) - set(unsupported))
+    notes = []
+    if prereq:
+        notes.append(
+            "memory prerequisite entries are not scored (as in bfcl-eval): " + ", ".join(prereq)
+        )
+    for name in unsupported:
+        notes.append(f"{name} is in {dataset} but not supported by bfcl-action: {NOT_SCORED[name]}")
+    if unknown:
+        notes.append(f"result files not in {dataset} were skipped: {', '.join(unknown)}")
+    return notes
+
+
+LEADERBOARD_ROWS = [
+    ("Overall Acc", "Overall Acc"),
+    ("Non-Live AST Acc", "  Non-Live AST"),
+    ("Live Acc", "  Live"),
+    ("Irrelevance Detection", "  Irrelevance"),
+    ("Multi Turn Acc", "  Multi Turn"),
+    ("Web Search Acc", "  Web Search"),
+    ("Memory Acc", "  Memory"),
+    ("Relevance Detection", "Relevance (not in Overall Acc)"),
+]
+
+
+def leaderboard_table(board: Leaderboard, figures: FormatSensitivity | None = None) -> Table:
+    """The leaderboard's headline columns as bfcl-eval computes them, and the format
+    sensitivity figures when that category was scored (never part of Overall Acc)."""
+    table = Table(
+        title="BFCL leaderboard (bfcl-eval's formulas: what did not run counts as 0, shown N/A)"
+    )
+    table.add_column("Column")
+    table.add_column("Accuracy", justify="right")
+    for key, title in LEADERBOARD_ROWS:
+        table.add_row(escape(title), cell_text(board.overall[key]))
+    if figures is not None:
+        table.add_section()
+        table.add_row(
+            f"Format sensitivity: max delta across {len(figures.configs)} prompt configurations",
+            f"{figures.max_delta:.2f} pp",
+        )
+        table.add_row("Format sensitivity: standard deviation", f"{figures.std:.2f} pp")
+    if board.missing:
+        table.caption = escape(
+            f"{len(board.missing)} leaderboard categories did not run and count as 0: "
+            + ", ".join(board.missing)
+        )
+    return table
 
 
 def score_table(report: RunReport) -> Table:

@@ -13,7 +13,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from bfcl_action.categories import MULTI_TURN_OFFICIAL, SINGLE_TURN_OFFICIAL, parse_categories
+from bfcl_action.categories import (
+    AGENTIC_OFFICIAL,
+    FORMAT_SENSITIVITY,
+    MULTI_TURN_OFFICIAL,
+    SINGLE_TURN_OFFICIAL,
+    parse_categories,
+)
 from bfcl_action.dataset import live, official
 from bfcl_action.errors import ConfigError, DatasetError
 from bfcl_action.records import ExecutionData, TestCase
@@ -36,16 +42,29 @@ def parse_spec(spec: str) -> tuple[str, str]:
 
 
 def dataset_categories(
-    spec: str, *, live_dir: Path | None = None, multi_turn: bool = False
+    spec: str,
+    *,
+    live_dir: Path | None = None,
+    multi_turn: bool = False,
+    agentic: bool = False,
+    format_sensitivity: bool = False,
 ) -> list[str]:
     """Category names the dataset provides, in the category table's order (no download).
 
     Multi-turn categories are listed only with `multi_turn=True`: they need the official
     environments installed (docs/multi-turn.md), so `all` never selects them silently.
+    Agentic categories (web search, memory) are listed only with `agentic=True`: they are
+    scored from result files, never run. Format sensitivity (5,200 prompt-mode cases) is
+    listed only with `format_sensitivity=True`.
     """
     name, version = parse_spec(spec)
     if name == "bfcl":
-        return list(SINGLE_TURN_OFFICIAL) + (list(MULTI_TURN_OFFICIAL) if multi_turn else [])
+        return (
+            list(SINGLE_TURN_OFFICIAL)
+            + (list(MULTI_TURN_OFFICIAL) if multi_turn else [])
+            + (list(AGENTIC_OFFICIAL) if agentic else [])
+            + ([FORMAT_SENSITIVITY] if format_sensitivity else [])
+        )
     return live.live_categories(version, live.live_root(live_dir))
 
 
@@ -66,8 +85,14 @@ def load_dataset(
     """
     name, version = parse_spec(spec)
     available = dataset_categories(spec, live_dir=live_dir)
-    if name == "bfcl" and categories and _names_multi_turn(categories):
-        available = dataset_categories(spec, live_dir=live_dir, multi_turn=True)
+    if name == "bfcl" and categories:
+        available = dataset_categories(
+            spec,
+            live_dir=live_dir,
+            multi_turn=_names_any(categories, {"multi_turn", *MULTI_TURN_OFFICIAL}),
+            agentic=_names_any(categories, {"agentic", *AGENTIC_OFFICIAL}),
+            format_sensitivity=_names_any(categories, {FORMAT_SENSITIVITY}),
+        )
     chosen = _choose(categories, available)
     if name == "bfcl":
         release = official.get_release(version)
@@ -101,12 +126,13 @@ def _with_environments(
     return out
 
 
-def _names_multi_turn(categories: Sequence[str]) -> bool:
-    """True when the caller asks for multi-turn by name (a category or the group)."""
+def _names_any(categories: Sequence[str], names: set[str]) -> bool:
+    """True when the caller asks by name (a category or its group) for one of `names`:
+    multi-turn and agentic categories are loaded only when named."""
     if isinstance(categories, str):
         return False
     items = {c.strip() for item in categories for c in item.split(",")}
-    return bool(items & ({"multi_turn"} | set(MULTI_TURN_OFFICIAL)))
+    return bool(items & names)
 
 
 def _choose(categories: Sequence[str] | None, available: list[str]) -> list[str]:

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from bfcl_action import jsonl
-from bfcl_action.categories import get_category
+from bfcl_action.categories import FORMAT_SENSITIVITY, get_category
 from bfcl_action.errors import DatasetError
 from bfcl_action.records import TestCase
 
@@ -67,7 +67,8 @@ def parse_entries(
     `answers` is None for categories that have none (irrelevance, relevance); otherwise every
     entry must have one, since a case without an answer could never pass.
     """
-    language = get_category(category).language
+    known = get_category(category)
+    language = known.language
     cases: list[TestCase] = []
     for number, row in read_jsonl(data, file=file):
         entry_id = row.get("id")
@@ -80,7 +81,11 @@ def parse_entries(
                 raise DatasetError(
                     f"entry {entry_id!r} has no possible answer", file=file, line=number
                 )
-            fields["possible_answer"] = answers[entry_id]
+            answer_field = "answer_texts" if known.agentic else "possible_answer"
+            fields[answer_field] = answers[entry_id]
+        if known.data_file and entry_id.startswith(known.data_file):
+            # one shared file serves several categories: ids become the category's own
+            fields["id"] = category + entry_id[len(known.data_file) :]
         fields.update(
             category=category,
             language=language,
@@ -117,7 +122,7 @@ def read_category(
     dataset a bad line came from. `expected_sha256` maps relative paths to digests that the
     bytes read must match (cache and release integrity).
     """
-    name = entry_file_name(category)
+    name = entry_file_name(get_category(category).data_file or category)
     entry_bytes = _read(root, name, display=display, expected_sha256=expected_sha256)
     answer_rel = f"possible_answer/{name}"
     answers = None
@@ -132,6 +137,55 @@ def read_category(
         dataset=dataset,
         suite=suite,
     )
+
+
+def read_format_sensitivity(
+    root: Path,
+    *,
+    dataset: str,
+    display: str,
+    expected_sha256: dict[str, str] | None = None,
+) -> list[TestCase]:
+    """BFCL v4's format-sensitivity cases: the entries its id file names (per category, in
+    the category's own order), each asked once per prompt configuration, numbered as
+    bfcl-eval numbers them (`format_sensitivity_<n>:<config>:<entry id>`)."""
+    from bfcl_action.checker.variants import PROMPT_CONFIGS, variant_id
+
+    name = entry_file_name(FORMAT_SENSITIVITY)
+    file = f"{display}{name}"
+    try:
+        wanted = json.loads(_read(root, name, display=display, expected_sha256=expected_sha256))
+    except ValueError as exc:
+        raise DatasetError(f"not JSON: {exc}", file=file) from None
+    if not isinstance(wanted, dict) or not all(
+        isinstance(ids, list) and all(isinstance(i, str) for i in ids) for ids in wanted.values()
+    ):
+        raise DatasetError("expected {category: [entry ids]}", file=file)
+    cases: list[TestCase] = []
+    for category, ids in wanted.items():
+        if not ids:
+            continue
+        chosen = set(ids)
+        entries = read_category(
+            root,
+            category,
+            dataset=dataset,
+            suite=category,
+            display=display,
+            expected_sha256=expected_sha256,
+        )
+        for entry in (e for e in entries if e.id in chosen):
+            for config in PROMPT_CONFIGS:
+                cases.append(
+                    entry.model_copy(
+                        update={
+                            "id": variant_id(len(cases), config, entry.id),
+                            "category": FORMAT_SENSITIVITY,
+                            "suite": FORMAT_SENSITIVITY,
+                        }
+                    )
+                )
+    return cases
 
 
 def _read(root: Path, rel: str, *, display: str, expected_sha256: dict[str, str] | None) -> bytes:

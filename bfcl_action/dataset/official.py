@@ -33,8 +33,17 @@ from typing import Any
 
 import platformdirs
 
-from bfcl_action.categories import MULTI_TURN_OFFICIAL, SINGLE_TURN_OFFICIAL
-from bfcl_action.dataset.bfcl_format import entry_file_name, read_category
+from bfcl_action.categories import (
+    AGENTIC_OFFICIAL,
+    FORMAT_SENSITIVITY,
+    MULTI_TURN_OFFICIAL,
+    SINGLE_TURN_OFFICIAL,
+)
+from bfcl_action.dataset.bfcl_format import (
+    entry_file_name,
+    read_category,
+    read_format_sensitivity,
+)
 from bfcl_action.dataset.multi_turn import read_multi_turn
 from bfcl_action.errors import DatasetError
 from bfcl_action.records import TestCase
@@ -154,7 +163,14 @@ def load_official(
                 )
             )
             continue
-        if category not in SINGLE_TURN_OFFICIAL:
+        if category == FORMAT_SENSITIVITY:
+            cases.extend(
+                read_format_sensitivity(
+                    root, dataset=release.spec, display=f"{release.spec}:", expected_sha256=files
+                )
+            )
+            continue
+        if category not in SINGLE_TURN_OFFICIAL and category not in AGENTIC_OFFICIAL:
             raise DatasetError(
                 f"category {category!r} is not loadable from {release.spec}; "
                 f"available: {', '.join(SINGLE_TURN_OFFICIAL)}",
@@ -514,3 +530,33 @@ def _populate_environments(
         json.dumps(manifest, indent=1, sort_keys=True), encoding="utf-8"
     )
     return True
+
+
+def category_sizes(
+    release: BfclRelease, *, wheel: Path | None = None, cache: Path | None = None
+) -> dict[str, int]:
+    """Entries per official category in the release (prerequisite memory entries live in
+    another file and are not counted): the weight bfcl-eval's leaderboard gives a category
+    that did not run. A category whose file the release lacks is left out (weight 0)."""
+    from bfcl_action.categories import CATEGORIES
+    from bfcl_action.dataset.bfcl_format import entry_file_name
+
+    root = ensure_extracted(release, wheel=wheel, cache=cache)
+    sizes: dict[str, int] = {}
+    for name, category in CATEGORIES.items():
+        if not category.official or category.prompt_variants:
+            continue
+        path = root / entry_file_name(category.data_file or name)
+        if path.is_file():  # every pinned release has them all; a stand-in may not
+            sizes[name] = sum(1 for line in path.read_bytes().splitlines() if line.strip())
+    return sizes
+
+
+def official_sizes(datasets: Sequence[str]) -> dict[str, int] | None:
+    """`category_sizes` of the first official release among `datasets` (dataset specs as a
+    run report lists them), or None when none is official."""
+    for spec in datasets:
+        name, _, version = spec.partition("@")
+        if name == "bfcl" and version in RELEASES:
+            return category_sizes(RELEASES[version])
+    return None

@@ -40,6 +40,7 @@ __all__ = [
     "decode_fc",
     "decode_output",
     "decode_prompt",
+    "decode_step",
 ]
 
 
@@ -74,3 +75,15 @@ def decode_output(
     if mode is _PROMPT and isinstance(output, str):
         return decode_prompt(output, language)
     return decode_fc(output)
+
+
+def decode_step(output: Any, mode: Mode) -> list[Call]:
+    """One step of a conversation's calls, as BFCL's execution decoding reads it: prompt
+    text in prompt mode, tool calls otherwise; an output that does not decode is no call
+    (multi-turn skips such steps; the agentic categories take the last one as the answer)."""
+    try:
+        if mode is Mode.PROMPT and isinstance(output, str):
+            return decode_prompt(output, Language.PYTHON)
+        return decode_fc(output)
+    except Exception:  # any undecodable step is "no call", never a crash
+        return []

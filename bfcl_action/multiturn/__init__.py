@@ -1,7 +1,8 @@
 """Multi-turn and executable evaluation: environments in a sandboxed worker, BFCL's state and
 response checks, and the conversation loop that drives a model through the turns.
 
-Modules: `worker` (the sandboxed process, stdlib only), `sandbox` (its parent side),
+Modules: `worker` (the sandboxed process, stdlib only), `sandbox` (its parent side), `jail`
+(the OS layers, and `start_jailed` for a command such as a stdio MCP server),
 `calls` (call values, ground-truth parsing), `conversation` (a case's typed multi-turn view),
 `check` (the verdict), `driver` (asking a model, turn by turn, step by step).
 """
@@ -19,6 +20,7 @@ from bfcl_action.multiturn.sandbox import (
     EnvironmentSetupError,
     EnvironmentSpec,
     Sandbox,
+    SandboxError,
     SandboxLimits,
 )
 
@@ -28,6 +30,7 @@ __all__ = [
     "EnvironmentSpec",
     "ExecutionOptions",
     "Sandbox",
+    "SandboxError",
     "SandboxLimits",
     "ToolCall",
     "check_conversation",

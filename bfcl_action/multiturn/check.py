@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bfcl_action.decode import DecodeError, decode_fc, decode_prompt
+from bfcl_action.decode import decode_step
 from bfcl_action.errors import BfclActionError
 from bfcl_action.multiturn.conversation import Conversation, conversation_of
-from bfcl_action.multiturn.sandbox import EnvironmentSetupError, Sandbox, SandboxLimits
-from bfcl_action.records import Call, CaseResult, Language, Mode, TestCase
+from bfcl_action.multiturn.sandbox import Sandbox, SandboxError, SandboxLimits
+from bfcl_action.records import Call, CaseResult, Mode, TestCase
 
 EMPTY_TURN = "multi_turn:empty_turn_model_response"
 STATE_MISMATCH = "multi_turn:instance_state_mismatch"
@@ -52,18 +52,6 @@ class ExecutionOptions:
     def sandbox(self, extra_paths: Sequence[str] = ()) -> Sandbox:
         paths = [Path(p) for p in (*extra_paths, *self.paths)]
         return Sandbox(limits=self.limits, python=self.python, paths=paths)
-
-
-def decode_step(output: Any, mode: Mode) -> list[Call]:
-    """One model step's calls; an output that does not decode counts as no call."""
-    try:
-        if mode is Mode.PROMPT and isinstance(output, str):
-            return decode_prompt(output, Language.PYTHON)
-        return decode_fc(output)
-    except DecodeError:
-        return []
-    except Exception:
-        return []
 
 
 def decode_turns(model_output: list[Any], mode: Mode) -> list[list[list[Call]]]:
@@ -127,7 +115,7 @@ def check_conversation(
     flat = [call for turn in turns for step in turn for call in step]
     try:
         verdict = judge_turns(conversation, turns, options)
-    except EnvironmentSetupError as exc:
+    except SandboxError as exc:  # the sandbox failed, not the model: an infrastructure error
         return case_result(
             case, False, ENVIRONMENT_ERROR, [exc.message], model_output, flat, exc.message
         )

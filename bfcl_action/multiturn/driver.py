@@ -26,19 +26,20 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from bfcl_action.decode import decode_step
 from bfcl_action.model.forms import fc_output, prompt_output, system_prompt, with_system_prompt
 from bfcl_action.model.render import FunctionRenderer, RenderedFunctions
 from bfcl_action.model.request import ModelClient
 from bfcl_action.model.retry import InfraFailure
 from bfcl_action.model.types import ChatRequest, ChatResponse, Message, PermanentError
-from bfcl_action.multiturn.check import ExecutionOptions, decode_step
+from bfcl_action.multiturn.check import ExecutionOptions
 from bfcl_action.multiturn.conversation import (
     ADDED_FUNCTIONS_PROMPT,
     MAX_STEPS,
     conversation_of,
     turn_messages,
 )
-from bfcl_action.multiturn.sandbox import EnvironmentSetupError, Sandbox
+from bfcl_action.multiturn.sandbox import Sandbox, SandboxError
 from bfcl_action.records import Call, Language, Mode, TestCase
 
 SIDE = "model"
@@ -103,8 +104,8 @@ class ConversationDriver:
                 self.answer.output.append(steps)
                 if force_quit:
                     break
-        except EnvironmentSetupError as exc:
-            raise PermanentError(f"environment setup failed: {exc.message}") from None
+        except SandboxError as exc:
+            raise PermanentError(f"sandbox failed: {exc.message}") from None
         finally:
             await asyncio.to_thread(sandbox.close)
         self.answer.latency_s = round(self.answer.latency_s, 4)

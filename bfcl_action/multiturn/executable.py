@@ -17,7 +17,9 @@ replaces the AST check: a call AST matching would reject (another spelling of th
 passes when it computes the same result. Error types:
 `executable:decoder_failed`, `executable:wrong_count`, `executable:unknown_function`,
 `executable:exception` (the model's call raised), `executable:timeout` (it hung or crashed
-the worker), `executable:expected_call_failed`, `executable:wrong_result`.
+the worker), `executable:expected_call_failed`, `executable:wrong_result`, and
+`executable:sandbox_error` (an infrastructure error: the sandbox could not start, or a tool
+exhausted one of its budgets; not the model's failure).
 """
 
 from __future__ import annotations
@@ -31,11 +33,12 @@ from bfcl_action.decode import DecodeError, decode_output
 from bfcl_action.errors import InputError
 from bfcl_action.multiturn.check import ExecutionOptions, case_result
 from bfcl_action.multiturn.http_tools import http_invoke
-from bfcl_action.multiturn.sandbox import Sandbox
+from bfcl_action.multiturn.sandbox import Sandbox, SandboxError
 from bfcl_action.records import Call, CaseResult, ExecutionData, Mode, TestCase
 
 FIELD = "execute"
 COMPARATORS = ("exact", "structural")
+SANDBOX_ERROR = "executable:sandbox_error"
 
 
 class ExecSpec(BaseModel):
@@ -141,7 +144,12 @@ def check_executable(
     paths = case.metadata_as(ExecutionData).environment_paths
     with options.sandbox(paths) as sandbox:
         for index, call in enumerate(calls):
-            verdict = _check_one(case, spec, sandbox, call, index, options.http_allow)
+            try:
+                verdict = _check_one(case, spec, sandbox, call, index, options.http_allow)
+            except SandboxError as exc:
+                return case_result(
+                    case, False, SANDBOX_ERROR, [exc.message], model_output, calls, exc.message
+                )
             if verdict is not None:
                 error_type, errors = verdict
                 return case_result(case, False, error_type, errors, model_output, calls)

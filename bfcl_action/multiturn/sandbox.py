@@ -6,8 +6,11 @@ worker that dies (memory limit, CPU limit, `os._exit`, a segfault in a C extensi
 the failed result `Error during execution: ...` of that one call; the next call starts a
 fresh worker and replays every earlier successful command, so the conversation's state is
 back where it was (environments are deterministic, as BFCL's are). Nothing here raises for a
-tool's misbehaviour; only an environment that cannot be created at all raises
-`EnvironmentSetupError`.
+tool's ordinary misbehaviour. `SandboxError` (an infrastructure error of the case, never a
+model failure) is raised when the sandbox itself fails: a worker that cannot start (or
+restart), an environment that cannot be created (`EnvironmentSetupError`), or a tool that
+exhausts a budget of the sandbox (threads, the size of one file, files or bytes written):
+those are checked here, from outside the worker, after every request.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from bfcl_action import redact
 from bfcl_action.errors import BfclActionError
@@ -35,22 +38,36 @@ WORKER = Path(__file__).with_name("worker.py")
 TUPLE_TAG = "__bfcl_tuple__"
 
 
-class EnvironmentSetupError(BfclActionError):
+class SandboxError(BfclActionError):
+    """The sandbox failed, not the model: an infrastructure error of the case being checked."""
+
+
+class EnvironmentSetupError(SandboxError):
     """An environment class could not be imported or constructed (a setup problem)."""
 
 
 @dataclass(frozen=True)
 class SandboxLimits:
-    """Per-worker limits. `call_timeout_s` is wall-clock per call; the others are rlimits."""
+    """Per-worker limits. `call_timeout_s` is wall-clock per call; `memory_mb`, `cpu_s`,
+    `file_mb` (one file's size) and `threads` are rlimits the worker sets on itself;
+    `files` and `write_mb` bound what its directory may hold (checked by the parent)."""
 
     call_timeout_s: float = 10.0
     memory_mb: int = 1024
     cpu_s: int = 120
     file_mb: int = 16
     start_timeout_s: float = 30.0
+    threads: int = 64
+    files: int = 512
+    write_mb: int = 64
 
     def rlimits(self) -> dict[str, int]:
-        return {"memory_mb": self.memory_mb, "cpu_s": self.cpu_s, "file_mb": self.file_mb}
+        return {
+            "memory_mb": self.memory_mb,
+            "cpu_s": self.cpu_s,
+            "file_mb": self.file_mb,
+            "threads": self.threads,
+        }
 
 
 @dataclass(frozen=True)
@@ -76,6 +93,54 @@ def tag_tuples(value: Any) -> Any:
     return value
 
 
+def budget_breach(
+    proc: subprocess.Popen[bytes] | None, directory: str | None, limits: SandboxLimits
+) -> str | None:
+    """What a worker has exhausted, seen from outside: its threads (`/proc/<pid>/task`, Linux)
+    and its directory (entries, bytes, a file at the size limit; the walk stops at the budget,
+    symbolic links are not followed). None while every budget holds."""
+    if proc is not None and proc.poll() is None:
+        threads = _thread_count(proc.pid)
+        if threads is not None and threads > limits.threads:
+            return f"a tool started more than {limits.threads} threads"
+    if directory is None:
+        return None
+    entries, total = 0, 0
+    file_cap = limits.file_mb * 1024 * 1024
+    pending = [directory]
+    while pending:
+        try:
+            with os.scandir(pending.pop()) as found:
+                for entry in found:
+                    entries += 1
+                    if entries > limits.files:
+                        return f"a tool wrote more than {limits.files} files"
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append(entry.path)
+                        continue
+                    try:
+                        size = entry.stat(follow_symlinks=False).st_size
+                    except OSError:
+                        continue
+                    if size >= file_cap:
+                        return f"a tool wrote a file of the sandbox's limit ({limits.file_mb} MiB)"
+                    total += size
+                    if total > limits.write_mb * 1024 * 1024:
+                        return f"a tool wrote more than {limits.write_mb} MiB"
+        except OSError:
+            continue
+    return None
+
+
+def _thread_count(pid: int) -> int | None:
+    """Threads of a process: procfs gives `/proc/<pid>/task` one link per thread plus two
+    (one `stat`, no parsing: this runs after every request). None off Linux."""
+    try:
+        return os.stat(f"/proc/{pid}/task").st_nlink - 2
+    except OSError:
+        return None
+
+
 class _WorkerGone(Exception):
     pass
 
@@ -96,7 +161,8 @@ class Sandbox:
     """A worker process plus the log of commands needed to rebuild its state.
 
     `python` is the interpreter that hosts the environments (default: this one), `paths` are
-    prepended to its `sys.path` (e.g. the repository root holding `module:Class` targets).
+    appended to its `sys.path` once the jail is in place (e.g. the repository root holding
+    `module:Class` targets).
     Use as a context manager, or call `close()`.
     """
 
@@ -116,6 +182,7 @@ class Sandbox:
         self._buffer = b""
         self._dir: str | None = None
         self._broken: str | None = None
+        self._breach: str | None = None
         self.jail: dict[str, str] = {}
         """What the OS layer of the last worker achieved (`jail.apply`)."""
 
@@ -157,7 +224,10 @@ class Sandbox:
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             cwd=self._dir,
-            env={},  # no variable of this process, secrets above all, reaches tool code
+            # no variable of this process, secrets above all, reaches tool code; two malloc
+            # arenas (glibc reserves 64 MiB of address space per arena and thread otherwise),
+            # so a thread flood meets the thread budget before the memory limit
+            env={"MALLOC_ARENA_MAX": "2"},
             close_fds=True,  # the two pipes are the only descriptors it inherits
             start_new_session=True,  # its own process group, killed with it
         )
@@ -172,6 +242,9 @@ class Sandbox:
             raise _WorkerGone(f"worker setup failed: {answer.get('error')}")
         jail = answer.get("jail")
         self.jail = {str(k): str(v) for k, v in jail.items()} if isinstance(jail, dict) else {}
+        failed = [f"{name}: {status}" for name, status in self.jail.items() if "failed" in status]
+        if failed:
+            raise _WorkerGone(f"a jail layer failed ({'; '.join(failed)})")
         if self._history:
             self.stats.restarts += 1
             for command in self._history:
@@ -241,6 +314,10 @@ class Sandbox:
                 name = signal.Signals(-code).name
             except ValueError:
                 name = f"signal {-code}"
+            if name == "SIGXFSZ":
+                self._breach = (
+                    f"a tool wrote a file past the sandbox's limit of {self.limits.file_mb} MiB"
+                )
             hint = {"SIGXCPU": " (CPU time limit)", "SIGKILL": " (killed)"}.get(name, "")
             return f"the tool crashed the sandbox worker: {name}{hint}"
         return f"the tool crashed the sandbox worker (exit code {code})"
@@ -249,20 +326,21 @@ class Sandbox:
         """Send one command; a hang or crash comes back as `{"ok": False, "error": ...}`.
 
         `record` keeps the command for replay after a restart (only if it succeeded).
+        Raises `SandboxError` when the worker cannot (re)start or a budget was exhausted;
+        the sandbox then stays broken (every later request raises the same error).
         """
         if self._broken is not None:
-            return {"ok": False, "error": self._broken}
+            raise SandboxError(self._broken)
         try:
             if self._proc is None:
                 self._start()
         except (_WorkerGone, TimeoutError, OSError) as exc:
-            self._kill()
-            self._broken = f"the sandbox could not be (re)started: {exc or 'timed out'}"
-            return {"ok": False, "error": self._broken}
+            self._fail(f"the sandbox could not be (re)started: {exc or 'timed out'}")
         try:
             answer = self._exchange(message, self.limits.call_timeout_s)
         except TimeoutError:
             self.stats.timeouts += 1
+            self._check_budgets()
             self._kill()
             return {
                 "ok": False,
@@ -271,11 +349,26 @@ class Sandbox:
             }
         except _WorkerGone as exc:
             self.stats.crashes += 1
+            self._check_budgets()
             self._kill()
             return {"ok": False, "error": str(exc), "lost": True}
+        self._check_budgets()
         if record and answer.get("ok"):
             self._history.append(message)
         return answer
+
+    def _fail(self, reason: str) -> NoReturn:
+        self._kill()
+        self._broken = reason
+        raise SandboxError(reason)
+
+    def _check_budgets(self) -> None:
+        """Budgets the worker's rlimits cannot express, checked from outside the worker (tool
+        code cannot hide a breach by catching the error it got): threads alive, files and
+        bytes in its directory, one file at the size limit, a death by SIGXFSZ."""
+        breach = self._breach or budget_breach(self._proc, self._dir, self.limits)
+        if breach is not None:
+            self._fail(f"sandbox budget exhausted: {breach}")
 
     # --- conversation API ---------------------------------------------------------------
 

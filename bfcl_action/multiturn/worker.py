@@ -4,11 +4,18 @@ Run by path (`python -I worker.py`), it imports only the standard library, so an
 interpreter that can import the environment classes can host it. It speaks JSON Lines on
 private copies of stdin/stdout (tool code sees /dev/null and a throwaway buffer instead).
 
-Before any tool code is imported it applies the limits the parent sends: address space and
-CPU seconds (`resource.setrlimit`), a file-size cap, and an audit hook that refuses sockets,
-process creation, `ctypes`, and file access outside the sandbox's temp directory (reads of
-importable modules excepted). The hook is defence in depth against careless or hostile *tool
-code and model arguments*, not a security boundary: run tools you do not trust in a container.
+Order at `setup` (issue 23): everything this file needs is imported at its start, before any
+repository path exists in `sys.path`; then the rlimits the parent sends (address space, CPU
+seconds, one file's size, threads), the OS layers of `jail.py` (capabilities, Landlock,
+seccomp), the audit hook, and only then the repository paths, *appended* to `sys.path`: a
+repository file named like a standard module (`resource.py`, `json.py`) never shadows it, and
+no repository code runs before the jail is whole.
+
+The audit hook refuses sockets, process creation, `ctypes`, acting on other processes and
+file access outside the sandbox's temp directory (reads of importable modules excepted); its
+rules are frozen into its closure when it is made, so tool code cannot rebind them. It is
+defence in depth against careless or hostile *tool code and model arguments*; the boundary is
+the OS layer.
 
 Messages (one JSON object per line, parent -> worker):
 - `{"op": "setup", "paths": [...], "allowed_dir": str, "limits": {...}}`
@@ -29,7 +36,13 @@ import io
 import json
 import os
 import sys
+import threading
 from typing import Any
+
+try:
+    import resource
+except ImportError:  # not POSIX: time limits still apply (the parent kills the worker)
+    resource = None  # type: ignore[assignment]
 
 FORBIDDEN_NAMES = frozenset({"kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run"})
 """Method names never dispatched (BFCL refuses the same names before executing a call)."""
@@ -87,23 +100,25 @@ _PATH_EVENTS = {
 }
 
 
-def _load_jail() -> Any:
-    """jail.py beside this file, loaded by path (this directory is no import root)."""
+def _load_jail() -> tuple[Any, str]:
+    """jail.py beside this file, loaded by path (this directory is no import root); or why not."""
     import importlib.util
 
     path = os.path.join(os.path.dirname(os.path.realpath(__file__)), "jail.py")
     spec = importlib.util.spec_from_file_location("bfcl_worker_jail", path)
     if spec is None or spec.loader is None:
-        return None
+        return None, f"no loader for {path}"
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     try:
         spec.loader.exec_module(module)
-    except Exception:
-        return None
-    return module
+    except Exception as exc:
+        sys.modules.pop(spec.name, None)
+        return None, f"{type(exc).__name__}: {exc}"
+    return module, ""
 
 
-_JAIL = _load_jail() if __name__ == "__main__" else None
+_JAIL, _JAIL_ERROR = _load_jail() if __name__ == "__main__" else (None, "not the worker")
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
@@ -128,82 +143,93 @@ _INTROSPECTION_EVENTS = frozenset(
 def make_policy(allowed_dir: str, read_roots: list[str]) -> Any:
     """The audit hook: decides which side effects tool code may have.
 
-    It has no switch: it is installed when the worker is ready and its state lives in a
-    closure of immutable values; the events that would find it (`gc.get_objects`, ...) are
-    refused. It stays defence in depth: tool code in the same interpreter can still
-    monkeypatch the library functions it relies on; the boundary is the OS layer (jail.py).
+    It has no switch: it is installed when the worker is ready, and it is one flat function
+    whose closure holds only immutable values (tuples, frozensets, strings) and functions
+    bound when it is made. Rebinding the worker's module globals or `builtins` changes nothing
+    it decides, and a refusal's traceback, which shows its frame, exposes no cell or mapping
+    to rewrite (no nested function, no bound dict method). The events that would find it
+    (`gc.get_objects`, ...) are refused. It stays defence in depth: tool code in the same
+    interpreter can still monkeypatch the library functions it calls (`os.path.realpath`'s
+    helpers); the boundary is the OS layer (jail.py).
     """
-    realpath, fsdecode = os.path.realpath, os.fsdecode
+    realpath, fsdecode, own_pid, sep = os.path.realpath, os.fsdecode, os.getpid(), os.sep
     allowed = realpath(allowed_dir)
+    allowed_prefix = allowed.rstrip(sep) + sep
     roots = tuple(realpath(p) for p in read_roots if p)
-    sep = os.sep
-
-    def inside(path: str, where: tuple[str, ...]) -> bool:
-        return any(path == root or path.startswith(root.rstrip(sep) + sep) for root in where)
-
-    def resolve(raw: Any) -> str | None:
-        if isinstance(raw, int) or raw is None:
-            return None
-        try:
-            return realpath(fsdecode(raw))
-        except (TypeError, ValueError):
-            return "<unreadable path>"
-
-    def check_open(args: tuple[Any, ...]) -> None:
-        path = resolve(args[0] if args else None)
-        if path is None:
-            return
-        mode = args[1] if len(args) > 1 else None
-        flags = args[2] if len(args) > 2 and isinstance(args[2], int) else 0
-        writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or bool(
-            flags & _WRITE_FLAGS
-        )
-        if inside(path, (allowed,)):
-            return
-        if not writes and inside(path, roots):
-            return
-        raise SandboxViolation(f"sandbox: opening {path!r} is not allowed")
+    root_prefixes = tuple(root.rstrip(sep) + sep for root in roots)
+    listable = (allowed, *roots)
+    listable_prefixes = (allowed_prefix, *root_prefixes)
+    blocked_prefixes, blocked_events = tuple(_BLOCKED_PREFIXES), frozenset(_BLOCKED_EVENTS)
+    introspection, write_flags = frozenset(_INTROSPECTION_EVENTS), int(_WRITE_FLAGS)
+    first_path = frozenset(e for e, indexes in _PATH_EVENTS.items() if 0 in indexes)
+    second_path = frozenset(e for e, indexes in _PATH_EVENTS.items() if 1 in indexes)
+    listing = frozenset({"os.listdir", "os.scandir"})
+    violation = SandboxViolation
+    _isinstance, _len, _str, _int, _bytes = isinstance, len, str, int, bytes
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
-        if event.startswith(_BLOCKED_PREFIXES) or event in _BLOCKED_EVENTS:
+        if event.startswith(blocked_prefixes) or event in blocked_events:
             kind = "network access" if event.startswith("socket.") else f"{event!r}"
-            raise SandboxViolation(f"sandbox: {kind} is not allowed")
-        if event in _INTROSPECTION_EVENTS or (
-            event == "object.__setattr__" and len(args) > 1 and args[1] == "__code__"
+            raise violation(f"sandbox: {kind} is not allowed")
+        if event in introspection or (
+            event == "object.__setattr__" and _len(args) > 1 and args[1] == "__code__"
         ):
-            raise SandboxViolation(f"sandbox: {event!r} is not allowed")
+            raise violation(f"sandbox: {event!r} is not allowed")
+        if event == "resource.prlimit":
+            if args and args[0] not in (0, own_pid):
+                raise violation("sandbox: limits of another process are not its to change")
+            return
         if event == "open":
-            check_open(args)
-        elif event in ("os.listdir", "os.scandir"):
-            path = resolve(args[0] if args else ".")
-            if path is not None and not inside(path, (allowed, *roots)):
-                raise SandboxViolation(f"sandbox: listing {path!r} is not allowed")
-        elif event in _PATH_EVENTS:
-            for index in _PATH_EVENTS[event]:
-                if index < len(args):
-                    path = resolve(args[index])
-                    if path is not None and not inside(path, (allowed,)):
-                        raise SandboxViolation(f"sandbox: {event} on {path!r} is not allowed")
+            positions: tuple[int, ...] = (0,)
+        elif event in listing:
+            positions = (0,)
+            if not args:
+                args = (".",)
+        elif event in first_path:
+            positions = (0, 1) if event in second_path else (0,)
+        else:
+            return
+        for index in positions:
+            raw = args[index] if index < _len(args) else None
+            if raw is None or _isinstance(raw, _int):
+                continue
+            try:
+                path = realpath(fsdecode(raw))
+            except (TypeError, ValueError):
+                path = "<unreadable path>"
+            if path == allowed or path.startswith(allowed_prefix):
+                continue
+            if event == "open":
+                mode = args[1] if _len(args) > 1 else None
+                flags = args[2] if _len(args) > 2 and _isinstance(args[2], _int) else 0
+                writes = flags & write_flags or (
+                    _isinstance(mode, (_str, _bytes))
+                    and ("w" in _str(mode) or "a" in _str(mode) or "x" in _str(mode)
+                         or "+" in _str(mode))
+                )  # fmt: skip
+                if not writes and (path in roots or path.startswith(root_prefixes)):
+                    continue
+                raise violation(f"sandbox: opening {path!r} is not allowed")
+            if event in listing:
+                if path in listable or path.startswith(listable_prefixes):
+                    continue
+                raise violation(f"sandbox: listing {path!r} is not allowed")
+            raise violation(f"sandbox: {event} on {path!r} is not allowed")
 
     return hook
 
 
 def _apply_limits(limits: dict[str, Any]) -> None:
-    try:
-        import resource
-    except ImportError:  # not POSIX: time limits still apply (the parent kills the worker)
-        return
-    memory = limits.get("memory_mb")
-    if memory:
-        size = int(memory) * 1024 * 1024
+    """The rlimits (`jail.set_limits`, address space for memory) and 1 MiB thread stacks
+    (not RLIMIT_STACK's 8: the address-space limit must not stop a thread flood before the
+    thread budget does, or the breach would pass for a tool error)."""
+    if limits.get("threads"):
+        threading.stack_size(1 << 20)
+    if _JAIL is not None:
+        _JAIL.set_limits(limits, memory="AS")
+    elif resource is not None and limits.get("memory_mb"):  # jail.py missing: still bounded
+        size = int(limits["memory_mb"]) * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (size, size))
-    cpu = limits.get("cpu_s")
-    if cpu:
-        resource.setrlimit(resource.RLIMIT_CPU, (int(cpu), int(cpu) + 2))
-    file_mb = limits.get("file_mb")
-    if file_mb:
-        size = int(file_mb) * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
 
 
 def _untag(value: Any) -> Any:
@@ -262,16 +288,20 @@ class Worker:
         self.jail: dict[str, str] = {}
 
     def setup(self, message: dict[str, Any]) -> dict[str, Any]:
-        for path in reversed(message.get("paths") or []):
-            if path not in sys.path:
-                sys.path.insert(0, path)
+        """Limits, OS layers and audit hook first; the repository's paths last (appended)."""
+        paths = [str(p) for p in message.get("paths") or [] if p]
         allowed = str(message["allowed_dir"])
         os.chdir(allowed)
-        roots = [p for p in sys.path if p] + [sys.prefix, sys.base_prefix]
+        roots = [p for p in sys.path if p] + paths + [sys.prefix, sys.base_prefix]
         _apply_limits(message.get("limits") or {})
         if _JAIL is not None and message.get("jail", True):
             self.jail = _JAIL.apply([*roots, *_JAIL.SYSTEM_READ_ROOTS], [allowed])
+        elif message.get("jail", True) and sys.platform.startswith("linux"):
+            self.jail = {"os": f"failed: jail.py could not be loaded: {_JAIL_ERROR}"}
         sys.addaudithook(make_policy(allowed, roots))
+        for path in paths:
+            if path not in sys.path:
+                sys.path.append(path)
         return {"ok": True, "pid": os.getpid(), "jail": self.jail}
 
     def init(self, message: dict[str, Any]) -> dict[str, Any]:

@@ -44,6 +44,34 @@ def _answer(category: str, index: int) -> dict[str, Any]:
     return {"id": f"{category}_{index}", "ground_truth": [{"math.add": {"a": [index], "b": [2]}}]}
 
 
+AGENTIC_ANSWERS = ["Zhang Yiming", "35"]
+"""The expected texts of the fixture's web search and memory entries, by index."""
+
+
+def _agentic_files() -> list[tuple[str, list[dict[str, Any]], list[dict[str, Any]]]]:
+    """BFCL's shared agentic files: `web_search` (ids `web_search_N`) and `memory` (ids
+    `memory_N-<scenario>-N`), each entry's answer one text of `AGENTIC_ANSWERS`."""
+    out = []
+    for stem, ids in (
+        ("web_search", [f"web_search_{i}" for i in range(ENTRIES_PER_CATEGORY)]),
+        ("memory", [f"memory_{i}-customer-{i}" for i in range(ENTRIES_PER_CATEGORY)]),
+    ):
+        rows = [
+            {
+                "id": entry_id,
+                "question": [[{"role": "user", "content": f"Question {i} of {stem}?"}]],
+                "involved_classes": ["WebSearchAPI" if stem == "web_search" else "MemoryAPI"],
+            }
+            for i, entry_id in enumerate(ids)
+        ]
+        answers = [
+            {"id": entry_id, "ground_truth": [AGENTIC_ANSWERS[i % len(AGENTIC_ANSWERS)]]}
+            for i, entry_id in enumerate(ids)
+        ]
+        out.append((stem, rows, answers))
+    return out
+
+
 def _jsonl(rows: list[dict[str, Any]]) -> str:
     return "".join(json.dumps(r) + "\n" for r in rows)
 
@@ -85,6 +113,13 @@ def build_wheel(directory: Path, *, skip: tuple[str, ...] = (), environments: bo
             if CATEGORIES[category].checker is Checker.AST:
                 answers = [_answer(category, i) for i in range(ENTRIES_PER_CATEGORY)]
                 archive.writestr(f"bfcl_eval/data/possible_answer/{name}", _jsonl(answers))
+        for stem, rows, answers in _agentic_files():
+            archive.writestr(f"bfcl_eval/data/BFCL_v4_{stem}.json", _jsonl(rows))
+            archive.writestr(f"bfcl_eval/data/possible_answer/BFCL_v4_{stem}.json", _jsonl(answers))
+        archive.writestr(
+            "bfcl_eval/data/BFCL_v4_format_sensitivity.json",
+            json.dumps({"simple_python": ["simple_python_1"], "multiple": []}),
+        )
         archive.writestr("bfcl_eval/data/unused_datasets/BFCL_v3_sql.json", "{}\n")
         archive.writestr(
             f"bfcl_eval-{VERSION}.dist-info/METADATA",
