@@ -18,7 +18,6 @@ its own tools' schemas is rejected at load time, with the reason.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -27,14 +26,21 @@ from bfcl_action.authoring import call_options, call_problems, call_shape, check
 from bfcl_action.budget import read_text, repository_root
 from bfcl_action.errors import InputError
 from bfcl_action.globs import expand_globs
-from bfcl_action.records import ExpectedCall, FunctionDoc, Message, SourceLocation, TestCase
+from bfcl_action.records import (
+    CASE_ID_PATTERN,
+    ExpectedCall,
+    FunctionDoc,
+    Message,
+    SourceLocation,
+    TestCase,
+)
 from bfcl_action.tools.issues import CaseValidationError, ToolIssue, describe
 from bfcl_action.tools.load import display_name, unmatched_issue
 from bfcl_action.tools.source import Document, JsonPath, parse_text, path_label
 
 OWN_DATASET = "own"
 ANY_CALL = "any"
-ID_PATTERN = re.compile(r"^[A-Za-z0-9_.:@-]+$")
+ID_PATTERN = CASE_ID_PATTERN
 ROLES = {"system", "user", "assistant", "tool", "developer"}
 CASE_KEYS = {
     "id",
@@ -136,7 +142,7 @@ class _CaseReader:
             self.add(path, "invalid case", expected="a mapping", found=describe(entry))
             return None
         case_id = entry.get("id")
-        if not isinstance(case_id, str) or not ID_PATTERN.match(case_id):
+        if not isinstance(case_id, str) or not ID_PATTERN.fullmatch(case_id):
             self.add(
                 (*path, "id"),
                 "missing or invalid case id",

@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "history": "show the trend of a scheduled-run history file (table or SVG)",
     "categories": "list every valid category and group name",
     "generate": "draft own test cases for your tools with a model, verified by our checker",
+    "contribute": "turn own cases into a Live contribution file (scrubbed, previewed, local)",
 }
 """Every subcommand with its one-line help (the same text its module registers; a hyphen in
 the name is an underscore in the module's, `module_of`).

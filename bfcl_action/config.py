@@ -19,6 +19,7 @@ from pydantic import (
     Field,
     PrivateAttr,
     ValidationError,
+    ValidationInfo,
     field_validator,
 )
 from rapidfuzz import process
@@ -26,8 +27,10 @@ from rapidfuzz import process
 from bfcl_action.budget import read_text
 from bfcl_action.categories import CATEGORIES, Group, did_you_mean
 from bfcl_action.cost import Price
+from bfcl_action.credentials import key_variable_problem
 from bfcl_action.errors import ConfigError, InputError
 from bfcl_action.records import Mode, SourceLocation
+from bfcl_action.redact import shorten
 from bfcl_action.thresholds import STRICT_KEYS, CategoryKey, Thresholds
 from bfcl_action.tools.source import Document, ParseError, parse_yaml
 from bfcl_action.tools.validate import ToolLimits
@@ -150,27 +153,6 @@ class DerivedConfig(_Strict):
     distractors: DistractorSuite = Field(default_factory=DistractorSuite)
 
 
-KEY_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
-RESERVED_KEY_PREFIXES = ("GITHUB_", "INPUT_", "ACTIONS_", "RUNNER_")
-"""Variables that are never a model's key: the runner's and the Action's own (the job's
-token, the inputs). A PR's `.bfcl.yml` names `api_key_env`; without this rule a fork's could
-send `INPUT_GITHUB_TOKEN` to an endpoint it also names (docs/security.md)."""
-
-
-def key_variable_problem(name: str) -> str | None:
-    """Why `name` cannot be a key variable, or None."""
-    if not KEY_VARIABLE.fullmatch(name):
-        return f"expected an environment variable name (letters, digits, _), found {name!r:.60}"
-    if name.upper().startswith(RESERVED_KEY_PREFIXES):
-        return (
-            f"{name} is the runner's or the Action's own variable, never a model key: name the "
-            "variable that holds the key (e.g. OPENAI_API_KEY), set from a secret in the step's "
-            "env (to send a GitHub token on purpose, e.g. to GitHub Models, copy it into a "
-            "variable of your own there)"
-        )
-    return None
-
-
 class ModelSettings(_Strict):
     """The `model:` section: how the model is called. Every key is optional; an unset key
     takes the value of `bfcl_action.settings.DEFAULTS` and command-line options / Action
@@ -206,8 +188,9 @@ class ModelSettings(_Strict):
 
     @field_validator("api_key_env")
     @classmethod
-    def _api_key_env(cls, value: str | None) -> str | None:
-        problem = key_variable_problem(value) if value is not None else None
+    def _api_key_env(cls, value: str | None, info: ValidationInfo) -> str | None:
+        from_file = not (info.context or {}).get("key_variables_from_workflow", False)
+        problem = key_variable_problem(value, from_file=from_file) if value is not None else None
         if problem:
             raise ValueError(problem)
         return value
@@ -263,7 +246,10 @@ class MatrixModel(ModelSettings):
         """This entry's `model:` section: `shared` (the file's `model:`) with the entry's
         own keys on top (what `impact` predicts the entry sends)."""
         own = self.model_dump(exclude_none=True, include=set(ModelSettings.model_fields))
-        return ModelSettings.model_validate({**shared.model_dump(exclude_none=True), **own})
+        return ModelSettings.model_validate(
+            {**shared.model_dump(exclude_none=True), **own},
+            context={"key_variables_from_workflow": True},  # both parts were checked already
+        )
 
     @property
     def key(self) -> str:
@@ -334,7 +320,9 @@ def parse_models_input(text: str, source: str = "the `models` input") -> list[Ma
                     continue
             values[_INPUT_KEYS[key]] = value
         try:
-            entries.append(MatrixModel.model_validate(values))
+            entries.append(
+                MatrixModel.model_validate(values, context={"key_variables_from_workflow": True})
+            )
         except ValidationError as exc:
             first = exc.errors()[0]
             key = next((k for k, v in _INPUT_KEYS.items() if v == first["loc"][0]), "name")
@@ -457,7 +445,7 @@ def _render_error(err: Any, doc: Document) -> tuple[int, int, str]:
         if kind != "value_error" and "input" in err:
             found = err["input"]
             text = repr(found)
-            message += f" (found {text[:60]})"
+            message += f" (found {shorten(text, 60, '...')})"
         pos = doc.where(loc)
     line, col = pos or (0, 0)
     where = doc.file + (f":{line}:{col}" if line else "")

@@ -22,14 +22,18 @@ from bfcl_action.records import CaseResult, RunCost
 PER_TOKENS = 1_000_000
 
 
+MAX_PRICE = 1_000_000.0
+"""Dollars per million tokens no model costs: a finite bound keeps every cost finite."""
+
+
 class Price(BaseModel):
     """One model's prices, in US dollars per million tokens."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    input: float = Field(ge=0)
-    output: float = Field(ge=0)
-    cached_input: float | None = Field(default=None, ge=0)
+    input: float = Field(ge=0, le=MAX_PRICE, allow_inf_nan=False)
+    output: float = Field(ge=0, le=MAX_PRICE, allow_inf_nan=False)
+    cached_input: float | None = Field(default=None, ge=0, le=MAX_PRICE, allow_inf_nan=False)
     """Prompt tokens served from the provider's prompt cache; default: the input price."""
     batch_discount: float = Field(default=0.5, ge=0, le=1)
     """Share of the price taken off for Batch API answers (OpenAI: half)."""

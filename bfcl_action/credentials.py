@@ -7,22 +7,31 @@ else; `cli.main` called in-process, as tests do, leaves the environment alone) t
    or attach with ptrace (a process holding `CAP_SYS_PTRACE`, e.g. root in a default
    container, still can: the sandbox worker drops its capabilities, see `multiturn/jail.py`);
 2. moves every credential-like variable (`INPUT_API_KEY`, `INPUT_GITHUB_TOKEN`,
-   `GITHUB_TOKEN`, `OPENAI_API_KEY`, any `*_API_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`)
-   from `os.environ` into this module's holder, so no child process inherits it;
+   `GITHUB_TOKEN`, `OPENAI_API_KEY`, any `*_API_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`,
+   `BFCL_KEY_*`) from `os.environ` into this module's holder, so no child process inherits it;
 3. overwrites those variables in the process's original environment block, the memory that
    `/proc/<pid>/environ` shows (unsetting a variable does not clear it there);
 4. registers each value with `bfcl_action.redact`, so no output shows it.
 
 Callers read a secret with `get(name)` and pass it explicitly to the client that needs it.
+
+Which variables may hold a model's key is decided here too (`key_variable_problem`): the
+workflow names any variable it likes (`--api-key-env`, the `models` input), but a repository
+file (`.bfcl.yml`, which a pull request edits) names only the documented default
+`OPENAI_API_KEY` or a `BFCL_KEY_*` variable, so a hostile file cannot pick the job's token or a
+cloud key the runner holds and send it to an endpoint it also names. And whether a run may call
+a model at all (`model_calls_allowed`): never for a pull request from a fork.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import sys
 from collections.abc import Mapping
+from enum import StrEnum
 
 from bfcl_action import redact
 
@@ -33,6 +42,116 @@ SECRET_NAME = re.compile(
 )
 """Names of the variables treated as secrets (held, scrubbed, redacted)."""
 
+DEFAULT_KEY_VARIABLE = "OPENAI_API_KEY"
+KEY_PREFIX = "BFCL_KEY_"
+"""The variables a repository file may name as a model's key: the workflow decides which
+secret lands in them (`env: {BFCL_KEY_TOGETHER: ${{ secrets.TOGETHER_API_KEY }}}`)."""
+KEY_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+RESERVED_KEY_PREFIXES = ("GITHUB_", "INPUT_", "ACTIONS_", "RUNNER_")
+"""Variables that are never a model's key, whoever names them: the runner's and the Action's
+own (the job's token, the inputs)."""
+
+
+def key_variable_problem(name: str, *, from_file: bool = True) -> str | None:
+    """Why `name` cannot hold a model's key, or None. `from_file`: named by a repository file
+    (allow-list: `OPENAI_API_KEY` or `BFCL_KEY_*`); else by the workflow (any variable but the
+    runner's and the Action's own)."""
+    if not KEY_VARIABLE.fullmatch(name):
+        return f"expected an environment variable name (letters, digits, _), found {name!r:.60}"
+    if name.upper().startswith(RESERVED_KEY_PREFIXES):
+        return (
+            f"{name} is the runner's or the Action's own variable, never a model key: name the "
+            "variable that holds the key (e.g. OPENAI_API_KEY), set from a secret in the step's "
+            "env (to send a GitHub token on purpose, e.g. to GitHub Models, copy it into a "
+            f"{KEY_PREFIX}* variable of your own there)"
+        )
+    if from_file and name != DEFAULT_KEY_VARIABLE and not name.startswith(KEY_PREFIX):
+        return (
+            f"a repository file may name only {DEFAULT_KEY_VARIABLE} or a {KEY_PREFIX}* variable "
+            f"as a model key, found {name} (a pull request edits this file): rename the "
+            f"variable in the workflow step's env, e.g. `{KEY_PREFIX}{_suffix(name)}: "
+            f"${{{{ secrets.{name} }}}}`, and name that here"
+        )
+    return None
+
+
+def _suffix(name: str) -> str:
+    core = re.sub(r"_?(API_KEY|KEY|TOKEN)$", "", name, flags=re.IGNORECASE)
+    return (core or "MODEL").upper()
+
+
+class ModelPath(StrEnum):
+    """The ways a run calls a model (`model_calls_allowed` treats them alike, on purpose)."""
+
+    SINGLE = "single"
+    MATRIX = "matrix"
+    GENERATE = "generate"
+    BATCH = "batch"
+
+
+PULL_REQUEST_EVENTS = frozenset(
+    {
+        "pull_request",
+        "pull_request_target",
+        "pull_request_review",
+        "pull_request_review_comment",
+    }
+)
+
+
+def model_calls_allowed(
+    event_name: str, *, head_repo: str | None, base_repo: str | None, path: ModelPath
+) -> bool:
+    """Whether a run may call a model on `path`: never for a pull request from a fork (its
+    files name the endpoints and it must reach no credential), nor for a pull-request event
+    whose head repository is unknown (fail closed). Pure; tests/test_security_keys.py holds
+    its truth table over event x path."""
+    del path  # every path obeys the same rule: one rule, one place
+    if event_name not in PULL_REQUEST_EVENTS:
+        return True
+    return bool(head_repo) and bool(base_repo) and head_repo == base_repo
+
+
+def model_calls_allowed_here(path: ModelPath, environ: Mapping[str, str] | None = None) -> bool:
+    """`model_calls_allowed` for the workflow run this process is in (`GITHUB_EVENT_NAME`,
+    the event payload at `GITHUB_EVENT_PATH`); True outside GitHub Actions."""
+    env = os.environ if environ is None else environ
+    event_name = env.get("GITHUB_EVENT_NAME", "")
+    if event_name not in PULL_REQUEST_EVENTS:
+        return True
+    head, base = _pull_request_repos(env.get("GITHUB_EVENT_PATH", ""))
+    return model_calls_allowed(event_name, head_repo=head, base_repo=base, path=path)
+
+
+def _pull_request_repos(event_path: str) -> tuple[str | None, str | None]:
+    try:
+        with open(event_path, encoding="utf-8") as fh:
+            event = json.loads(fh.read(1 << 24))
+        pr = event["pull_request"]
+        return str(pr["head"]["repo"]["full_name"]), str(pr["base"]["repo"]["full_name"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None, None
+
+
+FORK_SKIP_MESSAGE = (
+    "this pull request comes from a fork: its files choose the model endpoints, so no model "
+    "is called (a replay still runs)"
+)
+
+
+def refuse_model_calls_on_fork(path: ModelPath, environ: Mapping[str, str] | None = None) -> None:
+    """The command-line edge of `model_calls_allowed`: a clear error before any request."""
+    if not model_calls_allowed_here(path, environ):
+        from bfcl_action.errors import InputError
+
+        raise InputError(
+            f"{FORK_SKIP_MESSAGE}; run `bfcl-action` only for pull requests from this "
+            "repository (`if: github.event.pull_request.head.repo.full_name == "
+            "github.repository`)",
+            field=f"{path.value} model calls",
+        )
+
+
 _NOT_SECRET = frozenset({"ACTIONS_ID_TOKEN_REQUEST_URL"})
 
 _held: dict[str, str] = {}
@@ -40,6 +159,9 @@ _state = {"protected": False}
 
 
 def is_secret_name(name: str) -> bool:
+    """Credential-like names, and every `BFCL_KEY_*` variable (a model key by definition)."""
+    if name.startswith(KEY_PREFIX):
+        return True
     return name not in _NOT_SECRET and bool(SECRET_NAME.search(name))
 
 

@@ -45,6 +45,12 @@ class DatasetError(BfclActionError):
     """A dataset could not be fetched, verified or read."""
 
 
+class LiveUnavailable(DatasetError):
+    """A Live release that was asked for cannot be had: not known to this install, not
+    found in the configured directory, or not downloadable. Callers that only offer Live
+    data (derived-suite pools) catch this type; every other DatasetError stays an error."""
+
+
 class InputError(BfclActionError):
     """A user-supplied file (results, cases, config, tools) is malformed."""
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import html
 import re
 
+from bfcl_action.redact import shorten
+
 ZWJ = "\u200d"
 """Zero-width joiner: invisible, but breaks `@mention`, `#123` and `::command` recognition."""
 
@@ -22,7 +24,7 @@ _CONTROL = re.compile(
     r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f"  # C0 controls but tab and newlines
     r"\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]"  # separators, bidi overrides, BOM
 )
-_NEWLINES = re.compile(r"\r\n|\r|\n")
+_NEWLINES = re.compile("\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 _MD_PUNCT = re.compile(r"([\\`*_\[\]|~!])")
 _MENTION = re.compile(r"@(?=[A-Za-z0-9])")
@@ -33,10 +35,9 @@ _GH_REF = re.compile(r"(?i)\b(GH)-(?=[0-9])")
 
 
 def truncate(text: str, limit: int | None) -> str:
-    """Cut to at most `limit` characters, marking the cut with an ellipsis."""
-    if limit is None or len(text) <= limit:
-        return text
-    return text[: max(0, limit - 1)] + "…"
+    """Redacted, then cut to at most `limit` characters, marking the cut with an ellipsis
+    (`redact.shorten`: a secret is never cut into a prefix no later edge recognises)."""
+    return shorten(text, limit)
 
 
 def one_line(text: str) -> str:
@@ -49,23 +50,41 @@ def _no_comment(text: str) -> str:
     return text.replace("<!--", "<" + ZWJ + "!--")
 
 
-def _defuse(text: str) -> str:
+def defuse_references(text: str) -> str:
+    """The one Markdown defuser: no `@mention`, no `#123` / `owner/repo#123` / `GH-123`
+    reference, no bare URL autolink (`https://`, `www.`), no `<!--`. Markup of its own
+    (HTML, `*`, `|`) is the caller's: `md_inline` escapes it, `html_text` HTML-escapes it,
+    `untrusted_markdown` keeps a document's formatting but not its HTML."""
     text = _no_comment(text)
     text = _MENTION.sub("@" + ZWJ, text)
     text = _ISSUE_REF.sub("#" + ZWJ, text)
+    text = _AUTOLINK.sub(lambda m: m.group(1) + ZWJ, text)
+    return _GH_REF.sub(lambda m: m.group(1) + ZWJ + "-", text)
+
+
+def _defuse(text: str) -> str:
+    text = defuse_references(text)
     return text.replace("::", ":" + ZWJ + ":").replace("##[", "#" + ZWJ + "#[")
 
 
-def defuse_mentions(text: str) -> str:
-    """Markdown kept as it is (a comment another run wrote), its `@name` mentions made
-    inert."""
-    return _MENTION.sub("@" + ZWJ, text)
+def html_text(value: object, limit: int | None = None) -> str:
+    """Text inside an HTML element (a `<summary>`, where Markdown escapes would show): one
+    line, HTML-escaped, references defused."""
+    text = truncate(one_line(str(value)), limit)
+    return defuse_references(html.escape(text, quote=True))
 
 
-def html_text(value: object) -> str:
-    """Text inside an HTML element (a `<summary>`, where Markdown escapes would show):
-    HTML-escaped, every `@` defused."""
-    return html.escape(str(value), quote=True).replace("@", "@" + ZWJ)
+_ALLOWED_TAG = re.compile(r"<(?=/?(?:details|summary|br|code|b|i|sub|sup)>|details open>)")
+_TAG_START = re.compile(r"<")
+
+
+def untrusted_markdown(text: str) -> str:
+    """A whole Markdown document written by an untrusted producer (a fork run's comment
+    artifact): its Markdown formatting stays, but no HTML beyond a few attribute-free
+    layout tags (`<details>`, `<summary>`, ...), no mention, issue reference or bare link."""
+    marked = _ALLOWED_TAG.sub("\0", text.replace("\0", ""))
+    escaped = _TAG_START.sub("&lt;", marked).replace("\0", "<")
+    return defuse_references(escaped)
 
 
 def md_inline(value: object, limit: int | None = None) -> str:
@@ -74,8 +93,6 @@ def md_inline(value: object, limit: int | None = None) -> str:
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     text = _MD_PUNCT.sub(r"\\\1", text)
     text = re.sub(r"^([#+\-=>]|\d+[.)])", r"\\\1", text)
-    text = _AUTOLINK.sub(lambda m: m.group(1) + ZWJ, text)  # bare URLs stay text
-    text = _GH_REF.sub(lambda m: m.group(1) + ZWJ + "-", text)  # GH-1 is not a link
     return _defuse(text)
 
 
@@ -101,14 +118,30 @@ def log_line(value: object, limit: int | None = None) -> str:
     return _defuse(truncate(one_line(str(value)), limit))
 
 
-_COMMAND_START = re.compile(r"^([ \t]*)(::|##\[|##vso\[)", re.MULTILINE)
+LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+"""Everything a log reader may take for a line break: the runner splits on a bare `\r` as
+well as `\n`; the Unicode line and paragraph separators, VT, FF and NEL are treated alike."""
+_LEAD = rf"(?:[^\S{LINE_BREAKS}]|[\u200b\ufeff])*"
+"""White space the runner trims before `::` (.NET's, NBSP and the other Unicode spaces
+included), plus the zero-width space and BOM; it never spans a line break, so the match is
+linear."""
+_COMMAND_START = re.compile(rf"(\A|[{LINE_BREAKS}])({_LEAD})::")
+_LEGACY_COMMAND = re.compile(r"##(?=\[|vso\[)")
 
 
 def neutralize_commands(text: str) -> str:
-    """Every line of `text` kept, but none can start a workflow command (`::name::`,
-    `##[name]`, `##vso[`): a zero-width joiner splits the opening marker. For text that
-    must stay multi-line (a log stream, a job summary printed locally)."""
-    return _COMMAND_START.sub(lambda m: m.group(1) + m.group(2)[0] + ZWJ + m.group(2)[1:], text)
+    """Every line of `text` kept, but none can start a workflow command: `::` after any
+    leading white space of a line (every `LINE_BREAKS` character ends a line) and the legacy
+    `##[` / `##vso[` anywhere get a zero-width joiner inside the marker. The one log edge:
+    every printed line of `bfcl-action` and `bfcl-curate` passes here (`logstream`)."""
+    text = _COMMAND_START.sub(lambda m: m.group(1) + m.group(2) + ":" + ZWJ + ":", text)
+    return defuse_legacy_commands(text)
+
+
+def defuse_legacy_commands(text: str) -> str:
+    """`##[` / `##vso[` anywhere split by a zero-width joiner (the runner honours them in
+    the middle of a line, even inside one of our own `::warning::` commands)."""
+    return _LEGACY_COMMAND.sub("#" + ZWJ + "#", text)
 
 
 def xml_text(value: object, limit: int | None = None) -> str:

@@ -61,12 +61,13 @@ def utf8_len(text: str) -> int:
 
 
 def fit_chars(text: str, limit: int, note: str = "") -> str:
-    """`text` in at most `limit` characters, ending with `note` when it had to be cut."""
-    if len(text) <= limit:
-        return text
+    """`text` in at most `limit` characters, ending with `note` when it had to be cut
+    (redacted before the cut: `redact.shorten`)."""
+    from bfcl_action.redact import shorten
+
     if len(note) >= limit:
-        return text[:limit]
-    return text[: limit - len(note)] + note
+        return shorten(text, limit, "")
+    return shorten(text, limit, note)
 
 
 def fit_bytes(text: str, limit: int, note: str = "") -> str:

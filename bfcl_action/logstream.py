@@ -12,15 +12,17 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 import sys
 import threading
 from collections.abc import Iterator
 from typing import TextIO
 
-from bfcl_action.escape import neutralize_commands
+from bfcl_action.escape import LINE_BREAKS, defuse_legacy_commands, neutralize_commands
 from bfcl_action.redact import redact
 
 _MAX_PENDING = 1 << 16
+_ONE_LINE = re.compile(f"[{LINE_BREAKS}]")
 
 
 class LogStream(io.TextIOBase):
@@ -59,7 +61,7 @@ class LogStream(io.TextIOBase):
             if self._pending:
                 self._forward(self._pending + "\n")
                 self._pending = ""
-            self.target.write(redact(line.replace("\r", " ").replace("\n", " ")) + "\n")
+            self.target.write(redact(defuse_legacy_commands(_ONE_LINE.sub(" ", line))) + "\n")
 
     def flush(self) -> None:
         with self._lock:

@@ -7,11 +7,16 @@ BFCL entry validates into `TestCase` with nothing renamed but `function` -> `fun
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
+
+CASE_ID_PATTERN = re.compile(r"[A-Za-z0-9_.:@-]+\Z")
+"""An own case id, single- or multi-turn (used with `fullmatch`: `$` would also accept a
+trailing newline, and an id is printed in logs and comments)."""
 
 SCHEMA_VERSION = 1
 """Version of the run-report JSON layout; bump on any incompatible change."""

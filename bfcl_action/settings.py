@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from bfcl_action import redact
-from bfcl_action.config import BfclConfig, MatrixModel, ModelSettings, key_variable_problem
+from bfcl_action.config import BfclConfig, MatrixModel, ModelSettings
+from bfcl_action.credentials import key_variable_problem
 from bfcl_action.errors import ConfigError
 from bfcl_action.records import Mode
 from bfcl_action.select import parse_shard
@@ -311,7 +312,7 @@ def check_settings(settings: RunSettings, *, model_hint: str) -> None:
     """The errors a user can make in any layer, named by the command-line flag."""
     if not settings.model:
         raise ConfigError(f"no model: {model_hint}", field="model")
-    problem = key_variable_problem(settings.api_key_env)
+    problem = key_variable_problem(settings.api_key_env, from_file=False)
     if problem:
         raise ConfigError(problem, field="api-key-env")
     for name, value in (("concurrency", settings.concurrency), ("repeat", settings.repeat)):

@@ -37,7 +37,7 @@ from bfcl_action.categories import (
 )
 from bfcl_action.config import BfclConfig
 from bfcl_action.dataset import dataset_categories, load_dataset
-from bfcl_action.errors import ConfigError, DatasetError
+from bfcl_action.errors import ConfigError, DatasetError, LiveUnavailable
 from bfcl_action.fingerprint import sha256_hex
 from bfcl_action.globs import glob_files
 from bfcl_action.records import ExecutionData, FunctionDoc, TestCase
@@ -324,15 +324,14 @@ def derive_distractors(
 
 
 def pool_cases(source: CaseSource, specs: Sequence[str], checker: Checker | None) -> list[TestCase]:
-    """Pool cases of every spec; a Live spec that is unavailable (no release published or
-    synced yet) is skipped with a warning rather than failing the run."""
+    """Pool cases of every spec; a Live release that cannot be had (`LiveUnavailable`: not
+    known to this install, not downloadable) is skipped with a warning rather than failing
+    the run. Any other DatasetError (a corrupt or tampered release) is an error."""
     out: list[TestCase] = []
     for spec in specs:
         try:
             available = source.categories(spec)
-        except DatasetError as exc:
-            if not spec.startswith("live@"):
-                raise
+        except LiveUnavailable as exc:
             log.warning("pool %s skipped: %s", spec, exc)
             continue
         wanted = [

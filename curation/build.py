@@ -19,12 +19,42 @@ from curation.dedup import Reference
 from curation.ids import Registry, bfcl_id, dump_registry, load_registry, migrate_ids, withdraw
 from curation.intake import Intake
 from curation.models import Drop, Item, Origin, StageCount, origin_class
-from curation.pipeline import CurationResult, curate
+from curation.pipeline import DEFERRED, CurationResult, curate
 from curation.release import SALT_ENV, library_versions, release_files, write_release
 from curation.settings import CurationSettings, load_settings
 from curation.store import latest_version, read_release_items
 
 CONTRIBUTION_SUFFIXES = (".json", ".jsonl", ".yml", ".yaml")
+DEFERRED_FILE = "deferred.jsonl"
+"""Entries the flood cap held back, one curated (scrubbed) item per line; the next build
+takes them first. Kept beside the releases, never inside one."""
+
+
+def read_deferred(live_dir: Path) -> list[Item]:
+    """The queue of deferred entries (empty when there is none); a bad line names itself."""
+    path = live_dir / DEFERRED_FILE
+    if not path.exists():
+        return []
+    items = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            items.append(Item.model_validate_json(line))
+        except ValueError as exc:
+            raise InputError(f"not a deferred entry: {exc}", file=str(path), line=number) from None
+    return items
+
+
+def write_deferred(live_dir: Path, items: Sequence[Item]) -> None:
+    path = live_dir / DEFERRED_FILE
+    if not items:
+        path.unlink(missing_ok=True)
+        return
+    lines = [
+        i.model_dump_json(exclude={"id"}) for i in sorted(items, key=lambda i: i.canonical_hash)
+    ]
+    _write_atomic(path, "".join(line + "\n" for line in lines))
 
 
 class BuildReport(BaseModel):
@@ -40,6 +70,8 @@ class BuildReport(BaseModel):
     drops: list[Drop]
     scrubbed: dict[str, int]
     notes: list[str]
+    deferred: int = 0
+    """Entries held back by the flood cap, queued in `data/live/deferred.jsonl`."""
 
 
 def iso_week(today: dt.date | None = None) -> str:
@@ -85,6 +117,7 @@ def references_from_cases(cases: Sequence[TestCase]) -> list[Reference]:
                 canonical_hash=canonical_hash(item),
                 source="bfcl-live" if case.category in LIVE_CATEGORIES else "bfcl",
                 answer_key=answer_key(item) if item.category else "",
+                expects_call=bool(item.category and item.possible_answer),
             )
         )
     return refs
@@ -119,9 +152,16 @@ def changelog_entry(
         lines.append(f"- added by origin: {by_origin}")
     dropped: dict[str, int] = {}
     for d in result.drops:
-        dropped[d.reason] = dropped.get(d.reason, 0) + 1
+        if d.reason != DEFERRED:
+            dropped[d.reason] = dropped.get(d.reason, 0) + 1
     if dropped:
         lines.append("- dropped: " + ", ".join(f"{r} {n}" for r, n in sorted(dropped.items())))
+    if result.deferred:
+        clusters = sorted({d.detail.split(":", 1)[0] for d in result.drops if d.reason == DEFERRED})
+        lines.append(
+            f"- deferred to a later release by the flood cap: {len(result.deferred)} "
+            f"({'; '.join(clusters)})"
+        )
     superseded = len(result.superseded)
     if renamed:
         lines.append(
@@ -190,8 +230,10 @@ def build(
     previous = read_release_items(live_dir / "releases" / parent) if parent else []
     if withdrawals:
         registry = withdraw(registry, withdrawals)
+    queued = read_deferred(live_dir)
     result = curate(
         items,
+        queued=queued,
         withdrawn_items=withdrawn_items(live_dir, registry),
         previous=previous,
         references=references,
@@ -215,7 +257,11 @@ def build(
         drops=result.drops,
         scrubbed=dict(sorted(result.scrubbed.items())),
         notes=list(notes),
+        deferred=len(result.deferred),
     )
+    if queued or result.deferred:
+        live_dir.mkdir(parents=True, exist_ok=True)
+        write_deferred(live_dir, result.deferred)
     if not changed:
         return report
     registry_text = dump_registry(result.registry)

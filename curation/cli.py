@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bfcl_action.errors import BfclActionError, ConfigError
+from bfcl_action.logstream import std_streams
+from bfcl_action.redact import scrub
 
 DEFAULT_LIVE_DIR = Path("data/live")
 CURATE_EXTRA_MODULES = frozenset({"datasketch"})
@@ -33,6 +35,10 @@ def cmd_build(args: argparse.Namespace) -> int:
     notes: list[str] = list(args.note)
     if args.from_bfcl:
         intake.add_cases(bfcl_live_cases(args.from_bfcl), source=f"bfcl-eval {args.from_bfcl}")
+    from curation.harvest import approved_drafts
+
+    for raw, origin in approved_drafts(args.live_dir):  # drafts a maintainer approved
+        intake.add(raw, origin)
     if args.contributions_since_release:
         from curation.sources import contributions_since_release
 
@@ -61,7 +67,8 @@ def cmd_build(args: argparse.Namespace) -> int:
         notes=notes,
     )
     if args.report:
-        args.report.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        # a file for people to read: no secret the run knows, no key shape a contributor sent
+        args.report.write_text(scrub(report.model_dump_json(indent=2)) + "\n", encoding="utf-8")
     from curation.summary import print_funnel
 
     print_funnel(report)
@@ -108,6 +115,75 @@ def cmd_publish(args: argparse.Namespace) -> int:
         base=args.base,
     )
     print(json.dumps(result))
+    return 0
+
+
+def cmd_harvest(args: argparse.Namespace) -> int:
+    import os
+
+    from bfcl_action.generate.model import ModelLink, verify_options
+    from bfcl_action.model.options import BackendOptions
+    from bfcl_action.records import Mode
+    from curation.build import iso_week
+    from curation.harvest import (
+        SOURCES_FILE,
+        harvest,
+        known_functions,
+        load_sources,
+        write_drafts,
+    )
+    from curation.sources import official_cases
+    from curation.store import latest_version, read_release_items
+
+    sources = load_sources(args.sources or args.live_dir / SOURCES_FILE)
+    parent = latest_version(args.live_dir)
+    previous = read_release_items(args.live_dir / "releases" / parent) if parent else []
+    reference = [] if args.reference == "none" else official_cases(args.reference)
+    known = known_functions(previous, [f for c in reference for f in c.functions])
+    options = BackendOptions(
+        model=args.model,
+        mode=Mode.FC,
+        base_url=args.base_url,
+        api_key=os.environ.get(args.api_key_env),
+        seed=args.seed,
+    )
+    link = ModelLink(proposer=options, verifier=verify_options(options, args.verify_model))
+    report = harvest(sources, known=known, link=link, per_tool=args.per_tool, seed=args.seed)
+    version = args.version or iso_week()
+    drafts, review = write_drafts(args.live_dir, version, report)
+    print(
+        f"{report.functions} functions from {report.sources} sources: {len(report.fresh)} "
+        f"fresh, {len(report.seen)} seen before; {len(report.drafts)} drafts "
+        f"({report.disagreements} disagreements) in {drafts}; review list {review}. "
+        "Nothing is released until a draft id is added to approved.txt."
+    )
+    return 0
+
+
+def cmd_wheel(args: argparse.Namespace) -> int:
+    from curation.live_wheel import build_wheel
+
+    print(build_wheel(args.live_dir, args.version, args.out))
+    return 0
+
+
+def cmd_register(args: argparse.Namespace) -> int:
+    from curation.live_wheel import REGISTRY, registry_for, render_registry, write_registry
+
+    target = args.registry or REGISTRY
+    if args.check:
+        expected = render_registry(registry_for(args.live_dir))
+        found = target.read_text(encoding="utf-8") if target.is_file() else ""
+        if found != expected:
+            print(
+                f"bfcl-curate: error: {target} does not match {args.live_dir}; run "
+                "`bfcl-curate register` and commit it with the release",
+                file=sys.stderr,
+            )
+            return 1
+        return 0
+    changed = write_registry(args.live_dir, target)
+    print(f"{target}: {'updated' if changed else 'unchanged'}")
     return 0
 
 
@@ -159,6 +235,39 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--no-history", action="store_true", help="skip the git-history check")
     v.set_defaults(func=cmd_verify)
 
+    h = sub.add_parser(
+        "harvest", help="draft entries for fresh public function definitions (for review)"
+    )
+    h.add_argument("--live-dir", type=Path, default=DEFAULT_LIVE_DIR)
+    h.add_argument("--sources", type=Path, help="sources file (default: <live-dir>/sources.yml)")
+    h.add_argument("--model", required=True, help="the proposing model")
+    h.add_argument("--verify-model", help="the verify model (default: --model)")
+    h.add_argument("--base-url", help="OpenAI-compatible endpoint")
+    h.add_argument("--api-key-env", default="OPENAI_API_KEY")
+    h.add_argument("--per-tool", type=int, default=2, help="drafts per fresh function")
+    h.add_argument("--seed", type=int, default=0)
+    h.add_argument("--version", help="names the drafts and review files (default: this week)")
+    h.add_argument(
+        "--reference",
+        default="bfcl@2026.3.23",
+        help="official dataset whose functions count as seen, or 'none'",
+    )
+    h.set_defaults(func=cmd_harvest)
+
+    w = sub.add_parser("wheel", help="package one release as its data wheel (bfcl-action-live)")
+    w.add_argument("version", help="release version YYYY-Www")
+    w.add_argument("--live-dir", type=Path, default=DEFAULT_LIVE_DIR)
+    w.add_argument("--out", type=Path, default=Path("dist"), help="output folder (default dist)")
+    w.set_defaults(func=cmd_wheel)
+
+    r = sub.add_parser(
+        "register", help="record every release's manifest sha256 in the package's registry"
+    )
+    r.add_argument("--live-dir", type=Path, default=DEFAULT_LIVE_DIR)
+    r.add_argument("--registry", type=Path, help="registry file (default: the package's own)")
+    r.add_argument("--check", action="store_true", help="fail if the registry is out of date")
+    r.set_defaults(func=cmd_register)
+
     p = sub.add_parser("publish", help="branch, commit, push and open/update the data PR")
     p.add_argument("--repo-dir", default=".")
     p.add_argument("--live-dir", type=Path, default=DEFAULT_LIVE_DIR)
@@ -173,6 +282,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command with every printed line redacted and defused: the same log edge as
+    `bfcl-action` (`bfcl_action.logstream`), since contributions name licences and files."""
+    with std_streams():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     try:
         code: int = args.func(args)

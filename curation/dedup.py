@@ -3,9 +3,10 @@
 Exact: items with the same canonical hash are one item. Contamination: an item that equals
 or nearly equals a test already published (official BFCL sets, earlier Live releases) would
 leak into training data and inflate scores, so it is dropped. Near-duplicate: items whose
-function docs are near-identical (MinHash LSH, confirmed by exact Jaccard) and whose
-questions are near-identical (rapidfuzz ratio) are one test; the one with the smallest
-canonical hash is kept, so the choice does not depend on input order.
+function docs are near-identical (MinHash LSH, confirmed by exact Jaccard), whose expected
+calls are the same, and whose questions are near-identical (rapidfuzz ratio) or, for the
+same non-empty calls, the same request reworded (`curation.rewording`) are one test; the one
+with the smallest canonical hash is kept, so the choice does not depend on input order.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 
-from curation.neardup import Signer, TextIndex, UnionFind, cluster_texts
+from curation.neardup import NearDupSettings, Signer, TextIndex, UnionFind, cluster_texts
+from curation.rewording import request_words, reworded_similarity
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,8 @@ class Reference:
     """`bfcl`, `bfcl-live`, or a Live release version."""
     answer_key: str = ""
     """What the test expects (`curation.canonical.answer_key`); "" matches any."""
+    expects_call: bool = False
+    """The expected answer is at least one call (so rewordings of it are one test)."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,19 @@ class Fingerprint:
     answer_key: str = ""
     """Items with different answer keys are different tests and never merge ("" = unknown,
     compared by text alone)."""
+    expects_call: bool = False
+
+
+def same_question(a: str, b: str, *, same_call: bool, settings: NearDupSettings) -> bool:
+    """One rule for "these two questions are one test", used within a build and against
+    published tests: near-identical characters (rapidfuzz ratio >= `question_threshold`),
+    or, when both expect the same non-empty calls, the same request in other words
+    (`curation.rewording`, Jaccard >= `reworded_threshold`)."""
+    if fuzz.ratio(a, b) >= settings.question_threshold:
+        return True
+    if not same_call:
+        return False
+    return reworded_similarity(request_words(a), request_words(b)) >= settings.reworded_threshold
 
 
 def question_groups(
@@ -77,16 +94,38 @@ def near_duplicate_groups(prints: Sequence[Fingerprint], signer: Signer) -> list
                 groups.append(members)
                 continue
             qs = [prints[i].question_text for i in members]
-            for g in question_groups(qs, signer.settings.question_threshold):
+            if prints[members[0]].answer_key and prints[members[0]].expects_call:
+                found = reworded_groups(qs, signer.settings)
+            else:
+                found = question_groups(qs, signer.settings.question_threshold)
+            for g in found:
                 groups.append([members[i] for i in g])
     return groups
+
+
+def reworded_groups(questions: Sequence[str], settings: NearDupSettings) -> list[list[int]]:
+    """Groups of questions that ask for the same (non-empty) calls: near-identical text, or
+    the same request words (`same_question` with `same_call=True`), transitively. Groups of
+    one answer key are small, so every pair is compared."""
+    uf = UnionFind(len(questions))
+    for g in question_groups(questions, settings.question_threshold):
+        for other in g[1:]:
+            uf.union(g[0], other)
+    words = [request_words(q) for q in questions]
+    for a in range(len(questions)):
+        for b in range(a + 1, len(questions)):
+            if uf.find(a) != uf.find(b) and (
+                reworded_similarity(words[a], words[b]) >= settings.reworded_threshold
+            ):
+                uf.union(a, b)
+    return uf.groups()
 
 
 class ContaminationIndex:
     """Published tests, indexed by function text, for near-duplicate look-ups."""
 
     def __init__(self, references: Sequence[Reference], signer: Signer) -> None:
-        self.question_threshold = signer.settings.question_threshold
+        self.settings = signer.settings
         self.by_hash = {r.canonical_hash: r for r in references}
         self.index = TextIndex(signer)
         self.by_key: dict[int, list[Reference]] = {}
@@ -106,6 +145,10 @@ class ContaminationIndex:
                     continue
                 if ref.answer_key and fp.answer_key and ref.answer_key != fp.answer_key:
                     continue
-                if fuzz.ratio(fp.question_text, ref.question_text) >= self.question_threshold:
+                same_call = bool(fp.answer_key) and ref.answer_key == fp.answer_key
+                same_call = same_call and fp.expects_call
+                if same_question(
+                    fp.question_text, ref.question_text, same_call=same_call, settings=self.settings
+                ):
                     return ref
         return None

@@ -23,6 +23,8 @@ _FIELDS = {
     "ground truth": "ground_truth",
     "license": "license",
     "source": "source",
+    "category": "category",
+    "credit": "credit",
 }
 _HEADING = re.compile(r"^###\s+(.+?)\s*$", re.MULTILINE)
 _FENCE = re.compile(r"^```[\w-]*\n(.*?)\n?```\s*$", re.DOTALL)
@@ -60,6 +62,10 @@ def parse_issue_body(body: str) -> dict[str, Any]:
         raw["license"] = values["license"]
     if values.get("source"):
         raw["source"] = values["source"]
+    if values.get("category"):
+        raw["category"] = values["category"]
+    if re.search(r"^- \[[xX]\]", values.get("credit", ""), re.MULTILINE):
+        raw["publish_handle"] = True  # the author ticked "Credit me by my GitHub handle"
     return raw
 
 

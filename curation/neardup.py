@@ -13,8 +13,10 @@ from __future__ import annotations
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from datasketch import MinHash, MinHashLSH
+if TYPE_CHECKING:  # datasketch comes with the `curate` extra; imported when a signer is made
+    from datasketch import MinHash, MinHashLSH
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,9 @@ class NearDupSettings:
     """rapidfuzz ratio (0-100) at or above which two questions sharing tools are one test."""
     shingle_words: int = 3
     seed: int = 1
+    reworded_threshold: float = 0.75
+    """Jaccard of request words (`curation.rewording`) at or above which two questions with
+    the same expected call are one test, however they are phrased."""
 
 
 def shingles(text: str, k: int) -> frozenset[str]:
@@ -58,6 +63,8 @@ class Signer:
     """
 
     def __init__(self, settings: NearDupSettings) -> None:
+        from datasketch import MinHash
+
         self.settings = settings
         self._template = MinHash(num_perm=settings.num_perm, seed=settings.seed, hashfunc=_crc32)
         self._cache: dict[str, tuple[frozenset[str], MinHash]] = {}
@@ -84,6 +91,8 @@ class TextIndex:
     _lsh: MinHashLSH = field(init=False)
 
     def __post_init__(self) -> None:
+        from datasketch import MinHashLSH
+
         s = self.signer.settings
         self._lsh = MinHashLSH(threshold=s.function_threshold, num_perm=s.num_perm)
 

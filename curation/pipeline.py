@@ -30,7 +30,7 @@ from curation.dedup import (
 )
 from curation.ids import Registry, assign_ids, bfcl_id, migrate_ids, withdraw
 from curation.models import Drop, Item, StageCount
-from curation.neardup import Signer
+from curation.neardup import Signer, cluster_texts
 from curation.scrub import scrub_item
 from curation.settings import CurationSettings
 from curation.validate import (
@@ -56,6 +56,8 @@ class CurationResult:
     """Ids tombstoned by this build (explicit withdrawals and re-curation), with the reason."""
     superseded: dict[str, str] = field(default_factory=dict)
     """Old id -> the corrected entry's new id."""
+    deferred: list[Item] = field(default_factory=list)
+    """Entries over the flood cap, held for a later release (the queue `build` keeps)."""
 
 
 class _Funnel:
@@ -212,6 +214,7 @@ def _fingerprint(item: Item) -> Fingerprint:
         function_text=function_text(item.functions),
         question_text=similarity_text(item),
         answer_key=answer_key(item),
+        expects_call=bool(item.possible_answer),
     )
 
 
@@ -223,6 +226,7 @@ def _reference(item: Item, source: str) -> Reference:
         canonical_hash=item.canonical_hash,
         source=source,
         answer_key=answer_key(item),
+        expects_call=bool(item.possible_answer),
     )
 
 
@@ -302,6 +306,37 @@ def cap_contributors(items: Sequence[Item], cap: int) -> Stage:
 _QUALITY_STAGES = frozenset({"validate", "scrub", "consistency"})
 
 
+DEFERRED = "deferred_to_later_release"
+"""The drop reason of an entry over the flood cap: it is queued, not lost."""
+
+
+def cap_function_clusters(
+    items: Sequence[Item], signer: Signer, cap: int, *, queued: frozenset[str] = frozenset()
+) -> Stage:
+    """Flood control: at most `cap` new entries per function cluster (near-identical
+    function docs, the near-duplicate stage's clustering) in one release. Entries queued by
+    an earlier build go first, then the smallest canonical hash, so the choice does not
+    depend on input order. BFCL imports are exempt (they were published as a set)."""
+    capped = [i for i in items if i.origin.kind != "bfcl"]
+    kept = [i for i in items if i.origin.kind == "bfcl"]
+    drops: list[Drop] = []
+    for cluster in cluster_texts([function_text(i.functions) for i in capped], signer):
+        members = sorted(
+            (capped[c] for c in cluster),
+            key=lambda i: (_origin_key(i) not in queued, i.canonical_hash),
+        )
+        kept.extend(members[:cap])
+        names = ", ".join(sorted({f.name for f in members[0].functions}))
+        for item in members[cap:]:
+            detail = (
+                f"function cluster {names}: {len(members)} new entries, {cap} per release; "
+                "deferred to a later release"
+            )
+            drops.append(_drop("flood_cap", DEFERRED, item, detail))
+    kept.sort(key=lambda i: i.canonical_hash)
+    return kept, drops
+
+
 def _origin_key(item: Item) -> str:
     return f"{item.origin.kind}:{item.origin.ref}"
 
@@ -357,11 +392,16 @@ def curate(
     version: str,
     intake_drops: Sequence[Drop] = (),
     withdrawn_items: Sequence[Item] = (),
+    queued: Sequence[Item] = (),
 ) -> CurationResult:
+    """The next release from `new` items and the `queued` ones an earlier build deferred
+    (they go first under the flood cap)."""
     funnel = _Funnel()
     signer = Signer(settings.near_duplicates.settings())
     registry = migrate_ids(registry)
     previous = [p.model_copy(update={"id": bfcl_id(p.id)}) for p in previous]
+    queued_keys = frozenset(_origin_key(i) for i in queued)
+    new = [*queued, *new]
     funnel.stage("intake", len(new) + len(intake_drops), len(new), list(intake_drops))
 
     items, drops = validate_items(new, settings)
@@ -396,6 +436,17 @@ def curate(
     items, drops = cap_contributors(items, settings.limits.max_per_contributor)
     funnel.stage("contributor_cap", entered, len(items), drops)
 
+    entered = len(items)
+    by_hash = {i.canonical_hash: i for i in items}
+    items, drops = cap_function_clusters(
+        items, signer, settings.limits.max_per_function_cluster, queued=queued_keys
+    )
+    funnel.stage("flood_cap", entered, len(items), drops)
+    kept_hashes = {i.canonical_hash for i in items}
+    deferred = sorted(
+        (i for h, i in by_hash.items() if h not in kept_hashes), key=lambda i: i.canonical_hash
+    )
+
     # 6. stable ids
     ids, new_registry = assign_ids(
         [(i.category, i.canonical_hash) for i in items], registry, version
@@ -417,6 +468,7 @@ def curate(
         scrubbed=scrubbed,
         withdrawn=withdrawn,
         superseded=superseded,
+        deferred=deferred,
     )
 
 

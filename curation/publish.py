@@ -18,6 +18,8 @@ from curation.store import latest_version
 from curation.summary import funnel_markdown
 
 PR_MARKER = "<!-- bfcl-curate:live-data -->"
+REGISTRY_IN_REPO = "bfcl_action/dataset/live_wheels.json"
+"""The registry of release digests (`bfcl-curate register`), committed with each release."""
 
 
 def publish(
@@ -44,14 +46,19 @@ def publish(
     except (OSError, ValueError) as exc:
         raise InputError(f"cannot read the build report: {exc}", file=str(report_path)) from None
     version = latest_version(live_dir)
-    if not report.released or version != report.version:
-        return {"published": False, "reason": "nothing new to publish"}
-
     repo = git.Repo(repo_dir)
     rel_live = live_dir.resolve().relative_to(Path(repo.working_tree_dir or ".").resolve())
+    released = report.released and version == report.version
+    drafts = _new_drafts(repo, rel_live)
+    if not released and not drafts:
+        return {"published": False, "reason": "nothing new to publish"}
+    if not released:
+        version = report.version  # harvest drafts to review, no release this week
     branch = f"live-data/{version}"
     repo.git.checkout("-B", branch)
     repo.git.add("--", rel_live.as_posix())
+    if (Path(repo.working_tree_dir or ".") / REGISTRY_IN_REPO).is_file():
+        repo.git.add("--", REGISTRY_IN_REPO)  # the release's pin travels in the same PR
     if not repo.index.diff("HEAD") and not repo.untracked_files:
         return {"published": False, "reason": "nothing changed under data/live"}
     with repo.config_writer() as cfg:
@@ -69,6 +76,12 @@ def publish(
     owner = repository.split("/", 1)[0]
     title = f"Live data {version}"
     body = f"{PR_MARKER}\n{funnel_markdown(report)}"
+    if drafts:
+        listed = "\n".join(f"- `{d}`" for d in drafts)
+        body += (
+            "\n\n### Drafts to review\n\nHarvested drafts (origin `generated`) are released "
+            "only once their ids are added to `approved.txt`:\n" + listed + "\n"
+        )
     open_prs = [
         pr
         for pr in gh_repo.get_pulls(state="open", base=base)
@@ -86,3 +99,9 @@ def publish(
             old.create_issue_comment(f"Superseded by #{pr.number}.")
             old.edit(state="closed")
     return {"published": True, "action": action, "number": pr.number, "branch": branch}
+
+
+def _new_drafts(repo: Any, rel_live: Path) -> list[str]:
+    """Review files of harvested drafts not committed yet (`<live>/review/*.md`)."""
+    prefix = (rel_live / "review").as_posix() + "/"
+    return sorted(f for f in repo.untracked_files if f.startswith(prefix) and f.endswith(".md"))

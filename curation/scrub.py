@@ -6,11 +6,19 @@ numbers; each distinct value (phones compared by their digits, so `(415) 555-267
 gets one placeholder used everywhere in the item: question, function docs (property names and
 `required` included), the expected calls (function names included) and the `source` field.
 
+Function docs are scrubbed like the rest: an address or a phone number in a description, an
+`enum` or a `default` is personal data a release must not carry (a tool's support address),
+and since one value maps to one placeholder, a docs value the question or answer repeats
+stays consistent. Format examples survive when they use the names and numbers reserved for
+examples: addresses at `example.com`/`.org`/`.net` or under the `.test`, `.example`,
+`.invalid` and `.localhost` names (RFC 2606, RFC 6761), and the 555-0100 to 555-0199 lines
+(plus the 555-010-xxxx block the placeholders use, so scrubbing twice changes nothing), and
+the dummy numbers of format examples (`+1234567890`, seven repeated digits, a `+1` number too
+short to dial), which belong to nobody either.
+
 What they deliberately leave alone, because rewriting it corrupts a test: IP addresses,
 version numbers, ids and other dotted or dashed digit runs that are not phone-shaped; URLs,
-including `git@github.com:org/repo` and `user@host` inside a URL; and e-mails or phones that
-appear only in function docs (format examples, defaults), unless the same value also occurs
-in the question, the answer or the source, where consistency demands one placeholder.
+including `git@github.com:org/repo` and `user@host` inside a URL.
 
 A placeholder never collides with text already in the item (its number is skipped). Private
 keys (PEM and PGP) are never rewritten: the item is rejected. So is an item whose scrubbed
@@ -70,7 +78,10 @@ _EMAIL = re.compile(
 )
 """An address (full-width `＠` and `．` included) not inside a URL or an scp-style git remote
 (`git@github.com:org/repo` is followed by `:`)."""
-_SAFE_EMAIL_DOMAINS = ("example.com", "example.org", "example.net")
+_RESERVED_DOMAINS = frozenset({"example.com", "example.org", "example.net"})
+_RESERVED_TLDS = frozenset({"test", "example", "invalid", "localhost"})
+"""Names reserved for documentation and testing (RFC 2606, RFC 6761): an address there
+belongs to nobody, so it stays, subdomains included (`a@mail.example.com`, `b@shop.test`)."""
 
 _PHONE = re.compile(
     r"(?<![\w.+/:-])(?P<v>"
@@ -92,6 +103,24 @@ _PHONE_CONTEXT = re.compile(
     r"[^\d\n]{0,20}(?<![\w.])(?P<v>\+?\d{10,11})(?![\w.])"
 )
 """An unseparated number the text itself calls a phone ("call 4155552671")."""
+
+
+_DUMMY_RUNS = ("0123456", "1234567", "2345678", "3456789", "9876543", "8765432", "7654321")
+
+
+def _reserved_phone(text: str) -> bool:
+    """A number that is nobody's, so it stays: the NANP lines reserved for fiction and
+    examples (555-0100 to 555-0199, any area code), the block our placeholders use
+    (555-010-xxxx; 555 is no area code), and the dummies of format examples: an ascending,
+    descending or repeated run of seven digits (`+1234567890`, `+1 000 000 0000`) or a `+1`
+    number too short to dial (`+1-555-1234`)."""
+    digits = re.sub(r"\D", "", text)
+    key = _phone_key(text)
+    if (len(key) == 10 and key[3:8] == "55501") or key.startswith("555010"):
+        return True
+    if re.search(r"(\d)\1{6}", digits) or any(run in digits for run in _DUMMY_RUNS):
+        return True
+    return text.lstrip().startswith("+1") and len(digits) < 11
 
 
 def _phone_key(text: str) -> str:
@@ -125,7 +154,6 @@ class _Scrubber:
         self.next: Counter[str] = Counter()
         self.originals: list[tuple[str, str]] = []
         self.phones: set[str] = set()
-        self.emails: set[str] = set()
 
     def _fresh(self, kind: str, render: Callable[[int], str]) -> str:
         while True:
@@ -151,23 +179,21 @@ class _Scrubber:
         return found
 
     def collect(self, text: str) -> None:
-        """Note the phones and e-mails of the question, answer and source."""
+        """Note the phone numbers written anywhere in the item, so the same digits written
+        without separators (`4155552671`) are recognised as that phone too."""
         for pattern in (_PHONE, _PHONE_CONTEXT):
             for m in pattern.finditer(text):
-                self.phones.add(_phone_key(m.group("v")))
-        for m in _EMAIL.finditer(text):
-            if not _safe_email(m.group("v")):
-                self.emails.add(_email_key(m.group("v")))
+                if not _reserved_phone(m.group("v")):
+                    self.phones.add(_phone_key(m.group("v")))
 
-    def text(self, value: str, *, personal: bool) -> str:
-        """Scrub one string; `personal` says whether phones and e-mails are scrubbed on
-        sight (question, answer, source) or only when already seen there (function docs)."""
+    def text(self, value: str) -> str:
+        """Scrub one string (secrets, e-mails and phones outside the reserved ranges)."""
         for keys, pattern in _SECRETS:
             if any(k in value for k in keys):
                 value = pattern.sub(self._secret, value)
         if "@" in value or "＠" in value:
-            value = _EMAIL.sub(lambda m: self._email(m, personal), value)
-        value = _PHONE.sub(lambda m: self._phone(m, personal), value)
+            value = _EMAIL.sub(self._email, value)
+        value = _PHONE.sub(self._phone, value)
         if self.phones:
             value = _DIGIT_RUN.sub(self._digit_run, value)
         return value
@@ -180,19 +206,18 @@ class _Scrubber:
         start = m.start(group) - m.start(0)
         return whole[:start] + new + whole[start + len(secret) :]
 
-    def _email(self, m: re.Match[str], personal: bool) -> str:
+    def _email(self, m: re.Match[str]) -> str:
         found = m.group("v")
         key = _email_key(found)
-        if _safe_email(found) or (not personal and key not in self.emails):
+        if _safe_email(found):
             return found
         return self.placeholder("email", key, found)
 
-    def _phone(self, m: re.Match[str], personal: bool) -> str:
+    def _phone(self, m: re.Match[str]) -> str:
         found = m.group("v")
-        key = _phone_key(found)
-        if not personal and key not in self.phones:
+        if _reserved_phone(found):
             return found
-        return self.placeholder("phone", key, found)
+        return self.placeholder("phone", _phone_key(found), found)
 
     def _digit_run(self, m: re.Match[str]) -> str:
         found = m.group(0)
@@ -201,21 +226,23 @@ class _Scrubber:
             return found
         return self.placeholder("phone", key, found)
 
-    def walk(self, value: Any, *, personal: bool) -> Any:
+    def walk(self, value: Any) -> Any:
         if isinstance(value, str):
-            return self.text(value, personal=personal)
+            return self.text(value)
         if isinstance(value, list):
-            return [self.walk(v, personal=personal) for v in value]
+            return [self.walk(v) for v in value]
         if isinstance(value, dict):
-            return {
-                self.text(k, personal=personal): self.walk(v, personal=personal)
-                for k, v in value.items()
-            }
+            return {self.text(k): self.walk(v) for k, v in value.items()}
         return value
 
 
 def _safe_email(address: str) -> bool:
-    return _email_key(address).endswith(_SAFE_EMAIL_DOMAINS)
+    """An address at a reserved name (RFC 2606 / 6761), which belongs to nobody."""
+    domain = _email_key(address).replace("＠", "@").rpartition("@")[2].rstrip(".")
+    labels = domain.split(".")
+    return labels[-1] in _RESERVED_TLDS or any(
+        ".".join(labels[i:]) in _RESERVED_DOMAINS for i in range(len(labels))
+    )
 
 
 def _shape_phone(original: str, digits: str) -> str:
@@ -272,10 +299,9 @@ def scrub_item(item: Item) -> ScrubResult:
     if not _may_contain(flat):
         return ScrubResult(item, Counter(), None)
     scrubber = _Scrubber(flat)
-    personal = {k: v for k, v in raw.items() if k != "functions"}
-    for text in _strings(personal):
+    for text in _strings(raw):
         scrubber.collect(text)
-    cleaned = {key: scrubber.walk(value, personal=key != "functions") for key, value in raw.items()}
+    cleaned = {key: scrubber.walk(value) for key, value in raw.items()}
     if not scrubber.counts:
         return ScrubResult(item, Counter(), None)
     leftover = _leftover(scrubber, cleaned)

@@ -31,6 +31,10 @@ class Limits(BaseModel):
     max_calls: int = 16
     max_per_contributor: int = 500
     """Items one contributor may add to one release; the rest wait for the next."""
+    max_per_function_cluster: int = Field(5, ge=1)
+    """New entries one function cluster (near-identical function docs) may add to one
+    release; the surplus is deferred to later releases (`data/live/deferred.jsonl`), not
+    dropped, so one templated tool cannot flood a release. BFCL imports are exempt."""
 
 
 class NearDupConfig(BaseModel):
@@ -41,12 +45,17 @@ class NearDupConfig(BaseModel):
     question_threshold: float = Field(92.0, ge=0.0, le=100.0)
     shingle_words: int = Field(3, ge=1)
     seed: int = 1
+    reworded_threshold: float = Field(0.75, gt=0.0, le=1.0)
 
     @model_validator(mode="after")
     def _lsh_can_be_built(self) -> NearDupConfig:
         """datasketch needs at least two LSH bands; a threshold close to 1 leaves fewer
-        (0.99 with 128 permutations), which used to pass here and crash the build."""
-        from datasketch import MinHashLSH
+        (0.99 with 128 permutations), which used to pass here and crash the build. Without
+        the `curate` extra (`bfcl-action contribute`) there is no LSH to build, so no check."""
+        try:
+            from datasketch import MinHashLSH
+        except ModuleNotFoundError:
+            return self
 
         try:
             MinHashLSH(threshold=self.function_threshold, num_perm=self.num_perm)

@@ -194,3 +194,48 @@ def test_publish_without_a_token_is_a_clear_error(
     )
     assert code == 2
     assert "no token: set the environment variable NO_SUCH_VAR_X" in capsys.readouterr().err
+
+
+def test_the_data_pr_carries_the_registry_entry_of_the_new_release(
+    checkout: git.Repo, server: GitHubServer
+) -> None:
+    from curation.live_wheel import write_registry
+
+    root = Path(checkout.working_tree_dir or "")
+    registry = root / "bfcl_action" / "dataset" / "live_wheels.json"
+    registry.parent.mkdir(parents=True)
+    registry.write_text("{}\n")
+    checkout.git.add(A=True)
+    checkout.index.commit("registry")
+    report = _build(checkout, "2026-W49")
+    assert write_registry(root / "data" / "live", registry)
+    server.commit(REPO, "live-data/2026-W49")
+    assert _publish(checkout, report, server)["published"]
+    changed = checkout.git.show("--name-only", "--format=", "HEAD").split()
+    assert "bfcl_action/dataset/live_wheels.json" in changed
+    assert json.loads(registry.read_text())["latest"] == "2026-W49"
+
+
+def test_harvested_drafts_reach_the_data_pr_even_without_a_release(
+    checkout: git.Repo, server: GitHubServer
+) -> None:
+    root = Path(checkout.working_tree_dir or "")
+    _build(checkout, "2026-W49")
+    checkout.git.add(A=True)
+    checkout.index.commit("release 2026-W49")
+    report = _build(checkout, "2026-W50")
+    assert json.loads(report.read_text())["released"] is False
+    live = root / "data" / "live"
+    (live / "drafts").mkdir()
+    (live / "drafts" / "2026-W50.jsonl").write_text("{}\n")
+    (live / "review").mkdir()
+    (live / "review" / "2026-W50.md").write_text("# Drafts from harvest 2026-W50\n")
+    server.commit(REPO, "live-data/2026-W50")
+    result = _publish(checkout, report, server)
+    assert result["published"] and result["branch"] == "live-data/2026-W50"
+    (pr,) = _open_data_prs(server)
+    assert "### Drafts to review" in pr.body and "data/live/review/2026-W50.md" in pr.body
+    changed = checkout.git.show("--name-only", "--format=", "HEAD").split()
+    assert (
+        "data/live/review/2026-W50.md" in changed and "data/live/drafts/2026-W50.jsonl" in changed
+    )

@@ -41,10 +41,16 @@ def test_false_positive_corpus_is_left_alone(text: str) -> None:
     assert res.item is not None and _q(res) == text and not res.replaced
 
 
-def test_format_examples_and_defaults_in_function_docs_are_left_alone() -> None:
+def test_reserved_examples_in_function_docs_stay_and_a_real_address_goes() -> None:
     it = item("Call my mum please", functions=[PHONE_DOC], answer=[{"call": {"number": ["mum"]}}])
     res = scrub_item(it)
-    assert res.item is not None and res.item.functions == it.functions and not res.replaced
+    assert res.item is not None and res.replaced == {"email": 1}
+    (doc,) = res.item.functions
+    assert doc.description == (
+        "Place a call. Numbers look like 415-555-0100; defaults to user1@example.com."
+    )
+    assert doc.parameters["properties"]["number"]["description"] == "e.g. (212) 555-0199"
+    assert doc.parameters["properties"]["note"]["default"] == "ring user1@example.com first"
 
 
 def test_a_phone_written_two_ways_maps_to_one_placeholder_in_the_same_shapes() -> None:
@@ -59,7 +65,7 @@ def test_a_phone_written_two_ways_maps_to_one_placeholder_in_the_same_shapes() -
     assert text == "Call (555) 010-0001, that is +15550100001"
     assert res.item is not None
     assert res.item.possible_answer == [{"call": {"number": ["5550100001", "(555) 010-0001"]}}]
-    assert res.replaced == {"phone": 1}
+    assert res.replaced == {"phone": 1, "email": 1}  # the docs' ops@corp.io goes too
 
 
 def test_a_phone_in_the_question_is_also_replaced_in_the_function_docs() -> None:

@@ -327,7 +327,7 @@ def test_workflow_run_posts_the_artifact_on_the_pr_found_through_the_api(
     assert "@octo/admins" not in comment["body"]
     assert run.outputs["comment-id"] == str(comment["id"])
     [check] = github_server.check_runs_on("octo/app", head_sha)
-    assert check["conclusion"] == "success"
+    assert check["conclusion"] == "neutral"  # a fork's artifact never claims success
     assert "bfcl-action:digest" not in check["output"]["summary"]  # no planted baselines
 
 

@@ -152,3 +152,31 @@ def test_init_without_tool_files_says_what_to_do(
     assert "! no tool definitions were found" in out
     assert "bfcl-action generate --per-tool 3" in out
     assert "push to main" in out
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "t\nmodels: [{name: evil, api_key_env: OPENAI_API_KEY}]\n#.json",
+        "t\u2028models: [{name: evil}]  #.json",
+        "true.json  # x\nmodels: [{name: evil}]\n.json",
+        'q".json',
+    ],
+)
+def test_a_crafted_tool_file_name_cannot_add_a_models_entry(tmp_path: Path, name: str) -> None:
+    """Issue 23 item 9: `init` emits file names as YAML scalars, never concatenated."""
+    import subprocess
+    import sys
+
+    shutil.copy(EXAMPLE / "tools" / "openai_tools.json", tmp_path / name)
+    script = Path(sys.executable).parent / "bfcl-action"
+    subprocess.run(
+        [str(script) if script.exists() else "bfcl-action", "init", "--dir", str(tmp_path)],
+        check=True,
+        capture_output=True,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
+    data = YAML(typ="safe").load((tmp_path / ".bfcl.yml").read_text())
+    assert "models" not in data
+    assert data["tools"] == [name]
+    assert data["model"]["name"] == "gpt-4o-mini"

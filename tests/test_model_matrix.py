@@ -32,7 +32,7 @@ models:
   - name: llama-3.1-70b
     base_url: https://api.together.xyz/v1
     mode: prompt
-    api_key_env: TOGETHER_API_KEY
+    api_key_env: BFCL_KEY_TOGETHER
     temperature: 0.2
 """
 
@@ -118,7 +118,7 @@ def test_each_entry_wins_over_model_section_and_front_end_options() -> None:
     assert mini.settings.base_url == "http://127.0.0.1:8000/v1"  # the option, for all
     assert llama.settings.base_url == "https://api.together.xyz/v1"  # the entry's own
     assert llama.settings.temperature == 0.2 and llama.settings.mode is Mode.PROMPT
-    assert llama.key_variable == "TOGETHER_API_KEY" and mini.key_variable is None
+    assert llama.key_variable == "BFCL_KEY_TOGETHER" and mini.key_variable is None
     assert {r.settings.sample for r in runs} == {20}  # what chooses cases is shared
     assert big.informational and big.label == "big"
 

@@ -196,9 +196,9 @@ def test_without_derived_only_own_cases_are_built() -> None:
 class NoLiveSource(FixtureSource):
     def categories(self, spec: str) -> list[str]:
         if spec.startswith("live@"):
-            from bfcl_action.errors import DatasetError
+            from bfcl_action.errors import LiveUnavailable
 
-            raise DatasetError("no Live release found")
+            raise LiveUnavailable("no Live release found")
         return super().categories(spec)
 
 
@@ -208,6 +208,24 @@ def test_an_unavailable_live_pool_is_skipped_with_a_warning(caplog) -> None:
     cases = build_cases(config, base_dir=EXAMPLE, source=NoLiveSource(POOL))
     assert any(c.id.startswith("own_irrelevance__") for c in cases)
     assert "pool live@latest skipped: no Live release found" in caplog.text
+
+
+class CorruptLiveSource(FixtureSource):
+    def categories(self, spec: str) -> list[str]:
+        if spec.startswith("live@"):
+            from bfcl_action.errors import DatasetError
+
+            raise DatasetError("sha256 mismatch for the manifest of bfcl-action-live==2026.50")
+        return super().categories(spec)
+
+
+def test_a_corrupt_live_pool_is_an_error_not_a_skip() -> None:
+    from bfcl_action.errors import DatasetError
+
+    config = load_config(EXAMPLE / ".bfcl.yml")
+    config.derived.irrelevance.pools = ["fixture@1", "live@latest"]
+    with pytest.raises(DatasetError, match="sha256 mismatch"):
+        build_cases(config, base_dir=EXAMPLE, source=CorruptLiveSource(POOL))
 
 
 def test_a_glob_matching_nothing_is_reported_at_its_line_in_the_config(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from bfcl_action.config import load_config
 from bfcl_action.digest import RunDigest, make_digest
 from bfcl_action.errors import ConfigError, InputError
 from bfcl_action.impact import ToolChange
+from bfcl_action.numbers import number
 from bfcl_action.records import RunReport
 from bfcl_action.report import (
     render_comment,
@@ -77,17 +78,17 @@ def register(subparsers: Any) -> None:
     defaults = Thresholds()
     t.add_argument(
         "--max-drop",
-        type=float,
+        type=number,
         metavar="POINTS",
         help=f"allowed drop in points (default {defaults.max_drop:g})",
     )
     t.add_argument("--max-drop-for", action="append", default=[], metavar="SUITE=POINTS")
     t.add_argument(
         "--alpha",
-        type=float,
+        type=number,
         help=f"significance level of McNemar (default {defaults.alpha:g})",
     )
-    t.add_argument("--min-score", type=float, metavar="PERCENT", help="minimum overall score")
+    t.add_argument("--min-score", type=number, metavar="PERCENT", help="minimum overall score")
     t.add_argument("--min-score-for", action="append", default=[], metavar="SUITE=PERCENT")
     t.add_argument("--informational", action="store_true", help="report, never fail")
     p.set_defaults(func=run)
@@ -105,7 +106,7 @@ def _pairs(items: list[str], flag: str) -> dict[str, float]:
     for item in items:
         name, sep, value = item.partition("=")
         try:
-            out[name.strip()] = float(value)
+            out[name.strip()] = number(value.strip())
         except ValueError:
             sep = ""
         if not sep or not name.strip():

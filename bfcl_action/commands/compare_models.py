@@ -18,6 +18,7 @@ from typing import Any
 from bfcl_action import escape
 from bfcl_action.errors import InputError
 from bfcl_action.model_choice import choose_models, display_names
+from bfcl_action.numbers import number
 from bfcl_action.records import RunReport
 from bfcl_action.report.model_choice import (
     render_model_choice_json,
@@ -44,7 +45,7 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument(
         "--alpha",
-        type=float,
+        type=number,
         default=0.05,
         help="significance level of the paired McNemar tests (default 0.05)",
     )

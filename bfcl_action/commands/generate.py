@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bfcl_action import credentials
 from bfcl_action.errors import ConfigError, InputError
 from bfcl_action.generate.models import (
     KIND_ORDER,
@@ -29,6 +30,7 @@ from bfcl_action.generate.models import (
     Kind,
     Provenance,
 )
+from bfcl_action.numbers import integer, number
 from bfcl_action.records import FunctionDoc, Mode, TestCase
 
 if TYPE_CHECKING:  # the model layer (openai) loads only when generate runs
@@ -53,13 +55,13 @@ def register(sub: Any) -> None:
     what = p.add_argument_group("what to draft")
     what.add_argument("--config", type=Path, help=".bfcl.yml (default: search upward)")
     what.add_argument("--tools", metavar="NAME,...", help="only these tools (default: all)")
-    what.add_argument("--per-tool", type=int, default=5, metavar="N", help="cases per tool (5)")
+    what.add_argument("--per-tool", type=integer, default=5, metavar="N", help="cases per tool (5)")
     what.add_argument(
         "--categories",
         metavar="KIND,...",
         help="among " + ", ".join(k.value for k in KIND_ORDER) + " (default: all)",
     )
-    what.add_argument("--seed", type=int, default=0, help="variation of the prompt (default 0)")
+    what.add_argument("--seed", type=integer, default=0, help="variation of the prompt (default 0)")
     out = p.add_argument_group("output")
     out.add_argument(
         "--output",
@@ -74,16 +76,16 @@ def register(sub: Any) -> None:
     model.add_argument("--verify-model", help="the model that checks (default: --model)")
     model.add_argument("--base-url", help="OpenAI-compatible endpoint")
     model.add_argument("--api-key-env", metavar="NAME", help="default OPENAI_API_KEY")
-    model.add_argument("--temperature", type=float, help="verify temperature (default 0.001)")
+    model.add_argument("--temperature", type=number, help="verify temperature (default 0.001)")
     model.add_argument(
         "--propose-temperature",
-        type=float,
+        type=number,
         default=PROPOSE_TEMPERATURE,
         help=f"proposer temperature (default {PROPOSE_TEMPERATURE})",
     )
-    model.add_argument("--top-p", type=float)
-    model.add_argument("--request-seed", type=int, metavar="N")
-    model.add_argument("--max-tokens", type=int)
+    model.add_argument("--top-p", type=number)
+    model.add_argument("--request-seed", type=integer, metavar="N")
+    model.add_argument("--max-tokens", type=integer)
     model.add_argument(
         "--structured-output",
         choices=STRUCTURED,
@@ -91,10 +93,12 @@ def register(sub: Any) -> None:
         help="response_format JSON schema: auto (fall back to plain JSON on 400), on, off",
     )
     run = p.add_argument_group("execution")
-    run.add_argument("--concurrency", type=int, help="requests in flight (default 8)")
-    run.add_argument("--timeout", type=float, help="seconds per request")
-    run.add_argument("--max-retries", type=int, help="retries per request")
-    run.add_argument("--max-requests", type=int, metavar="N", help="stop asking after N requests")
+    run.add_argument("--concurrency", type=integer, help="requests in flight (default 8)")
+    run.add_argument("--timeout", type=number, help="seconds per request")
+    run.add_argument("--max-retries", type=integer, help="retries per request")
+    run.add_argument(
+        "--max-requests", type=integer, metavar="N", help="stop asking after N requests"
+    )
     run.add_argument(
         "--price",
         metavar="IN,OUT",
@@ -348,6 +352,8 @@ def run_generate(command: GenerateCommand) -> int:
             + ", ".join(names),
             field="--tools",
         )
+    if not command.dry_run:
+        credentials.refuse_model_calls_on_fork(credentials.ModelPath.GENERATE)
     api_key = None if command.dry_run else api_key_from_env(settings, os.environ)
     link = _link(command, settings, api_key)
     uncached_propose, _verify, line = estimate(command, tools, targets, link)

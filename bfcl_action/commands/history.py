@@ -12,6 +12,7 @@ from typing import Any
 
 from bfcl_action.errors import InputError
 from bfcl_action.history import read_history, trend_table, write_atomic
+from bfcl_action.numbers import integer
 from bfcl_action.report.charts import history_chart
 
 
@@ -23,7 +24,7 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("file", type=Path, help="history JSON Lines file (history/<check>.jsonl)")
-    p.add_argument("--last", type=int, default=12, metavar="N", help="runs in the table (12)")
+    p.add_argument("--last", type=integer, default=12, metavar="N", help="runs in the table (12)")
     p.add_argument("--svg", type=Path, metavar="OUT", help="also write the trend chart")
     p.set_defaults(func=main)
 

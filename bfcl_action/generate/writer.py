@@ -1,5 +1,9 @@
 """The generated cases file and the review file: deterministic text from the kept cases.
 
+Both are written for people to read and commit, so both pass `redact.scrub` (every secret
+the run knows, every key shape) and the review file's untrusted text is Markdown-escaped
+(`escape.md_code` / `md_inline`, as in the PR comment) or fenced.
+
 The cases file is an ordinary own-case file (`validate` reads it as is) that starts with
 `MARKER`; a file without it was written by a person and is never overwritten. Case ids come
 from the content (tool, request, tools offered, expectation), so the same draft always gets
@@ -23,6 +27,7 @@ from bfcl_action.escape import md_code
 from bfcl_action.fingerprint import canonical_json, sha256_hex
 from bfcl_action.generate.checks import own_case_entry
 from bfcl_action.generate.models import Candidate, Drop, Provenance, Review
+from bfcl_action.redact import scrub
 
 MARKER = "# Drafted by `bfcl-action generate`"
 _UNSAFE_ID = re.compile(r"[^A-Za-z0-9_.-]")
@@ -112,7 +117,7 @@ def render_cases(kept: Sequence[Candidate], provenance: Provenance, command: str
         doc["cases"].fa.set_flow_style()
     stream = io.StringIO()
     _yaml().dump(doc, stream)
-    return header + stream.getvalue()
+    return scrub(header + stream.getvalue())
 
 
 def _fence(text: str, lang: str = "") -> str:
@@ -159,8 +164,9 @@ def render_review(
     lines = [
         f"# Generated cases for review ({command})",
         "",
-        f"The verify model (`{provenance.verify_model}`) answered these requests differently "
-        f"from the expectation `{provenance.generator}` proposed. Often the most valuable "
+        f"The verify model ({md_code(provenance.verify_model)}) answered these requests "
+        f"differently from the expectation {md_code(provenance.generator)} proposed. Often the "
+        "most valuable "
         "cases: decide who is right. If the expectation is right, paste the case into a case "
         "file; if the request is ambiguous, fix its wording or drop it.",
         "",
@@ -172,7 +178,7 @@ def render_review(
         stream = io.StringIO()
         _yaml().dump(CommentedSeq([_case_map(c, provenance)]), stream)
         lines += [
-            f"## {n}. `{case_id(c)}` ({c.kind.value}, tool `{c.tool}`)",
+            f"## {n}. {md_code(case_id(c))} ({c.kind.value}, tool {md_code(c.tool)})",
             "",
             "Request:",
             "",
@@ -190,7 +196,7 @@ def render_review(
             "",
             _fence(_calls_text(review.verify_output), "json"),
             "",
-            f"Checker: {review.verdict}",
+            f"Checker: {md_code(review.verdict, 400)}",
             "",
             "Case, ready to paste:",
             "",
@@ -210,4 +216,4 @@ def render_review(
                 f"| {md_code(d.tool, in_table=True)} | {d.reason.value} | {request} "
                 f"| {md_code(d.detail, 200, in_table=True)} |"
             )
-    return "\n".join(lines).rstrip() + "\n"
+    return scrub("\n".join(lines).rstrip() + "\n")

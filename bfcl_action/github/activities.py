@@ -25,15 +25,16 @@ import re
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from github import Github
 from github.Repository import Repository
 
 from bfcl_action import redact
 from bfcl_action.compare import percent
+from bfcl_action.credentials import ModelPath, model_calls_allowed
 from bfcl_action.errors import InputError
-from bfcl_action.escape import defuse_mentions
+from bfcl_action.escape import one_line, untrusted_markdown
 from bfcl_action.evaluation import labelled_path
 from bfcl_action.github import outputs, scheduled
 from bfcl_action.github.checks import (
@@ -50,7 +51,7 @@ from bfcl_action.github.comment import (
     upsert_comment,
 )
 from bfcl_action.github.context import ActionContext, PullRequestInfo
-from bfcl_action.github.evaluate import Engine
+from bfcl_action.github.evaluate import Engine, matrix_entries
 from bfcl_action.github.publish import (
     COMMENT_DIR,
     MODELS_OUTPUT,
@@ -133,7 +134,21 @@ def activity_for(ctx: ActionContext, engine: Engine) -> Activity:
         has_pull_request=ctx.pull_request is not None,
         shard=bool(ctx.inputs.shard and not ctx.inputs.report),
         needs_api_key=ctx.event_name != "workflow_run" and engine.needs_api_key(ctx),
-        has_api_key=ctx.event_name != "workflow_run" and engine.has_api_key(ctx),
+        has_api_key=ctx.event_name != "workflow_run"
+        and model_calls_allowed_for(ctx, engine)
+        and engine.has_api_key(ctx),
+    )
+
+
+def model_calls_allowed_for(ctx: ActionContext, engine: Engine) -> bool:
+    """`credentials.model_calls_allowed` for this event: a fork PR's run calls no model on
+    any path, whatever keys its files name (the skip is neutral)."""
+    pr = ctx.pull_request
+    return model_calls_allowed(
+        ctx.event_name,
+        head_repo=pr.head_repo if pr is not None else None,
+        base_repo=pr.base_repo if pr is not None else None,
+        path=ModelPath.MATRIX if matrix_entries(ctx, engine.config(ctx)) else ModelPath.SINGLE,
     )
 
 
@@ -365,7 +380,7 @@ def post_comment_artifact(ctx: ActionContext, gh: Github) -> int:
         outputs.notice(f"no comment artifact at {folder}; nothing to post", title="bfcl-action")
         outputs.write_outputs(ctx.output_path, {"verdict": "skipped", "comment-id": ""})
         return 0
-    body = defuse_mentions(body_file.read_text(encoding="utf-8"))
+    body = untrusted_markdown(body_file.read_text(encoding="utf-8"))
     meta: dict[str, Any] = {}
     if meta_file.is_file():
         try:
@@ -399,8 +414,10 @@ def post_comment_artifact(ctx: ActionContext, gh: Github) -> int:
         )
         if result is not None:
             outcome.comment_id = result[0].id
-        conclusion = meta.get("conclusion")
-        if conclusion in _CONCLUSIONS and isinstance(meta.get("summary"), str):
+        conclusion = artifact_conclusion(
+            meta.get("conclusion"), head_repo=head_repo, repository=ctx.repository
+        )
+        if conclusion is not None and isinstance(meta.get("summary"), str):
             annotations = [
                 Annotation.model_validate(a)
                 for a in meta.get("annotations") or []
@@ -414,7 +431,7 @@ def post_comment_artifact(ctx: ActionContext, gh: Github) -> int:
                     head_sha,
                     ctx.inputs.check_name,
                     conclusion=conclusion,
-                    title=str(meta.get("title") or ctx.inputs.check_name),
+                    title=one_line(str(meta.get("title") or ctx.inputs.check_name))[:200],
                     summary=summary_with_digest(untrusted_summary(meta["summary"]), ""),
                     annotations=annotations,
                 ),
@@ -438,8 +455,18 @@ _DIGEST_BLOCK = re.compile(r"<!--\s*bfcl-action:digest\b.*?-->", re.S)
 
 def untrusted_summary(text: str) -> str:
     """A check-run summary from an artifact, without digests (a fork must not plant a
-    baseline) and with mentions defused."""
-    return defuse_mentions(_DIGEST_BLOCK.sub("", text))
+    baseline), its HTML, mentions, references and links defused (`escape.untrusted_markdown`)."""
+    return untrusted_markdown(_DIGEST_BLOCK.sub("", text))
+
+
+def artifact_conclusion(claimed: Any, *, head_repo: str, repository: str) -> Conclusion | None:
+    """The check-run conclusion an artifact may set: a fork's run (or one whose head is
+    unknown) may report a failure, never a success: capped at `neutral`."""
+    if claimed not in _CONCLUSIONS:
+        return None
+    if claimed == "success" and (not head_repo or head_repo != repository):
+        return "neutral"
+    return cast(Conclusion, claimed)
 
 
 def find_pull_request(

@@ -24,6 +24,7 @@ from bfcl_action.github.checks import Annotation
 from bfcl_action.github.context import ActionContext
 from bfcl_action.globs import glob_files
 from bfcl_action.impact import ToolChange
+from bfcl_action.numbers import integer, number
 from bfcl_action.records import CaseResult, RunReport, SourceLocation
 from bfcl_action.settings import (
     MatrixRun,
@@ -138,12 +139,9 @@ def _number(ctx: ActionContext, name: str, kind: type[int] | type[float]) -> Any
     if not raw:
         return None
     try:
-        return kind(raw)
-    except ValueError:
-        what = "an integer" if kind is int else "a number"
-        raise ConfigError(
-            f"expected {what}, found {raw!r}", field=name.replace("_", "-"), file="action input"
-        ) from None
+        return integer(raw) if kind is int else number(raw)
+    except ValueError as exc:
+        raise ConfigError(str(exc), field=name.replace("_", "-"), file="action input") from None
 
 
 def run_overrides(ctx: ActionContext, config: Path | None) -> RunOverrides:
@@ -364,7 +362,12 @@ def parse_thresholds(text: str) -> ThresholdOverrides:
                 field="thresholds",
             )
         field_name = _THRESHOLD_KEYS[name]
-        parsed: Any = value.lower() in ("true", "1", "yes") if name == "informational" else value
+        try:
+            parsed: Any = (
+                value.lower() in ("true", "1", "yes") if name == "informational" else number(value)
+            )
+        except ValueError as exc:
+            raise ConfigError(f"{name}: {exc}", field="thresholds", file="action input") from None
         if suite:
             if field_name not in CategoryThreshold.model_fields:
                 raise ConfigError(f"{name} has no per-suite form", field="thresholds")

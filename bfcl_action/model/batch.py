@@ -15,6 +15,12 @@ What the caller can rely on:
   infrastructure errors (`"error"`); requests still pending in a batch are refused for this
   run with the batch id, never asked again in real time (that would pay twice).
 - Multi-turn cases never go in a batch: each step needs the previous step's answer.
+- Every field read from the provider (the batch object, its `errors.data`, each output
+  line) and from `batches.json` is validated by a pydantic model; a bad field fails the
+  requests it concerns with a clear message, never the run. An output line is accepted only
+  for a `custom_id` the batch was recorded with: a provider cannot plant answers for
+  requests it was never sent (another model's, say). Result files and the state file are
+  size-capped.
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bfcl_action.errors import ConfigError
 from bfcl_action.jsonl import scan_jsonl
@@ -41,7 +49,98 @@ MAX_REQUESTS_PER_BATCH = 50_000
 MAX_BATCH_BYTES = 190 * 1024 * 1024
 """Below OpenAI's 200 MB cap on a batch input file, with room for the JSON framing."""
 
+MAX_RESULT_FILE_BYTES = 512 * 1024 * 1024
+"""An output or error file larger than this is refused (its requests fail), not parsed."""
+MAX_STATE_BYTES = 16 * 1024 * 1024
+
 OnFailure = Literal["realtime", "error"]
+
+
+class _Fields(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class BatchErrorItem(_Fields):
+    code: str | None = Field(default=None, max_length=200)
+    message: str | None = Field(default=None, max_length=2000)
+
+
+class BatchErrors(_Fields):
+    data: list[BatchErrorItem] = Field(default_factory=list, max_length=10_000)
+
+
+class BatchCounts(_Fields):
+    total: int = Field(default=0, ge=0)
+    completed: int = Field(default=0, ge=0)
+
+
+class BatchObject(_Fields):
+    """The fields of a provider's batch object a run reads."""
+
+    id: str = Field(min_length=1, max_length=200)
+    status: str = Field(max_length=60)
+    output_file_id: str | None = Field(default=None, max_length=200)
+    error_file_id: str | None = Field(default=None, max_length=200)
+    request_counts: BatchCounts | None = None
+
+
+class OutputResponse(_Fields):
+    status_code: int | None = None
+    body: dict[str, Any] | None = None
+
+
+class OutputLine(_Fields):
+    """One line of a batch's output or error file."""
+
+    custom_id: str = Field(min_length=1, max_length=200)
+    response: OutputResponse | None = None
+    error: BatchErrorItem | None = None
+
+
+class _StateEntry(_Fields):
+    id: str = Field(min_length=1, max_length=200)
+    created: float = Field(default=0.0, allow_inf_nan=False)
+    keys: list[str] = Field(default_factory=list)
+
+
+class _StateFile(_Fields):
+    batches: list[_StateEntry] = Field(default_factory=list)
+
+
+class BatchFieldError(Exception):
+    """A field the provider (or `batches.json`) sent is not what the run can use."""
+
+
+def _problem(exc: ValidationError, what: str) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "(top)"
+    return f"malformed {what}: {where}: {first['msg']} (found {repr(first.get('input'))[:40]})"
+
+
+def read_batch_object(raw: object) -> BatchObject:
+    try:
+        return BatchObject.model_validate(raw)
+    except ValidationError as exc:
+        raise BatchFieldError(_problem(exc, "batch object")) from None
+
+
+def batch_reason(raw: object) -> str:
+    """The batch's status with its first error, read leniently: a malformed `errors`
+    field says so instead of failing the collection."""
+    status = str(raw.get("status"))[:60] if isinstance(raw, dict) else "unknown"
+    errors = raw.get("errors") if isinstance(raw, dict) else None
+    if errors is None:
+        return status
+    try:
+        parsed = BatchErrors.model_validate(errors)
+    except ValidationError as exc:
+        return f"{status} ({_problem(exc, 'errors field')})"
+    if not parsed.data:
+        return status
+    first = parsed.data[0]
+    return f"{status}: {first.code}: {first.message}"
+
+
 T = TypeVar("T")
 
 
@@ -97,6 +196,8 @@ class BatchOutcome:
     """Cache key -> id of the batch still working on it when the wait ended."""
     batch_ids: list[str] = field(default_factory=list)
     polls: int = 0
+    ignored: int = 0
+    """Output lines for requests the batch was never recorded with (never cached)."""
 
     def notes(self, on_failure: OnFailure) -> list[str]:
         if not (self.submitted or self.resumed or self.already_cached):
@@ -108,6 +209,11 @@ class BatchOutcome:
             f"(batches {ids})"
         )
         notes = [line]
+        if self.ignored:
+            notes.append(
+                f"batch: {self.ignored} answers ignored: their custom_id was never sent in "
+                "that batch"
+            )
         if self.failed:
             then = "asked in real time" if on_failure == "realtime" else "infrastructure errors"
             notes.append(f"batch: {len(self.failed)} requests had no answer ({then})")
@@ -132,16 +238,22 @@ class BatchState:
     def __init__(self, directory: Path) -> None:
         self.path = directory / STATE_FILE
         self.batches: dict[str, _Recorded] = {}
+        self.problem: str | None = None
+        """Why the file was set aside (unreadable, too large, malformed), or None."""
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            data = {}
-        for entry in data.get("batches", []) if isinstance(data, dict) else []:
-            if isinstance(entry, dict) and isinstance(entry.get("id"), str):
-                keys = [k for k in entry.get("keys", []) if isinstance(k, str)]
-                self.batches[entry["id"]] = _Recorded(
-                    entry["id"], keys, float(entry.get("created", 0))
-                )
+            if self.path.stat().st_size > MAX_STATE_BYTES:
+                raise ValueError(f"larger than {MAX_STATE_BYTES} bytes")
+            parsed = _StateFile.model_validate_json(self.path.read_bytes())
+        except FileNotFoundError:
+            return
+        except ValidationError as exc:
+            self.problem = _problem(exc, STATE_FILE)
+            return
+        except (OSError, ValueError) as exc:
+            self.problem = f"unreadable {STATE_FILE}: {exc}"
+            return
+        for entry in parsed.batches:
+            self.batches[entry.id] = _Recorded(entry.id, list(entry.keys), entry.created)
 
     def add(self, batch_id: str, keys: list[str]) -> None:
         self.batches[batch_id] = _Recorded(batch_id, keys, time.time())
@@ -183,18 +295,6 @@ def _chunks(lines: list[bytes]) -> list[list[bytes]]:
     return [chunk for chunk in out if chunk]
 
 
-def _error_text(entry: dict[str, Any]) -> str:
-    error = entry.get("error")
-    if isinstance(error, dict):
-        return f"{error.get('code') or 'error'}: {error.get('message') or ''}".strip()
-    response = entry.get("response")
-    if isinstance(response, dict):
-        body = response.get("body")
-        message = body.get("error", {}).get("message") if isinstance(body, dict) else None
-        return f"HTTP {response.get('status_code')}: {message or 'no message'}"
-    return "no answer"
-
-
 async def answer_by_batch(
     client: ModelClient,
     requests: Sequence[ChatRequest],
@@ -221,6 +321,8 @@ async def answer_by_batch(
             continue
         wanted[key] = request
     state = BatchState(cache.directory)
+    if state.problem:
+        log(f"batch: {state.problem}; its batches are not collected (starting afresh)")
     running = {k: b.id for b in state.batches.values() for k in b.keys}
     resumed = {running[k] for k in wanted if k in running}
     outcome.resumed = sum(1 for k in wanted if k in running)
@@ -236,15 +338,16 @@ async def answer_by_batch(
         offset += len(chunk)
         data = b"".join(chunk)
         try:
-            batch = await _retried(client, functools.partial(provider.submit_batch, data))
-        except InfraFailure as exc:
+            raw = await _retried(client, functools.partial(provider.submit_batch, data))
+            created = read_batch_object(raw)
+        except (InfraFailure, BatchFieldError) as exc:
             for key in keys:
                 outcome.failed[key] = f"the batch could not be created: {exc}"
             continue
-        state.add(str(batch["id"]), keys)
-        active.append(str(batch["id"]))
+        state.add(created.id, keys)
+        active.append(created.id)
         outcome.submitted += len(keys)
-        log(f"batch {batch['id']}: {len(keys)} requests submitted")
+        log(f"batch {created.id}: {len(keys)} requests submitted")
     outcome.batch_ids = list(active)
 
     deadline = clock() + settings.wait_s
@@ -253,19 +356,24 @@ async def answer_by_batch(
         still: list[str] = []
         for batch_id in active:
             try:
-                batch = await _retried(client, functools.partial(provider.retrieve_batch, batch_id))
-            except InfraFailure as exc:
+                raw = await _retried(client, functools.partial(provider.retrieve_batch, batch_id))
+                batch = read_batch_object(raw)
+                if batch.id != batch_id:
+                    raise BatchFieldError(f"asked for batch {batch_id}, got {batch.id[:60]}")
+            except (InfraFailure, BatchFieldError) as exc:
                 log(f"batch {batch_id}: cannot be read now ({exc}); the next run tries again")
                 for key in state.batches[batch_id].keys:
                     if key in wanted:
                         outcome.pending[key] = batch_id
                 continue
             outcome.polls += 1
-            status = str(batch.get("status"))
+            status = batch.status
             if status in TERMINAL:
                 try:
-                    await _collect(provider, client, batch, state, wanted, outcome)
-                except InfraFailure as exc:
+                    await _collect(
+                        provider, client, batch, batch_reason(raw), state, wanted, outcome
+                    )
+                except (InfraFailure, BatchFieldError) as exc:
                     log(f"batch {batch_id}: results cannot be read now ({exc})")
                     outcome.pending.update(
                         (k, batch_id) for k in state.batches[batch_id].keys if k in wanted
@@ -274,11 +382,8 @@ async def answer_by_batch(
                 state.remove(batch_id)
             else:
                 still.append(batch_id)
-                counts = batch.get("request_counts") or {}
-                log(
-                    f"batch {batch_id}: {status}, {counts.get('completed', 0)} of "
-                    f"{counts.get('total', '?')} done"
-                )
+                counts = batch.request_counts or BatchCounts()
+                log(f"batch {batch_id}: {status}, {counts.completed} of {counts.total} done")
         active = still
         if not active:
             break
@@ -302,36 +407,38 @@ async def answer_by_batch(
 async def _collect(
     provider: BatchProvider,
     client: ModelClient,
-    batch: dict[str, Any],
+    batch: BatchObject,
+    reason: str,
     state: BatchState,
     wanted: dict[str, ChatRequest],
     outcome: BatchOutcome,
 ) -> None:
-    """Write a finished batch's answers into the cache; note every key it failed."""
+    """Write a finished batch's answers into the cache, for the keys it was recorded with
+    only; note every key it failed."""
     assert client.cache is not None
-    batch_id = str(batch["id"])
+    batch_id = batch.id
     keys = state.batches[batch_id].keys if batch_id in state.batches else []
+    recorded = set(keys)
     answered: set[str] = set()
-    if batch.get("output_file_id"):
-        file_id = str(batch["output_file_id"])
-        text = (await _retried(client, lambda: provider.download_file(file_id))).decode()
-        for line in scan_jsonl(text):
-            entry: dict[str, Any] = line.value or {}
-            key = str(entry.get("custom_id", ""))
-            response = entry.get("response")
-            if not isinstance(response, dict):
-                response = {}
-            body = response.get("body")
-            if not key or not isinstance(body, dict) or response.get("status_code") != 200:
-                if key:
-                    outcome.failed[key] = _error_text(entry)
+    planted = 0
+    if batch.output_file_id:
+        for line in await _result_lines(client, provider, batch.output_file_id):
+            if isinstance(line, str):
+                continue  # a line without a readable custom_id concerns no request we know
+            key = line.custom_id
+            if key not in recorded:
+                planted += 1
+                continue
+            response = line.response
+            if response is None or response.status_code != 200 or response.body is None:
+                outcome.failed[key] = _line_error(line)
                 continue
             request = wanted.get(key)
             names = {str(t.get("name")) for t in request.tools} if request else set()
             try:
-                answer = provider.read_batch_body(body, names)
+                answer = provider.read_batch_body(response.body, names)
             except Exception as exc:  # a malformed line fails that request, not the batch
-                outcome.failed[key] = f"unreadable answer: {type(exc).__name__}"
+                outcome.failed[key] = f"unreadable answer: {type(exc).__name__}: {exc}"[:300]
                 continue
             client.cache.put(
                 key, case_id=request.case_id if request else "", model=client.model, answer=answer
@@ -339,20 +446,14 @@ async def _collect(
             client.mark_fresh(key)
             answered.add(key)
             outcome.failed.pop(key, None)
-    if batch.get("error_file_id"):
-        error_id = str(batch["error_file_id"])
-        text = (await _retried(client, lambda: provider.download_file(error_id))).decode()
-        for line in scan_jsonl(text):
-            entry = line.value or {}
-            key = str(entry.get("custom_id", ""))
-            if key and key not in answered:
-                outcome.failed[key] = _error_text(entry)
-    status = str(batch.get("status"))
-    reason = status
-    errors = batch.get("errors")
-    if isinstance(errors, dict) and errors.get("data"):
-        first = errors["data"][0]
-        reason = f"{status}: {first.get('code')}: {first.get('message')}"
+    if batch.error_file_id:
+        for line in await _result_lines(client, provider, batch.error_file_id):
+            if isinstance(line, str):
+                continue
+            if line.custom_id in recorded and line.custom_id not in answered:
+                outcome.failed[line.custom_id] = _line_error(line)
+    if planted:
+        outcome.ignored += planted
     for key in keys:
         if key not in answered and key not in outcome.failed:
             outcome.failed[key] = f"batch {batch_id} {reason} without an answer for it"
@@ -360,6 +461,36 @@ async def _collect(
     # only this run's requests count as failed; another run's are asked again when wanted
     for key in [k for k in outcome.failed if k not in wanted]:
         del outcome.failed[key]
+
+
+async def _result_lines(
+    client: ModelClient, provider: BatchProvider, file_id: str
+) -> list[OutputLine | str]:
+    """The lines of a result file, each validated (a string: why that line is unusable);
+    a file over `MAX_RESULT_FILE_BYTES` is refused as a whole."""
+    data = await _retried(client, lambda: provider.download_file(file_id))
+    if len(data) > MAX_RESULT_FILE_BYTES:
+        raise BatchFieldError(f"result file {file_id} over {MAX_RESULT_FILE_BYTES} bytes")
+    out: list[OutputLine | str] = []
+    for line in scan_jsonl(data.decode("utf-8", "replace")):
+        try:
+            out.append(OutputLine.model_validate(line.value))
+        except ValidationError as exc:
+            out.append(_problem(exc, "result line"))
+    return out
+
+
+def _line_error(line: OutputLine) -> str:
+    if line.error is not None:
+        return f"{line.error.code or 'error'}: {line.error.message or ''}".strip()
+    response = line.response
+    if response is not None:
+        body = response.body or {}
+        error = body.get("error")
+        message = error.get("message") if isinstance(error, dict) else None
+        text = message if isinstance(message, str) else "no message"
+        return f"HTTP {response.status_code}: {text[:300]}"
+    return "no answer"
 
 
 async def _retried(client: ModelClient, call: Callable[[], Awaitable[T]]) -> T:

@@ -17,11 +17,53 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bfcl_action.errors import BfclActionError
 
 Message = dict[str, Any]
+
+MAX_TOKEN_COUNT = 100_000_000
+"""More tokens than any model reads or writes in one answer: a larger count is a bad field."""
+TokenCount = Annotated[int, Field(strict=True, ge=0, le=MAX_TOKEN_COUNT)]
+
+
+class _UsageDetails(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    cached_tokens: TokenCount | None = None
+
+
+class Usage(BaseModel):
+    """A server's `usage` object, as far as a run reads it: whole token counts in
+    `0..MAX_TOKEN_COUNT` (not `"12"`, `-5` or `1e308`), so the cost step gets numbers."""
+
+    model_config = ConfigDict(extra="ignore")
+    prompt_tokens: TokenCount | None = None
+    completion_tokens: TokenCount | None = None
+    prompt_tokens_details: _UsageDetails | None = None
+
+    @property
+    def cached_tokens(self) -> int | None:
+        details = self.prompt_tokens_details
+        return details.cached_tokens if details is not None else None
+
+
+def read_usage(raw: object) -> Usage:
+    """`raw` (the answer's `usage`, absent or null allowed) validated; a `ValueError` naming
+    the bad field otherwise (the caller fails that request, never the run)."""
+    if raw is None:
+        return Usage()
+    try:
+        return Usage.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "usage"
+        found = repr(first.get("input"))[:40]
+        raise ValueError(
+            f"malformed usage.{where} from the server: {first['msg']} (found {found})"
+        ) from None
 
 
 class TransientError(Exception):
@@ -143,9 +185,9 @@ class ChatResponse:
                 for c in data.get("tool_calls") or []
             ),
             raw_tool_calls=tuple(data.get("raw_tool_calls") or ()),
-            input_tokens=data.get("input_tokens"),
-            output_tokens=data.get("output_tokens"),
-            cached_tokens=data.get("cached_tokens"),
+            input_tokens=_count(data.get("input_tokens")),
+            output_tokens=_count(data.get("output_tokens")),
+            cached_tokens=_count(data.get("cached_tokens")),
             latency_s=data.get("latency_s"),
             model=data.get("model"),
             system_fingerprint=data.get("system_fingerprint"),
@@ -153,6 +195,13 @@ class ChatResponse:
             batch=bool(data.get("batch")),
             refusal=data.get("refusal") or None,
         )
+
+
+def _count(value: object) -> int | None:
+    """A token count read back from the cache: a whole number in range, else unknown."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TOKEN_COUNT:
+        return value
+    return None
 
 
 def served_label(model: str | None, fingerprint: str | None) -> str:

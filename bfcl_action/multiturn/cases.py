@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from bfcl_action.dataset.bfcl_format import read_jsonl
 from bfcl_action.errors import InputError
 from bfcl_action.multiturn.conversation import conversation_of
-from bfcl_action.records import TestCase
+from bfcl_action.records import CASE_ID_PATTERN, TestCase
 
 OWN_CATEGORY = "own_multi_turn"
 PATHS_FIELD = "environment_paths"
@@ -45,6 +45,14 @@ def load_conversation_cases(
         functions = row.get("function", [])
         if isinstance(functions, str):
             functions = _docs(file.parent / functions, docs_cache, file=str(file), line=line)
+        case_id = row.get("id")
+        if not isinstance(case_id, str) or not CASE_ID_PATTERN.fullmatch(case_id):
+            raise InputError(
+                f"expected a case id of letters, digits and _ . : @ -, found {case_id!r:.60}",
+                file=str(file),
+                line=line,
+                field="id",
+            )
         fields = {k: v for k, v in row.items() if k != "function"}
         own = fields.get("environments")
         fields["environments"] = {**(environments or {}), **(own if isinstance(own, dict) else {})}

@@ -27,6 +27,7 @@ from bfcl_action.errors import BfclActionError
 from bfcl_action.multiturn.conversation import Conversation, conversation_of
 from bfcl_action.multiturn.sandbox import Sandbox, SandboxError, SandboxLimits
 from bfcl_action.records import Call, CaseResult, Mode, TestCase
+from bfcl_action.redact import shorten
 
 EMPTY_TURN = "multi_turn:empty_turn_model_response"
 STATE_MISMATCH = "multi_turn:instance_state_mismatch"
@@ -190,5 +191,4 @@ def _state_errors(index: int, state: dict[str, Any]) -> list[str]:
 
 
 def _clip(items: list[str], limit: int = 400) -> str:
-    text = "; ".join(items)
-    return text if len(text) <= limit else text[:limit] + "..."
+    return shorten("; ".join(items), limit + 3, "...")

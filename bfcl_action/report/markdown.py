@@ -220,7 +220,7 @@ def _latency(value: tuple[float | None, float | None] | None) -> Safe:
 
 
 def _html_text(value: Any) -> Safe:
-    """Text inside an HTML element (`escape.html_text`)."""
+    """Text inside an HTML element (a `<summary>`): `escape.html_text`, the one defuser."""
     return Safe(escape.html_text(value))
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from bfcl_action.errors import InputError
+from bfcl_action.redact import shorten
 
 
 class Severity(StrEnum):
@@ -69,9 +70,7 @@ def describe(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     kind = json_type_name(value)
-    text = repr(value)
-    if len(text) > 60:
-        text = text[:57] + "..."
+    text = shorten(repr(value), 60, "...")
     return f"{text} ({kind})"
 
 

@@ -30,6 +30,7 @@ from jsonschema.validators import Draft7Validator, validator_for
 from pydantic import BaseModel, ConfigDict
 
 from bfcl_action.records import FunctionDoc, SourceLocation
+from bfcl_action.redact import shorten
 from bfcl_action.tools.dialect import (
     BFCL_TO_JSON,
     JSON_TYPES,
@@ -40,8 +41,9 @@ from bfcl_action.tools.formats import BFCL_TYPES, RawTool
 from bfcl_action.tools.issues import Severity, ToolIssue, describe
 from bfcl_action.tools.source import Document, JsonPath, path_label
 
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]+$")
-MAPPED_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]+$")
+NAME_PATTERN = re.compile(r"[A-Za-z0-9_-]+\Z")
+MAPPED_NAME_PATTERN = re.compile(r"[A-Za-z0-9_.-]+\Z")
+"""Used with `fullmatch`: `$` would also accept a trailing newline (`lookup\\n`)."""
 LEGAL_NAME = "letters, digits, '_' or '-' ('.' is allowed and mapped to '_')"
 
 
@@ -188,7 +190,7 @@ class _ToolChecker:
                 expected=f"at most {self.limits.max_name_length} characters",
                 found=f"{len(name)} characters",
             )
-        if not MAPPED_NAME_PATTERN.match(name):
+        if not MAPPED_NAME_PATTERN.fullmatch(name):
             self.add(self.raw.name_path, "illegal tool name", expected=LEGAL_NAME, found=repr(name))
         return name
 
@@ -445,9 +447,7 @@ class _ToolChecker:
             field = self.field(where)
             if any(field == s or field.startswith(s + ".") or s.startswith(field) for s in seen):
                 continue
-            rule = repr(err.validator_value)
-            if len(rule) > 80:
-                rule = rule[:77] + "..."
+            rule = shorten(repr(err.validator_value), 80, "...")
             self.add(
                 where,
                 f"invalid JSON Schema: {err.validator!s} rule failed",

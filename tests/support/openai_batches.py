@@ -44,6 +44,10 @@ class BatchPlan:
     fail: list[str] = field(default_factory=list)
     """Lines whose last user message contains one of these get a line error (500)."""
     answered_before_expiry: int = 0
+    planted: list[dict[str, Any]] = field(default_factory=list)
+    """Extra output lines (a provider answering requests the batch never held)."""
+    errors: Any = None
+    """When set, the `errors` field of a failed batch as sent (malformed ones included)."""
 
 
 def _error(message: str, kind: str = "invalid_request_error", param: str | None = None) -> bytes:
@@ -267,6 +271,8 @@ class BatchAPI:
                 "data": problems
                 or [{"code": "scripted_failure", "line": None, "message": "batch failed"}],
             }
+            if plan.errors is not None:
+                batch["errors"] = plan.errors
             return
         out: list[str] = []
         err: list[str] = []
@@ -303,6 +309,7 @@ class BatchAPI:
             }
             (out if status == 200 else err).append(json.dumps(record))
             self.answered_lines += status == 200
+        out.extend(json.dumps(line) for line in plan.planted)
         batch["request_counts"] = {"total": len(lines), "completed": len(out), "failed": len(err)}
         for name, rows in (("output_file_id", out), ("error_file_id", err)):
             if rows:

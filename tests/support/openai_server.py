@@ -88,6 +88,8 @@ class OpenAIServer:
         self.script: dict[str, Reply] = {}
         self.structured_outputs = True
         self.responder: Callable[[dict[str, Any]], Reply] | None = None
+        self.usage: Any = None
+        """When set, the `usage` object of every answer (a hostile or broken server's)."""
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.faults_served: list[str] = []
@@ -125,6 +127,8 @@ class OpenAIServer:
             payload["model"] = self.served_model
         if self.system_fingerprint is not None:
             payload["system_fingerprint"] = self.system_fingerprint
+        if self.usage is not None:
+            payload["usage"] = self.usage
         return payload
 
     def answer_for(self, body: dict[str, Any]) -> Reply:

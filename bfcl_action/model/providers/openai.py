@@ -37,6 +37,7 @@ from bfcl_action.model.types import (
     PermanentError,
     ToolCallPart,
     TransientError,
+    read_usage,
 )
 
 if TYPE_CHECKING:
@@ -66,9 +67,12 @@ _PER_REQUEST = cast(
         "headers": {
             "x-stainless-retry-count": openai.Omit(),
             "x-stainless-read-timeout": openai.Omit(),
+            "X-Stainless-Raw-Response": "stream",  # the body is read here, within a cap
         }
     },
 )
+MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+"""A chat answer larger than this is a bad answer for that request, not a run's memory."""
 """The SDK's optional telemetry headers are left out: each costs header building and
 validation on every request (about 5-10% of the client's CPU), and no API needs them."""
 
@@ -237,6 +241,24 @@ def _calls_as_text(content: str, tool_names: set[str]) -> bool:
     return head in tool_names
 
 
+async def _read_capped(response: httpx2.Response, limit: int) -> bytes:
+    """The body of a streamed response, refused (that request fails) past `limit` bytes."""
+    declared = response.headers.get("content-length", "")
+    try:
+        if declared.isdigit() and int(declared) > limit:
+            raise PermanentError(f"response body of {declared} bytes, over the {limit}-byte cap")
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > limit:
+                raise PermanentError(f"response body over the {limit}-byte cap")
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        await response.aclose()
+
+
 def read_message(data: dict[str, Any], tool_names: set[str], latency: float) -> ChatResponse:
     """`choices[0].message` in the neutral form, noting each non-standard shape it came in.
     Empty or malformed choices are transient (retried)."""
@@ -280,8 +302,10 @@ def read_message(data: dict[str, Any], tool_names: set[str], latency: float) -> 
         seen.append(shapes.LEGACY_FUNCTION_CALL)
     elif _calls_as_text(content, tool_names):
         seen.append(shapes.CALLS_AS_TEXT)
-    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-    assert isinstance(usage, dict)
+    try:
+        usage = read_usage(data.get("usage"))
+    except ValueError as exc:
+        raise PermanentError(str(exc)) from None
     model = data.get("model")
     fingerprint = data.get("system_fingerprint")
     refusal = message.get("refusal")
@@ -289,23 +313,15 @@ def read_message(data: dict[str, Any], tool_names: set[str], latency: float) -> 
         content=content,
         tool_calls=tuple(calls),
         raw_tool_calls=tuple(raw_kept),
-        input_tokens=usage.get("prompt_tokens"),
-        output_tokens=usage.get("completion_tokens"),
-        cached_tokens=_cached_tokens(usage),
+        input_tokens=usage.prompt_tokens,
+        output_tokens=usage.completion_tokens,
+        cached_tokens=usage.cached_tokens,
         latency_s=round(latency, 4),
         model=model if isinstance(model, str) else None,
         system_fingerprint=fingerprint if isinstance(fingerprint, str) else None,
         shapes=tuple(dict.fromkeys(seen)),
         refusal=refusal if isinstance(refusal, str) and refusal else None,
     )
-
-
-def _cached_tokens(usage: dict[str, Any]) -> int | None:
-    """`usage.prompt_tokens_details.cached_tokens`: prompt tokens served from the provider's
-    prompt cache (OpenAI bills them at a lower rate)."""
-    details = usage.get("prompt_tokens_details")
-    value = details.get("cached_tokens") if isinstance(details, dict) else None
-    return value if isinstance(value, int) else None
 
 
 class OpenAIProvider:
@@ -357,7 +373,11 @@ class OpenAIProvider:
         except (openai.OpenAIError, httpx2.TransportError, ConnectionError, TimeoutError) as exc:
             raise translate_error(exc, endpoint=self.endpoint, model=self.model) from exc
         try:
-            data = json.loads(response.content)
+            content = await _read_capped(response, MAX_RESPONSE_BYTES)
+        except (httpx2.TransportError, ConnectionError, TimeoutError) as exc:
+            raise translate_error(exc, endpoint=self.endpoint, model=self.model) from exc
+        try:
+            data = json.loads(content)
         except ValueError as exc:
             raise TransientError("malformed response body (not JSON)") from exc
         if not isinstance(data, dict):
@@ -399,14 +419,14 @@ class OpenAIProvider:
             )
         except (openai.OpenAIError, httpx2.TransportError, ConnectionError, TimeoutError) as exc:
             raise translate_error(exc, endpoint=self.endpoint, model=self.model) from exc
-        return batch.model_dump(mode="json")
+        return batch.model_dump(mode="json", warnings=False)
 
     async def retrieve_batch(self, batch_id: str) -> dict[str, Any]:
         try:
             batch = await self.client.batches.retrieve(batch_id)
         except (openai.OpenAIError, httpx2.TransportError, ConnectionError, TimeoutError) as exc:
             raise translate_error(exc, endpoint=self.endpoint, model=self.model) from exc
-        return batch.model_dump(mode="json")
+        return batch.model_dump(mode="json", warnings=False)
 
     async def download_file(self, file_id: str) -> bytes:
         try:
