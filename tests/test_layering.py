@@ -106,6 +106,20 @@ def test_a_core_module_importing_a_command_breaks_lint(copy_of_project: Path) ->
     assert "bfcl_action.scoring -> bfcl_action.commands" in done.stdout
 
 
+def test_a_stage_importing_a_later_stage_breaks_lint(copy_of_project: Path) -> None:
+    """The stage order is a `layers` contract: the report records reaching up to the
+    rendering edge (as the history module once did for its chart) fails lint."""
+    history = copy_of_project / "bfcl_action" / "history.py"
+    original = history.read_text(encoding="utf-8")
+    history.write_text(original + "\nfrom bfcl_action.report import charts  # upward\n")
+    try:
+        done = lint_imports(copy_of_project, "stage-layers")
+    finally:
+        history.write_text(original)
+    assert done.returncode == 1
+    assert "bfcl_action.history -> bfcl_action.report" in done.stdout
+
+
 def test_no_test_module_imports_another_test_module() -> None:
     """Shared helpers live in tests/support/, shared fixtures in tests/conftest.py."""
     import ast
