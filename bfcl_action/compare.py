@@ -1,11 +1,18 @@
 """Compare a run with its baseline: per-suite deltas that are real, and a verdict.
 
 A drop counts as a regression only when it is larger than the allowed points *and* the
-paired test on the per-case outcomes (exact McNemar on the cases that flipped) is
-significant at `alpha`; a head score below a configured minimum is a regression on its own.
-Improvements are judged the same way. Runs whose configuration differs (model, mode,
-datasets, settings) are not compared at all: the comparison lists what differs. When only
-the case set differs, the cases both runs answered are compared, and the comparison says so.
+paired test is significant at `alpha`; a head score below a configured minimum is a
+regression on its own. Improvements are judged the same way. The score is accuracy over
+cases; the *evidence* is counted over question clusters (a case and every case derived from
+it: distractor variants, repeats), each counted once by the sign of its net flips, with the
+exact sign test (`stats.sign_test`; McNemar's test when every cluster is one case). A case
+whose request was identical to another compared case's (`CaseResult.same_request_as`) is
+one answer and counts once. The per-suite tests are one family: their p-values are
+Holm-adjusted, so the chance that any unchanged suite is flagged stays at most `alpha`.
+Whatever fired is one typed `FiredRule`, and `Comparison.headline` says it in one line.
+Runs whose configuration differs (model, mode, datasets, settings) are not compared at all:
+the comparison lists what differs. When only the case set differs, the cases both runs
+answered are compared, and the comparison says so.
 Infrastructure errors are listed and left out of every count; they never make a regression.
 """
 
@@ -18,7 +25,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, computed_field
+from pydantic import BaseModel, Field, PrivateAttr, computed_field
 
 from bfcl_action.categories import CATEGORIES
 from bfcl_action.diagnostics import CallBalance, ToolDiagnostic, call_balance, diagnose_tools
@@ -32,7 +39,7 @@ from bfcl_action.records import (
     RunCost,
     RunReport,
 )
-from bfcl_action.stats import mcnemar_exact, wilson_interval
+from bfcl_action.stats import holm, sign_test, wilson_interval
 from bfcl_action.thresholds import OVERALL as OVERALL
 from bfcl_action.thresholds import Thresholds
 
@@ -70,8 +77,27 @@ class SideScore(BaseModel):
         )
 
 
+VERDICT_TEXT = {
+    Verdict.REGRESSION: "regression",
+    Verdict.IMPROVEMENT: "improvement",
+    Verdict.UNCHANGED: "unchanged",
+    Verdict.NO_BASELINE: "first run",
+    Verdict.INCOMPARABLE: "not comparable",
+    Verdict.NEW: "new",
+    Verdict.REMOVED: "removed",
+}
+"""How every report words a verdict."""
+
+
 class PairedOutcomes(BaseModel):
-    """Outcomes on the cases both runs answered; `p_value` is the exact McNemar test."""
+    """Outcomes on the cases both runs answered, and the test on their question clusters.
+
+    `newly_failing`/`newly_passing` count cases; the evidence counts clusters: each cluster's
+    net flips (newly passing minus newly failing, a repeated request once) make it regressed,
+    improved or level, and `p_value` is the exact sign test on the regressed and improved
+    clusters (`stats.sign_test`). `p_adjusted` is the Holm-adjusted p of a suite among the
+    `suites_tested` suites of the comparison (None on the overall row, a test of its own).
+    """
 
     n: int
     base_correct: int
@@ -79,6 +105,69 @@ class PairedOutcomes(BaseModel):
     newly_failing: int
     newly_passing: int
     p_value: float
+    clusters: int = 0
+    """Question clusters among the compared cases."""
+    clusters_regressed: int = 0
+    clusters_improved: int = 0
+    shared_requests: int = 0
+    """Compared cases left out of the evidence: their request was another compared case's."""
+    p_adjusted: float | None = None
+    suites_tested: int = 0
+
+    @property
+    def p_decisive(self) -> float:
+        """The p-value compared with `alpha`: Holm-adjusted for a suite, raw for overall."""
+        return self.p_value if self.p_adjusted is None else self.p_adjusted
+
+
+class Rule(StrEnum):
+    """Why a row's verdict moved."""
+
+    SIGNIFICANT_DROP = "significant_drop"
+    SIGNIFICANT_RISE = "significant_rise"
+    BELOW_MINIMUM = "below_minimum"
+
+
+class FiredRule(BaseModel):
+    """A rule that fired on one row, with the numbers it used. `threshold_key` names the
+    `thresholds.categories` entry that set the limit (None: the global value)."""
+
+    rule: Rule
+    suite: str
+    threshold_key: str | None = None
+    delta_points: float | None = None
+    max_drop: float | None = None
+    alpha: float | None = None
+    p_value: float | None = None
+    p_adjusted: float | None = None
+    suites_tested: int = 0
+    clusters: int = 0
+    clusters_regressed: int = 0
+    clusters_improved: int = 0
+    score: float | None = None
+    """Head score in percent (`below_minimum`)."""
+    min_score: float | None = None
+
+    def text(self) -> str:
+        """One line, plain text: what moved, against which limit, on what evidence."""
+        own = f", per-category threshold {self.threshold_key}" if self.threshold_key else ""
+        if self.rule is Rule.BELOW_MINIMUM:
+            where = f" (per-category threshold {self.threshold_key})" if self.threshold_key else ""
+            return (
+                f"{self.suite} score {self.score:.1f}% is below the minimum "
+                f"{self.min_score:g}%{where}"
+            )
+        word = "dropped" if self.rule is Rule.SIGNIFICANT_DROP else "rose"
+        limit = "max_drop" if self.rule is Rule.SIGNIFICANT_DROP else "the allowed"
+        p = f"sign test p {p_text(self.p_value)}"
+        if self.p_adjusted is not None:
+            p += f", Holm-adjusted over {self.suites_tested} suites {p_text(self.p_adjusted)}"
+        return (
+            f"{self.suite} {word} {abs(self.delta_points or 0):.1f} points (more than {limit} "
+            f"{self.max_drop:g}{own}), significant over {self.clusters} question clusters: "
+            f"{self.clusters_regressed} regressed, {self.clusters_improved} improved ({p}, "
+            f"below alpha {self.alpha:g})"
+        )
 
 
 class FlippedCase(BaseModel):
@@ -136,11 +225,15 @@ class SuiteComparison(BaseModel):
     only_in_head: int = 0
     within_noise: bool = False
     """Moved by more than the allowed points, but not significantly: shown, not flagged."""
+    rules: list[FiredRule] = Field(default_factory=list)
+    """The rules that set this row's verdict (the typed form of `reasons`)."""
     compared_base: SideScore | None = None
     compared_head: SideScore | None = None
     """The two scores `delta_points` is the difference of: over the paired cases when a
     paired test ran, else over each side's cases. Headline and table show these, so the
     numbers shown always subtract to the delta shown."""
+    _pairs: list[tuple[str, bool, bool]] = PrivateAttr(default_factory=list)
+    """(case id, base passed, head passed) of the compared cases: the overall row pools them."""
 
     @property
     def moved(self) -> bool:
@@ -206,6 +299,63 @@ class Comparison(BaseModel):
     def exit_code(self) -> int:
         """0 passed (also no baseline, incomparable, informational), 1 regression."""
         return 1 if self.fails else 0
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def rule(self) -> FiredRule | None:
+        """The rule behind the verdict: the overall row's first, else the first suite's in
+        table order whose verdict is the comparison's (None: no rule moved it)."""
+        deciding = self._deciding()
+        return deciding[0] if deciding else None
+
+    def _deciding(self) -> list[FiredRule]:
+        wanted = {
+            Verdict.REGRESSION: (Rule.SIGNIFICANT_DROP, Rule.BELOW_MINIMUM),
+            Verdict.IMPROVEMENT: (Rule.SIGNIFICANT_RISE,),
+        }.get(self.verdict, ())
+        return [f for r in (self.overall, *self.suites) for f in r.rules if f.rule in wanted]
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def headline(self) -> str:
+        """The verdict and why, in one plain line: the comment's first line and the CLI's."""
+        return f"{VERDICT_TEXT[self.verdict]} — {self._why()}"
+
+    def _why(self) -> str:
+        overall = self.overall
+        if not self.has_baseline:
+            head = overall.head
+            score = "n/a" if head is None or head.accuracy is None else f"{head.accuracy:.1%}"
+            cases = head.total if head is not None else 0
+            return f"overall {score} on {cases} cases, no baseline to compare with"
+        if not self.comparable:
+            n = len(self.differences)
+            return (
+                f"base and head ran with different configurations ({n} difference"
+                f"{'' if n == 1 else 's'}, listed below); no deltas"
+            )
+        deciding = self._deciding()
+        if deciding:
+            more = len(deciding) - 1
+            return deciding[0].text() + (f" (and {more} more rule(s) fired)" if more else "")
+        base, head = overall.compared_base, overall.compared_head
+        paired = overall.paired
+        if base is None or head is None or overall.delta_points is None or paired is None:
+            return f"no rule fired: overall {overall.score_line()}"
+        subset = f", on the {paired.n} cases both runs answered" if overall.on_subset else ""
+        alpha = self.thresholds.alpha
+        why = (
+            f"p {p_text(paired.p_value)} is not below alpha {alpha:g}"
+            if paired.p_value >= alpha
+            else f"p {p_text(paired.p_value)} but within max_drop {self.thresholds.max_drop:g}"
+        )
+        return (
+            f"no rule fired: overall {percent(base.accuracy or 0)}% → "
+            f"{percent(head.accuracy or 0)}% "
+            f"({overall.delta_points:+.1f} points{subset}) over {paired.clusters} question "
+            f"clusters ({paired.clusters_regressed} regressed, {paired.clusters_improved} "
+            f"improved): sign test {why}"
+        )
 
     @property
     def moved(self) -> list[SuiteComparison]:
@@ -275,6 +425,11 @@ class _Suite:
     ids: str
     outcomes: dict[str, str] | None
     results: dict[str, CaseResult] = field(default_factory=dict)
+    clusters: dict[str, str] = field(default_factory=dict)
+    """Case id -> the case it derives from (a report's `cluster`), or `#<n>` (a digest's
+    group number), for the cases this side says belong to another's cluster."""
+    twins: dict[str, str] = field(default_factory=dict)
+    """Case id -> the case whose identical request answered it (`same_request_as`)."""
 
     def score(self) -> SideScore:
         return SideScore.of(self.correct, self.total, self.infra)
@@ -296,6 +451,8 @@ def _suites_of_report(report: RunReport) -> dict[str, _Suite]:
             ids=case_set_hash(results),
             outcomes=outcomes,
             results=results,
+            clusters={i: r.cluster for i, r in results.items() if r.cluster and r.cluster != i},
+            twins={i: r.same_request_as for i, r in results.items() if r.same_request_as},
         )
     for label, score in report.categories.items():
         if label not in suites:
@@ -310,10 +467,18 @@ def _suites_of_digest(digest: RunDigest, head: Mapping[str, _Suite]) -> dict[str
     for label, entry in digest.suites.items():
         head_suite = head.get(label)
         outcomes = None
+        clusters: dict[str, str] = {}
         if head_suite is not None and head_suite.outcomes is not None:
             outcomes = digest.outcomes_for(label, list(head_suite.outcomes))
+            clusters = digest.clusters_for(label, list(head_suite.outcomes))
         suites[label] = _Suite(
-            entry.category, entry.correct, entry.total, entry.infra_errors, entry.ids, outcomes
+            entry.category,
+            entry.correct,
+            entry.total,
+            entry.infra_errors,
+            entry.ids,
+            outcomes,
+            clusters=clusters,
         )
     return suites
 
@@ -350,6 +515,99 @@ def _config_differences(base: RunReport | RunDigest, head: RunReport) -> list[Di
     return diffs
 
 
+# --- clusters -------------------------------------------------------------------------------
+
+
+class Clusters:
+    """Which compared cases are one question: the union of what each side says (a case's
+    `cluster`, a digest's partition), so evidence is never split finer than either run
+    knows; and which cases were another's identical request (`same_request_as`).
+
+    A link joins a case to the case it derives from (a case id: the same in every run) or
+    to a digest's group (`#<n>`, numbered within that digest). Unlinked cases are alone."""
+
+    def __init__(self, *sides: Mapping[str, str], twins: Mapping[str, str] | None = None) -> None:
+        """`sides`: per run, case id -> the case it derives from, or `#<n>`."""
+        self._parent: dict[str, str] = {}
+        self.twins = dict(twins or {})
+        for number, side in enumerate(sides):
+            for case_id, key in side.items():
+                target = f"\x00{number}{key}" if key.startswith("#") else key
+                self._union(case_id, target)
+
+    @classmethod
+    def of_runs(cls, *runs: Sequence[CaseResult]) -> Clusters:
+        """From each run's results (`CaseResult.cluster`, `same_request_as`)."""
+        return cls(
+            *(
+                {r.id: r.cluster for r in results if r.cluster and r.cluster != r.id}
+                for results in runs
+            ),
+            twins={r.id: r.same_request_as for rs in runs for r in rs if r.same_request_as},
+        )
+
+    @classmethod
+    def of_suites(cls, *sides: Mapping[str, _Suite]) -> Clusters:
+        return cls(
+            *({i: k for s in suites.values() for i, k in s.clusters.items()} for suites in sides),
+            twins={i: t for suites in sides for s in suites.values() for i, t in s.twins.items()},
+        )
+
+    def _find(self, node: str) -> str:
+        parent = self._parent.get(node, node)
+        while parent != node:
+            grand = self._parent.get(parent, parent)
+            self._parent[node] = grand
+            node, parent = parent, grand
+        return node
+
+    def _union(self, a: str, b: str) -> None:
+        root_a, root_b = self._find(a), self._find(b)
+        if root_a != root_b:
+            self._parent[root_a] = root_b
+
+    def of(self, case_id: str) -> str:
+        """The cluster's representative (a case id or a digest group)."""
+        return self._find(case_id) if self._parent else case_id
+
+    def evidence(self, pairs: Sequence[tuple[str, bool, bool]]) -> tuple[dict[str, int], int]:
+        """Net flips per cluster (head passes minus base passes) over `pairs` (case id, base
+        passed, head passed), and how many cases were left out as another compared case's
+        identical request."""
+        twins = self.twins
+        counted = {case_id for case_id, _, _ in pairs} if twins else set()
+        nets: dict[str, int] = {}
+        shared = 0
+        for case_id, base, head in pairs:
+            if twins and twins.get(case_id) in counted:
+                shared += 1
+                continue
+            cluster = self.of(case_id)
+            nets[cluster] = nets.get(cluster, 0) + int(head) - int(base)
+        return nets, shared
+
+
+def paired_test(
+    pairs: Sequence[tuple[str, bool, bool]], clusters: Clusters | None = None
+) -> PairedOutcomes:
+    """Counts and the cluster sign test over (case id, base passed, head passed) pairs."""
+    nets, shared = (clusters or Clusters()).evidence(pairs)
+    regressed = sum(n < 0 for n in nets.values())
+    improved = sum(n > 0 for n in nets.values())
+    return PairedOutcomes(
+        n=len(pairs),
+        base_correct=sum(b for _, b, _ in pairs),
+        head_correct=sum(h for _, _, h in pairs),
+        newly_failing=sum(b and not h for _, b, h in pairs),
+        newly_passing=sum(h and not b for _, b, h in pairs),
+        p_value=sign_test(regressed, improved),
+        clusters=len(nets),
+        clusters_regressed=regressed,
+        clusters_improved=improved,
+        shared_requests=shared,
+    )
+
+
 # --- verdicts -------------------------------------------------------------------------------
 
 
@@ -374,24 +632,47 @@ def _judge(row: SuiteComparison, thresholds: Thresholds, *, comparable: bool) ->
     elif not comparable:
         row.verdict = Verdict.INCOMPARABLE
     elif row.delta_points is not None:
-        allowed = thresholds.max_drop_for(row.suite, row.category)
-        alpha = thresholds.alpha_for(row.suite, row.category)
-        p = row.paired.p_value if row.paired else None
+        rule = thresholds.for_category(row.suite, row.category)
+        allowed, alpha = rule.max_drop, rule.alpha
+        paired = row.paired
+        p = paired.p_decisive if paired else None
         row.significant = p is not None and p < alpha
-        if row.significant and abs(row.delta_points) > allowed:
-            row.verdict = Verdict.REGRESSION if row.delta_points < 0 else Verdict.IMPROVEMENT
-            word = "dropped" if row.delta_points < 0 else "rose"
-            row.reasons.append(
-                f"{word} {abs(row.delta_points):.1f} points (allowed {allowed:g}), significant "
-                f"(McNemar p {p_text(p)}, alpha {alpha:g})"
+        if paired is not None and row.significant and abs(row.delta_points) > allowed:
+            drop = row.delta_points < 0
+            row.verdict = Verdict.REGRESSION if drop else Verdict.IMPROVEMENT
+            keys = [rule.keys[f] for f in ("max_drop", "alpha") if f in rule.keys]
+            fired = FiredRule(
+                rule=Rule.SIGNIFICANT_DROP if drop else Rule.SIGNIFICANT_RISE,
+                suite=row.suite,
+                threshold_key=", ".join(dict.fromkeys(keys)) or None,
+                delta_points=row.delta_points,
+                max_drop=allowed,
+                alpha=alpha,
+                p_value=paired.p_value,
+                p_adjusted=paired.p_adjusted,
+                suites_tested=paired.suites_tested,
+                clusters=paired.clusters,
+                clusters_regressed=paired.clusters_regressed,
+                clusters_improved=paired.clusters_improved,
             )
+            row.rules.append(fired)
+            row.reasons.append(fired.text().removeprefix(f"{row.suite} "))
         elif p is not None and abs(row.delta_points) > allowed:
             row.within_noise = True
-    minimum = thresholds.min_score_for(row.suite, row.category)
+    resolved = thresholds.for_category(row.suite, row.category)
+    minimum = resolved.min_score
     head_accuracy = row.head.accuracy if row.head is not None else None
     if minimum is not None and head_accuracy is not None and head_accuracy * 100 < minimum:
         row.verdict = Verdict.REGRESSION
-        row.reasons.append(f"score {percent(head_accuracy)} is below the minimum {minimum:g}")
+        fired = FiredRule(
+            rule=Rule.BELOW_MINIMUM,
+            suite=row.suite,
+            threshold_key=resolved.keys.get("min_score"),
+            score=head_accuracy * 100,
+            min_score=minimum,
+        )
+        row.rules.append(fired)
+        row.reasons.append(fired.text().removeprefix(f"{row.suite} "))
 
 
 def _unpaired_delta(base: SideScore | None, head: SideScore | None) -> float | None:
@@ -418,7 +699,7 @@ def _flip(case_id: str, label: str, base: _Suite, head: _Suite, failing: bool) -
     return flipped
 
 
-def _paired_row(label: str, base: _Suite, head: _Suite) -> SuiteComparison:
+def _paired_row(label: str, base: _Suite, head: _Suite, clusters: Clusters) -> SuiteComparison:
     row = SuiteComparison(suite=label, category=head.category, base=base.score(), head=head.score())
     assert base.outcomes is not None and head.outcomes is not None
     common = base.outcomes.keys() & head.outcomes.keys()
@@ -427,16 +708,9 @@ def _paired_row(label: str, base: _Suite, head: _Suite) -> SuiteComparison:
     answered = sorted(i for i in common if base.outcomes[i] != INFRA and head.outcomes[i] != INFRA)
     failing = [i for i in answered if base.outcomes[i] == PASS and head.outcomes[i] == FAIL]
     passing = [i for i in answered if base.outcomes[i] == FAIL and head.outcomes[i] == PASS]
-    base_correct = sum(base.outcomes[i] == PASS for i in answered)
-    head_correct = sum(head.outcomes[i] == PASS for i in answered)
-    row.paired = PairedOutcomes(
-        n=len(answered),
-        base_correct=base_correct,
-        head_correct=head_correct,
-        newly_failing=len(failing),
-        newly_passing=len(passing),
-        p_value=mcnemar_exact(len(failing), len(passing)),
-    )
+    row._pairs = [(i, base.outcomes[i] == PASS, head.outcomes[i] == PASS) for i in answered]
+    row.paired = paired_test(row._pairs, clusters)
+    base_correct, head_correct = row.paired.base_correct, row.paired.head_correct
     if answered:
         row.delta_points = (head_correct - base_correct) / len(answered) * 100
         row.compared_base = SideScore.of(base_correct, len(answered))
@@ -455,7 +729,13 @@ def _paired_row(label: str, base: _Suite, head: _Suite) -> SuiteComparison:
     return row
 
 
-def _row(label: str, base: _Suite | None, head: _Suite | None, comparable: bool) -> SuiteComparison:
+def _row(
+    label: str,
+    base: _Suite | None,
+    head: _Suite | None,
+    comparable: bool,
+    clusters: Clusters,
+) -> SuiteComparison:
     if base is None or head is None:
         some = head or base
         assert some is not None
@@ -466,7 +746,7 @@ def _row(label: str, base: _Suite | None, head: _Suite | None, comparable: bool)
             head=head.score() if head else None,
         )
     if comparable and base.outcomes is not None and head.outcomes is not None:
-        return _paired_row(label, base, head)
+        return _paired_row(label, base, head, clusters)
     row = SuiteComparison(suite=label, category=head.category, base=base.score(), head=head.score())
     if comparable:
         row.delta_points = _unpaired_delta(row.base, row.head)
@@ -480,7 +760,9 @@ def _row(label: str, base: _Suite | None, head: _Suite | None, comparable: bool)
     return row
 
 
-def _overall(rows: list[SuiteComparison], base_present: bool) -> SuiteComparison:
+def _overall(
+    rows: list[SuiteComparison], base_present: bool, clusters: Clusters
+) -> SuiteComparison:
     def total(side: str) -> SideScore | None:
         scores = [getattr(r, side) for r in rows if getattr(r, side) is not None]
         if not scores:
@@ -497,17 +779,8 @@ def _overall(rows: list[SuiteComparison], base_present: bool) -> SuiteComparison
     row.head = total("head")
     paired = [r.paired for r in rows if r.paired is not None]
     if paired:
-        n = sum(p.n for p in paired)
-        b = sum(p.newly_failing for p in paired)
-        c = sum(p.newly_passing for p in paired)
-        row.paired = PairedOutcomes(
-            n=n,
-            base_correct=sum(p.base_correct for p in paired),
-            head_correct=sum(p.head_correct for p in paired),
-            newly_failing=b,
-            newly_passing=c,
-            p_value=mcnemar_exact(b, c),
-        )
+        row.paired = paired_test([pair for r in rows for pair in r._pairs], clusters)
+        n = row.paired.n
         if n:
             row.delta_points = (row.paired.head_correct - row.paired.base_correct) / n * 100
             row.compared_base = SideScore.of(row.paired.base_correct, n)
@@ -550,6 +823,14 @@ def _infra(side: Literal["base", "head"], suites: Mapping[str, _Suite]) -> list[
     ]
 
 
+def _holm(rows: Sequence[SuiteComparison]) -> None:
+    """Holm-adjust the p-values of every suite with a paired test (one family)."""
+    tested = [r.paired for r in rows if r.paired is not None and r.delta_points is not None]
+    for test, adjusted in zip(tested, holm([t.p_value for t in tested]), strict=True):
+        test.p_adjusted = adjusted
+        test.suites_tested = len(tested)
+
+
 def _overall_verdict(overall: SuiteComparison, rows: Sequence[SuiteComparison]) -> Verdict:
     verdicts = {overall.verdict, *(r.verdict for r in rows)}
     for verdict in (Verdict.REGRESSION, Verdict.IMPROVEMENT):
@@ -584,17 +865,20 @@ def compare_runs(
             "without deltas or significance"
         )
 
-    rows = []
-    for label in sorted(base_suites.keys() | head_suites.keys(), key=natural_key):
-        row = _row(label, base_suites.get(label), head_suites.get(label), comparable)
+    clusters = Clusters.of_suites(base_suites, head_suites)
+    rows = [
+        _row(label, base_suites.get(label), head_suites.get(label), comparable, clusters)
+        for label in sorted(base_suites.keys() | head_suites.keys(), key=natural_key)
+    ]
+    _holm(rows)
+    for row in rows:
         if base is None:
             row.verdict = Verdict.NO_BASELINE
         _judge(row, thresholds, comparable=comparable)
         if base is None and row.verdict is Verdict.NEW:
             row.verdict = Verdict.NO_BASELINE
-        rows.append(row)
 
-    overall = _overall(rows, base is not None)
+    overall = _overall(rows, base is not None, clusters)
     _judge(overall, thresholds, comparable=comparable)
     if base is None and overall.verdict is Verdict.NEW:
         overall.verdict = Verdict.NO_BASELINE

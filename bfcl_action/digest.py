@@ -12,6 +12,12 @@ and so knows which outcome belongs to which case: the comparison is paired, case
 When the hashes differ the ids cannot be recovered, and only the suite's counts are compared
 (the comparison says so). Outcome characters: `1` passed, `0` failed, `e` infrastructure error.
 
+Clusters (cases derived from one question, `CaseResult.cluster`) travel as a partition, not
+as ids: per suite, in the same sorted-id order, one group number per case, numbered across
+the whole digest (`-1`: the case is alone in its cluster). A suite whose every case is alone
+has no list, so a digest of a run without derived cases keeps its bytes, and a digest written
+before clusters existed reads as "every case its own cluster".
+
 Wire format: `<!-- bfcl-action:digest v1 BASE64 -->`, where BASE64 is the gzip of the
 canonical JSON payload. An HTML comment is invisible in rendered Markdown and can sit in
 any summary or comment; base64 never contains `--`, so the comment cannot end early.
@@ -56,6 +62,9 @@ class SuiteDigest(BaseModel):
     total: int
     infra_errors: int = 0
     outcomes: str = ""
+    clusters: list[int] = Field(default_factory=list)
+    """Per case in sorted-id order, its cluster's number across the digest (-1: alone);
+    empty: every case is alone."""
 
     @property
     def accuracy(self) -> float | None:
@@ -89,6 +98,27 @@ class RunDigest(BaseModel):
             return None
         return dict(zip(ordered, entry.outcomes, strict=True))
 
+    def clusters_for(self, suite: str, ids: list[str]) -> dict[str, str]:
+        """Cluster key per case id of `suite` that shares its cluster (`#<number>`, equal
+        keys across suites: one cluster), when `ids` are the digest's ids; else empty."""
+        entry = self.suites.get(suite)
+        ordered = sorted(set(ids))
+        if entry is None or len(entry.clusters) != len(ordered):
+            return {}
+        if case_set_hash(ordered) != entry.ids:
+            return {}
+        return {i: f"#{n}" for i, n in zip(ordered, entry.clusters, strict=True) if n >= 0}
+
+
+def _cluster_numbers(report: RunReport) -> dict[str, int]:
+    """Case id -> number of its cluster, for clusters of more than one case, numbered in
+    order of first appearance over suites and ids sorted (deterministic)."""
+    members: dict[str, list[str]] = {}
+    for result in sorted(report.results, key=lambda r: (r.label(), r.id)):
+        members.setdefault(result.cluster_id(), []).append(result.id)
+    grouped = [ids for ids in members.values() if len(ids) > 1]
+    return {i: number for number, ids in enumerate(grouped) for i in ids}
+
 
 def digest_of(report: RunReport) -> RunDigest:
     """The digest model of a report (pure; `make_digest` encodes it)."""
@@ -96,10 +126,12 @@ def digest_of(report: RunReport) -> RunDigest:
     for result in report.results:
         by_suite.setdefault(result.label(), {})[result.id] = result
     suites: dict[str, SuiteDigest] = {}
+    numbers = _cluster_numbers(report)
     for label in sorted(by_suite):
         cases = by_suite[label]
         ordered = sorted(cases)
         outcomes = "".join(outcome_of(cases[i]) for i in ordered)
+        clusters = [numbers.get(i, -1) for i in ordered]
         suites[label] = SuiteDigest(
             category=cases[ordered[0]].category,
             ids=case_set_hash(ordered),
@@ -107,6 +139,7 @@ def digest_of(report: RunReport) -> RunDigest:
             total=outcomes.count(PASS) + outcomes.count(FAIL),
             infra_errors=outcomes.count(INFRA),
             outcomes=outcomes,
+            clusters=clusters if any(n >= 0 for n in clusters) else [],
         )
     for label, score in report.categories.items():
         if label not in suites:  # a report stored without per-case results: counts only
@@ -136,6 +169,9 @@ def encode_digest(digest: RunDigest) -> str:
     data = digest.model_dump(mode="json")
     if not data["label"]:
         del data["label"]  # a single-model digest keeps the bytes it always had
+    for suite in data["suites"].values():
+        if not suite["clusters"]:
+            del suite["clusters"]  # likewise a run without derived cases
     payload = canonical_json(data).encode("utf-8")
     packed = base64.b64encode(gzip.compress(payload, compresslevel=9, mtime=0)).decode("ascii")
     return f"<!-- {MARKER} v{digest.version} {packed} -->"

@@ -307,7 +307,7 @@ def _conversation_key(case: TestCase, options: BackendOptions, sample: int) -> s
     step follows from the case, the settings and the answers before it. So its steps are all
     reused exactly when its content (id and source location aside) and the settings are."""
     content = case.model_dump(
-        mode="json", exclude={"id", "source", "suite", "dataset", "environment_paths"}
+        mode="json", exclude={"id", "source", "suite", "dataset", "environment_paths", "cluster"}
     )
     return sha256_hex(
         canonical_json(

@@ -2,9 +2,12 @@
 
 `choose_models` takes one `RunReport` per model (a `models:` matrix run, or reports of the
 same cases gathered by hand) and gives, per model, the score with its Wilson 95% interval
-overall and per suite, the cost and latency; between every pair of models, the exact McNemar
-test on the cases both answered; and a ranking with the best model, said to be a *clear* best
-only when it is significantly better than every other model.
+overall and per suite, the cost and latency; between every pair of models, the paired test
+on the cases both answered (the exact sign test over question clusters, as `compare` counts
+evidence: a case and its distractor variants are one question, an identical request one
+answer; McNemar's test when every case is its own question), its per-suite tests
+Holm-adjusted over the pair's suites; and a ranking with the best model, said to be a
+*clear* best only when it is significantly better than every other model.
 
 What a caller can rely on:
 - Infrastructure errors are no verdict on a model: they are left out of its score and of
@@ -31,10 +34,10 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from bfcl_action.compare import SideScore, natural_key
+from bfcl_action.compare import Clusters, SideScore, natural_key
 from bfcl_action.cost import run_cost
 from bfcl_action.records import CaseResult, Mode, RunReport
-from bfcl_action.stats import mcnemar_exact, percentile
+from bfcl_action.stats import holm, percentile, sign_test
 
 OVERALL = "overall"
 """The `suite` of a pair's test over all its cases."""
@@ -102,8 +105,11 @@ class PairedTest(BaseModel):
     """Model `a` against model `b` on the cases both answered (one suite, or overall).
 
     `a_only`: cases `a` passed and `b` failed; `delta_points` is `a`'s accuracy minus `b`'s on
-    these cases, in percentage points; `p_value` is the exact McNemar test on the discordant
-    cases. Swapping `a` and `b` swaps `a_only`/`b_only` and negates the delta; p is the same.
+    these cases, in percentage points; `p_value` is the exact sign test on the question
+    clusters where one model did better (`a_clusters`/`b_clusters`); `p_adjusted` is a
+    suite's Holm-adjusted p among the pair's suites (None overall), and `significant` compares
+    the adjusted p with alpha. Swapping `a` and `b` swaps the `a_`/`b_` counts and negates
+    the delta; p is the same.
     """
 
     suite: str
@@ -115,6 +121,11 @@ class PairedTest(BaseModel):
     delta_points: float | None
     p_value: float
     significant: bool
+    clusters: int = 0
+    a_clusters: int = 0
+    """Question clusters where `a` passed more of the cases than `b`."""
+    b_clusters: int = 0
+    p_adjusted: float | None = None
 
 
 class Pairing(BaseModel):
@@ -149,7 +160,8 @@ class Best(BaseModel):
 
     name: str
     clear: bool
-    """Significantly better (McNemar, at `alpha`) than every other model."""
+    """Significantly better (paired sign test over question clusters, at `alpha`) than every
+    other model."""
     beats: list[str] = Field(default_factory=list)
     """Models it is significantly better than."""
     tied_with: list[str] = Field(default_factory=list)
@@ -274,13 +286,25 @@ def summarize_model(name: str, report: RunReport, common: set[str]) -> ModelSumm
     )
 
 
-def paired_test(suite: str, a: Sequence[bool], b: Sequence[bool], *, alpha: float) -> PairedTest:
-    """The test on paired verdicts (`a[i]` and `b[i]` are the same case's)."""
+def paired_test(
+    suite: str,
+    a: Sequence[bool],
+    b: Sequence[bool],
+    *,
+    alpha: float,
+    ids: Sequence[str] | None = None,
+    clusters: Clusters | None = None,
+) -> PairedTest:
+    """The test on paired verdicts (`a[i]` and `b[i]` are the same case's, `ids[i]`); with
+    `clusters`, cases of one question count once (without: every case is its own)."""
     a_only = sum(x and not y for x, y in zip(a, b, strict=True))
     b_only = sum(y and not x for x, y in zip(a, b, strict=True))
     n = len(a)
     a_correct, b_correct = sum(a), sum(b)
-    p = mcnemar_exact(a_only, b_only)
+    case_ids = list(ids) if ids is not None else [str(i) for i in range(n)]
+    nets, _ = (clusters or Clusters()).evidence(list(zip(case_ids, b, a, strict=True)))
+    a_clusters, b_clusters = sum(v > 0 for v in nets.values()), sum(v < 0 for v in nets.values())
+    p = sign_test(a_clusters, b_clusters)
     return PairedTest(
         suite=suite,
         n=n,
@@ -291,6 +315,9 @@ def paired_test(suite: str, a: Sequence[bool], b: Sequence[bool], *, alpha: floa
         delta_points=(a_correct - b_correct) / n * 100 if n else None,
         p_value=p,
         significant=p < alpha,
+        clusters=len(nets),
+        a_clusters=a_clusters,
+        b_clusters=b_clusters,
     )
 
 
@@ -302,6 +329,8 @@ def mirrored(test: PairedTest) -> PairedTest:
             "b_correct": test.a_correct,
             "a_only": test.b_only,
             "b_only": test.a_only,
+            "a_clusters": test.b_clusters,
+            "b_clusters": test.a_clusters,
             "delta_points": None if test.delta_points is None else -test.delta_points,
         }
     )
@@ -320,16 +349,27 @@ def pair_models(
         suite = min(ans_a[case_id].label(), ans_b[case_id].label())
         by_suite.setdefault(suite, []).append(case_id)
 
+    clusters = Clusters.of_runs(reports[0].results, reports[1].results)
+
     def test(suite: str, ids: Sequence[str]) -> PairedTest:
         return paired_test(
-            suite, [ans_a[i].valid for i in ids], [ans_b[i].valid for i in ids], alpha=alpha
+            suite,
+            [ans_a[i].valid for i in ids],
+            [ans_b[i].valid for i in ids],
+            alpha=alpha,
+            ids=ids,
+            clusters=clusters,
         )
 
+    suites = [test(s, by_suite[s]) for s in sorted(by_suite, key=natural_key)]
+    for suite_test, adjusted in zip(suites, holm([t.p_value for t in suites]), strict=True):
+        suite_test.p_adjusted = adjusted
+        suite_test.significant = adjusted < alpha
     pairing = Pairing(
         a=names[0],
         b=names[1],
         overall=test(OVERALL, both),
-        suites=[test(s, by_suite[s]) for s in sorted(by_suite, key=natural_key)],
+        suites=suites,
         only_in_a=len(ids_a - ids_b),
         only_in_b=len(ids_b - ids_a),
         unanswered=len(ids_a & ids_b) - len(both),

@@ -117,6 +117,9 @@ class TestCase(BaseModel):
     dataset: str = ""
     suite: str = ""
     source: SourceLocation | None = None
+    cluster: str = ""
+    """Id of the question this case derives from (a distractor variant's own case); empty:
+    the case is its own question. Comparisons count the evidence of a cluster once."""
 
     def label(self) -> str:
         return self.suite or self.category
@@ -126,6 +129,9 @@ class TestCase(BaseModel):
         `involved_classes`, `ground_truth`, ...; `execute`; BFCL's own extras), as the typed
         model of that kind: the one way to read them. Raises `ValidationError`."""
         return kind.model_validate(self.model_extra or {})
+
+    def cluster_id(self) -> str:
+        return self.cluster or self.id
 
 
 @dataclass(slots=True)
@@ -160,6 +166,11 @@ class CaseResult(BaseModel):
     decoded: list[Call] | None = None
     infra_error: str | None = None
     samples: list[bool] | None = None
+    cluster: str = ""
+    """`TestCase.cluster`: the question this case derives from (empty: its own)."""
+    same_request_as: str | None = None
+    """An earlier case of the run whose request was byte-identical (a k=0 distractor variant
+    and its own case): one answer, scored in both suites, counted once as evidence."""
     latency_s: float | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
@@ -183,6 +194,9 @@ class CaseResult(BaseModel):
 
     def label(self) -> str:
         return self.suite or self.category
+
+    def cluster_id(self) -> str:
+        return self.cluster or self.id
 
 
 class CategoryScore(BaseModel):

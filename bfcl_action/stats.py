@@ -6,6 +6,14 @@ test is the exact McNemar test: under "no change", each discordant case (passed 
 failed in the other) is equally likely to flip either way, so the number of newly failing
 cases among the discordant ones is Binomial(b + c, 1/2). Python integers are exact, so the
 tail sum is exact for any suite size.
+
+Cases are not always independent: a derived case re-asks its own case's question (distractor
+variants, `--repeat` samples). `sign_test` is the same exact binomial tail applied to
+*clusters* (every case derived from one question), each counted once by the sign of its net
+change, so a question that flips in seven variants is one piece of evidence, not seven
+(Dixon & Mood 1946; see docs/compare.md). `holm` adjusts the p-values of several suites
+tested at once so that the chance of flagging any unchanged suite stays at most `alpha`
+(Holm 1979).
 """
 
 from __future__ import annotations
@@ -59,6 +67,36 @@ def mcnemar_exact(b: int, c: int) -> float:
     if n == 0:
         return 1.0
     return min(1.0, 2 * binomial_cdf_half(min(b, c), n))
+
+
+def sign_test(regressed: int, improved: int) -> float:
+    """Two-sided exact sign test on clusters: `regressed` clusters whose net change is
+    negative, `improved` positive (clusters with no net change carry no evidence).
+
+    Under "no change" the two runs are exchangeable within every cluster, so each cluster
+    with a net change is equally likely to have moved either way, independently of the
+    others, whatever the correlation inside a cluster: Binomial(regressed + improved, 1/2),
+    the McNemar computation on clusters. With one case per cluster it *is* McNemar's test.
+    """
+    return mcnemar_exact(regressed, improved)
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values, in the order given (Holm 1979).
+
+    Sorted ascending, the j-th smallest (1-based) of m becomes
+    `max over i <= j of min(1, (m - i + 1) * p_(i))`. Rejecting every hypothesis whose
+    adjusted p is below `alpha` controls the family-wise error rate at `alpha` under any
+    dependence between the tests.
+    """
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    adjusted = [1.0] * m
+    running = 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p_values[index]))
+        adjusted[index] = running
+    return adjusted
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:

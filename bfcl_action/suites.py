@@ -283,7 +283,8 @@ def derive_distractors(
     that are neither named like nor close to (`function_closeness` >= `max_similarity`) a
     tool the case offers: a function of the case and the pool only, never of your other
     tools. Sets are nested (the k=4 set is part of the k=16 set) and the case's own tool is
-    placed at a seeded position, so the curve measures k, not a different draw.
+    placed at a seeded position, so the curve measures k, not a different draw. Every variant
+    carries its own case's id as `cluster`: one question, however many variants ask it.
     """
     out: list[TestCase] = []
     wanted = max(ks, default=0)
@@ -313,6 +314,7 @@ def derive_distractors(
                         "category": "own_distractors",
                         "suite": label,
                         "functions": offered,
+                        "cluster": case.cluster_id(),
                     },
                     deep=True,
                 )

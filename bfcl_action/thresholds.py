@@ -60,6 +60,9 @@ class ResolvedThreshold(BaseModel):
     max_drop: float
     alpha: float
     min_score: float | None
+    keys: dict[str, str] = Field(default_factory=dict, exclude=True)
+    """Per field set by a `categories` entry, that entry's key (a field absent here has the
+    global value): what the verdict line names as a per-category threshold."""
 
 
 class Thresholds(BaseModel):
@@ -82,18 +85,20 @@ class Thresholds(BaseModel):
 
     def for_category(self, suite: str, category: str | None = None) -> ResolvedThreshold:
         """The rule for a reported suite (the one lookup rule; see the class docstring)."""
-        picked: list[CategoryThreshold] = []
+        picked: list[tuple[str, CategoryThreshold]] = []
         if suite != OVERALL:
             cat = CATEGORIES.get(category or suite)
             keys = (suite, category, cat.group.value if cat is not None else None)
             for key in dict.fromkeys(keys):
                 if key and key in self.categories:
-                    picked.append(self.categories[key])
+                    picked.append((key, self.categories[key]))
+        found: dict[str, str] = {}
 
         def first(name: str, default: Any) -> Any:
-            for entry in picked:
+            for key, entry in picked:
                 value = getattr(entry, name)
                 if value is not None:
+                    found[name] = key
                     return value
             return default
 
@@ -101,6 +106,7 @@ class Thresholds(BaseModel):
             max_drop=float(first("max_drop", self.max_drop)),
             alpha=float(first("alpha", self.alpha)),
             min_score=first("min_score", self.min_score),
+            keys=found,
         )
 
     def max_drop_for(self, suite: str, category: str) -> float:

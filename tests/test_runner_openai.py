@@ -163,14 +163,15 @@ def test_client_error_is_not_retried(server: OpenAIServer) -> None:
 
 def test_concurrency_bound_is_respected(server: OpenAIServer) -> None:
     server.latency = 0.05
-    cases = [make_case(f"simple_python_{i}", "hi") for i in range(16)]
+    # distinct questions: identical requests of a run are asked once
+    cases = [make_case(f"simple_python_{i}", f"hi {i}") for i in range(16)]
     run(server, cases)  # concurrency 4
     assert 2 <= server.max_in_flight <= 4  # never more than the bound, and in parallel
     assert len(server.requests) == 16
 
 
 def test_connections_are_reused_across_requests(server: OpenAIServer) -> None:
-    cases = [make_case(f"simple_python_{i}", "hi") for i in range(40)]
+    cases = [make_case(f"simple_python_{i}", f"hi {i}") for i in range(40)]
     run(server, cases)  # concurrency 4
     assert server.count == 40
     assert server.connections <= 4

@@ -86,7 +86,8 @@ def register(subparsers: Any) -> None:
     t.add_argument(
         "--alpha",
         type=number,
-        help=f"significance level of McNemar (default {defaults.alpha:g})",
+        help="significance level of the sign test over question clusters "
+        f"(default {defaults.alpha:g})",
     )
     t.add_argument("--min-score", type=number, metavar="PERCENT", help="minimum overall score")
     t.add_argument("--min-score-for", action="append", default=[], metavar="SUITE=PERCENT")
@@ -190,8 +191,7 @@ def _write(path: Path, text: str) -> None:
 
 
 def _print_summary(comparison: Comparison) -> None:
-    line = comparison.overall.score_line()
-    print(escape.log_line(f"bfcl-action compare: {comparison.verdict.value}; overall {line}"))
+    print(escape.log_line(f"bfcl-action compare: {comparison.headline}", 2000))
     for d in comparison.differences:
         print(escape.log_line(f"  differs: {d.field}: base {d.base} / head {d.head}"))
     for s in comparison.suites:

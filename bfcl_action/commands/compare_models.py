@@ -2,8 +2,9 @@
 
 Give the run reports of several models over the same cases (a `models:` matrix run, or
 `bfcl-action run --model ... --output` once per model). Models are paired case by case (exact
-McNemar test); a model is called the clear best only when it is significantly better than
-every other. Each report's name is its matrix entry (`label`) or its model.
+sign test over question clusters; per-suite tests Holm-adjusted); a model is called the clear
+best only when it is significantly better than every other. Each report's name is its
+matrix entry (`label`) or its model.
 
 Exit codes: 0 the view was written, 2 usage or input error (fewer than two reports, a report
 that cannot be read, reports with no case in common).
@@ -47,7 +48,8 @@ def register(subparsers: Any) -> None:
         "--alpha",
         type=number,
         default=0.05,
-        help="significance level of the paired McNemar tests (default 0.05)",
+        help="significance level of the paired tests (sign test over question clusters; "
+        "default 0.05)",
     )
     p.add_argument(
         "--format",

@@ -21,7 +21,7 @@ from typing import TypeVar
 from github import Github, GithubException
 from github.Repository import Repository
 
-from bfcl_action import redact
+from bfcl_action import escape, redact
 from bfcl_action.compare import Comparison, Verdict, compare_runs, percent
 from bfcl_action.digest import RunDigest, make_digest, parse_digests
 from bfcl_action.errors import BfclActionError, InputError
@@ -515,6 +515,7 @@ def finish(
     if matrix.single is not None:
         outputs.write_outputs(ctx.output_path, values)
         print(f"bfcl-action: verdict {outcome.verdict}, score {values['score']}%", file=sys.stderr)
+        print(escape.log_line(f"bfcl-action: {matrix.single.headline}", 2000), file=sys.stderr)
         return outcome.exit_code
     outputs.write_outputs(ctx.output_path, {**values, MODELS_OUTPUT: models_output(matrix, models)})
     print(
@@ -525,6 +526,9 @@ def finish(
         + ")",
         file=sys.stderr,
     )
+    for entry in matrix.entries:  # each model's verdict line, as its comment's first line
+        line = f"bfcl-action: {entry.label}: {entry.comparison.headline}"
+        print(escape.log_line(line, 2000), file=sys.stderr)
     return outcome.exit_code
 
 

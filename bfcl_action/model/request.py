@@ -113,20 +113,18 @@ class ModelClient:
         """The response to `request`, from the cache or the model. Raises `InfraFailure`
         when retries run out or the request is refused, `EndpointError` when the run stops.
 
-        With a cache, identical requests of one run are asked once: a second one waits for
+        Identical requests of one run are asked once, cache or not: a second one waits for
         the first one's answer (or failure) instead of asking again, and neither counts as a
         cache hit (`cached` means answered by an earlier run)."""
         if self._stopped is not None:
             raise self._stopped
-        if self.cache is None:
-            return await self._ask(request)
         key = self.key(request)
         if key in self._answered:
             self.stats.shared += 1
             shared = await asyncio.shield(self._answered[key])
             self._count(shared)
             return shared
-        hit = self.cache.get(key)
+        hit = self.cache.get(key) if self.cache is not None else None
         if hit is not None:
             if key in self._fresh:
                 self._count(hit)
@@ -151,7 +149,8 @@ class ModelClient:
             del self._answered[key]
             raise
         future.set_result(response)
-        self.cache.put(key, case_id=request.case_id, model=self.model, answer=response)
+        if self.cache is not None:
+            self.cache.put(key, case_id=request.case_id, model=self.model, answer=response)
         return response
 
     async def _ask(self, request: ChatRequest) -> ChatResponse:

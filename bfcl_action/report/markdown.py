@@ -20,6 +20,7 @@ import jinja2
 from bfcl_action import escape
 from bfcl_action import github_limits as limits
 from bfcl_action.compare import (
+    VERDICT_TEXT,
     Comparison,
     FlippedCase,
     SideScore,
@@ -63,15 +64,7 @@ _ICONS = {
     Verdict.NEW: "🆕",
     Verdict.REMOVED: "🗑️",
 }
-_TEXT = {
-    Verdict.REGRESSION: "regression",
-    Verdict.IMPROVEMENT: "improvement",
-    Verdict.UNCHANGED: "unchanged",
-    Verdict.NO_BASELINE: "first run",
-    Verdict.INCOMPARABLE: "not comparable",
-    Verdict.NEW: "new",
-    Verdict.REMOVED: "removed",
-}
+_TEXT = VERDICT_TEXT
 
 
 def _score(side: SideScore | None) -> Safe:
@@ -141,9 +134,10 @@ def _word_diff(words: Sequence[WordChange], limit: int | None = None) -> Safe:
 
 
 def _significance(row: SuiteComparison) -> Safe:
+    """The p the verdict used (a suite's Holm-adjusted), bold when significant."""
     if row.paired is None:
         return Safe("—")
-    text = _pval(row.paired.p_value)
+    text = _pval(row.paired.p_decisive)
     return Safe(f"**{text}**" if row.significant else text)
 
 
@@ -199,7 +193,7 @@ def _cell(row: SuiteComparison | None) -> Safe:
     if row.delta_points is not None:
         moved = f"{_delta(row.delta_points)}"
         if row.paired is not None and round(row.delta_points, 1) != 0:
-            moved += f", p {_pval(row.paired.p_value)}"
+            moved += f", p {_pval(row.paired.p_decisive)}"
         text = Safe(f"{text} ({'**' + moved + '**' if row.significant else moved})")
     if row.verdict in (Verdict.REGRESSION, Verdict.IMPROVEMENT):
         text = Safe(f"{text} {_ICONS[row.verdict]}")

@@ -3,11 +3,11 @@
 One model without `models:` (`MatrixComparison.single`) gets its own layout
 (`report.markdown`). A matrix's layout (templates/matrix.md.j2): the verdict naming the
 models that moved; one row per model (verdict, overall score, change against *its own*
-baseline, McNemar p, cost, latency, requests); a model x suite table; which model did best
-(`bfcl_action.model_choice`); then each model's own comment (`render_comment`: flips, per-
-tool diagnostics, distractor rows, changed tools) collapsed, open for a regressed model.
-Within the size limit the model rows are always kept; suite rows, then each model's
-details, are cut first, with a note.
+baseline, p over question clusters, cost, latency, requests); a model x suite table; which
+model did best (`bfcl_action.model_choice`); then each model's own comment
+(`render_comment`: flips, per-tool diagnostics, distractor rows, changed tools) collapsed,
+open for a regressed model. Within the size limit the model rows are always kept; suite
+rows, then each model's details, are cut first, with a note.
 """
 
 from __future__ import annotations

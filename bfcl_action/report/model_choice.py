@@ -181,6 +181,13 @@ def _significant_suites(choice: ModelChoice) -> list[tuple[str, str, PairedTest]
     return [(p.a, p.b, t) for p in choice.pairs for t in p.suites if t.significant]
 
 
+def _suite_p(test: PairedTest) -> str:
+    """A suite's p with its Holm adjustment (what `significant` compared with alpha)."""
+    if test.p_adjusted is None:
+        return p_text(test.p_value)
+    return f"{p_text(test.p_value)}, Holm-adjusted {p_text(test.p_adjusted)}"
+
+
 def _view(choice: ModelChoice, max_suites: int | None) -> dict[str, object]:
     best = choice.best
     top = choice.model(best.name) if best else None
@@ -220,7 +227,7 @@ def _view(choice: ModelChoice, max_suites: int | None) -> dict[str, object]:
             for p in choice.pairs
         ],
         "significant_suites": [
-            (a, b, t, Safe(delta_text(t.delta_points)), Safe(p_text(t.p_value)))
+            (a, b, t, Safe(delta_text(t.delta_points)), Safe(_suite_p(t)))
             for a, b, t in _significant_suites(choice)
         ],
     }
@@ -322,7 +329,10 @@ def render_model_choice_text(choice: ModelChoice, *, max_suites: int | None = No
         if len(suites) < len(choice.suites):
             lines.append(f"({len(choice.suites) - len(suites)} more suites in the JSON output)")
     if choice.pairs:
-        lines += ["", f"paired tests (exact McNemar, alpha {choice.alpha:g}):"]
+        lines += [
+            "",
+            f"paired tests (exact sign test over question clusters, alpha {choice.alpha:g}):",
+        ]
         lines += _table(
             ["a vs b", "cases", "a only", "b only", "delta points", "p", "significant"],
             [
@@ -343,7 +353,7 @@ def render_model_choice_text(choice: ModelChoice, *, max_suites: int | None = No
             lines += ["", "significant per-suite differences:"]
             lines += [
                 f"  {_name(s.suite)}: {_name(a)} vs {_name(b)} {delta_text(s.delta_points)} "
-                f"points (p {p_text(s.p_value)})"
+                f"points (p {_suite_p(s)})"
                 for a, b, s in significant
             ]
     if choice.ranking:

@@ -14,6 +14,7 @@ from typing import Any
 
 from bfcl_action.categories import is_multi_turn
 from bfcl_action.checker import check_case
+from bfcl_action.fingerprint import canonical_json, sha256_hex
 from bfcl_action.multiturn.check import ExecutionOptions, check_conversation
 from bfcl_action.multiturn.executable import check_executable
 from bfcl_action.records import CaseResult, ExecutionData, Mode, TestCase
@@ -44,6 +45,7 @@ def infra_result(case: TestCase, message: str) -> CaseResult:
         valid=False,
         infra_error=message,
         error=[message],
+        cluster=case.cluster,
     )
 
 
@@ -57,6 +59,7 @@ def judge_outcome(outcome: CaseOutcome, mode: Mode, judge: Judge) -> CaseResult:
     first, answer = verdicts[0], answered[0]
     update: dict[str, Any] = {
         "suite": first.suite or case.suite,
+        "cluster": case.cluster,
         "model_output": answer.output,
         "latency_s": answer.latency_s,
         "input_tokens": answer.input_tokens,
@@ -96,4 +99,50 @@ def judge_outcomes(
     for i, outcome in enumerate(outcomes):
         if results[i] is None:
             results[i] = judge_outcome(outcome, mode, judge)
-    return [r for r in results if r is not None]
+    return mark_shared_requests(outcomes, [r for r in results if r is not None])
+
+
+def request_identity(case: TestCase) -> str:
+    """What a single-turn case's request is made of (question, offered functions and their
+    order, language): equal identities, equal requests for any model and settings."""
+    content = {
+        "question": [
+            [m.model_dump(mode="json", exclude_none=True) for m in t] for t in case.question
+        ],
+        "functions": [f.model_dump(mode="json") for f in case.functions],
+        "language": case.language.value,
+    }
+    return sha256_hex(canonical_json(content))
+
+
+def mark_shared_requests(
+    outcomes: Sequence[CaseOutcome], results: list[CaseResult]
+) -> list[CaseResult]:
+    """A derived case whose request is its question's other case's (the k=0 distractor
+    variant and its own case) names that case, first in case order, in `same_request_as`:
+    one request (the request path asks identical requests once), counted once as evidence,
+    scored in both suites. Only cases of one cluster are compared (cheap; a derived case's
+    twin is its own question's), multi-turn cases never (a conversation is no one request)."""
+    members: dict[str, list[int]] = {}
+    for index, outcome in enumerate(outcomes):
+        case = outcome.case
+        if not is_multi_turn(case.category):
+            members.setdefault(case.cluster_id(), []).append(index)
+    out = list(results)
+    for indexes in members.values():
+        names: dict[tuple[str, ...], list[int]] = {}  # only equal tool lists can be twins
+        for index in indexes:
+            offered = tuple(f.name for f in outcomes[index].case.functions)
+            names.setdefault(offered, []).append(index)
+        for alike in names.values():
+            _mark_twins(outcomes, out, alike)
+    return out
+
+
+def _mark_twins(outcomes: Sequence[CaseOutcome], out: list[CaseResult], alike: list[int]) -> None:
+    if len(alike) > 1:
+        first: dict[str, str] = {}
+        for index in alike:
+            earlier = first.setdefault(request_identity(outcomes[index].case), out[index].id)
+            if earlier != out[index].id:
+                out[index] = out[index].model_copy(update={"same_request_as": earlier})
