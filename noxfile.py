@@ -29,7 +29,7 @@ OFFICIAL_LIGHT = [
 @nox.session
 def tests(session: nox.Session) -> None:
     """Unit and end-to-end tests (local HTTP servers, local git remotes; no network)."""
-    session.install("-e", ".[test,curate]")
+    session.install("-e", ".[test,curate,mcp]")
     args = session.posargs or ["-n", "2", "-q"]
     session.run("pytest", *args)
 

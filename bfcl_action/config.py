@@ -21,6 +21,7 @@ from pydantic import (
     ValidationError,
     ValidationInfo,
     field_validator,
+    model_validator,
 )
 from rapidfuzz import process
 
@@ -32,6 +33,7 @@ from bfcl_action.errors import ConfigError, InputError
 from bfcl_action.records import Mode, SourceLocation
 from bfcl_action.redact import shorten
 from bfcl_action.thresholds import STRICT_KEYS, CategoryKey, Thresholds
+from bfcl_action.tools.servers import ToolEntry
 from bfcl_action.tools.source import Document, ParseError, parse_yaml
 from bfcl_action.tools.validate import ToolLimits
 
@@ -338,8 +340,9 @@ class BfclConfig(_Strict):
     """The whole `.bfcl.yml`; every key has a default, so an empty file is valid."""
 
     version: int = 1
-    tools: list[str] = Field(default_factory=list)
-    """Globs of tool files, relative to the config file."""
+    tools: list[ToolEntry] = Field(default_factory=list)
+    """Globs of tool files, relative to the config file, and tool servers
+    (`- mcp: {command: [...]}`, `bfcl_action.tools.servers`)."""
     tools_exclude: list[str] = Field(default_factory=list)
     tool_limits: ToolLimits = Field(default_factory=ToolLimits)
     cases: list[str] = Field(default_factory=list)
@@ -373,6 +376,18 @@ class BfclConfig(_Strict):
     def _models(cls, value: list[MatrixModel]) -> list[MatrixModel]:
         return check_matrix(value)
 
+    @model_validator(mode="after")
+    def _tool_profile(self) -> BfclConfig:
+        """`tool_limits.provider` unset follows the endpoints in this file: OpenAI's limits if
+        any model is sent to OpenAI's API, else the generic profile (a `--base-url` or
+        `OPENAI_BASE_URL` given outside the file does not move it: set the key then)."""
+        if self.tool_limits.provider is None:
+            urls = [m.over(self.model).base_url for m in self.models] or [self.model.base_url]
+            profiles = {self.tool_limits.for_endpoint(u).provider for u in urls}
+            provider = "openai" if "openai" in profiles else "generic"
+            self.tool_limits = self.tool_limits.model_copy(update={"provider": provider})
+        return self
+
     @field_validator("version")
     @classmethod
     def _version(cls, value: int) -> int:
@@ -396,6 +411,11 @@ class BfclConfig(_Strict):
         for i in range(len(items)):
             out.append(self.where(key, i) or SourceLocation(file=self.source_file))
         return out
+
+    @property
+    def tool_globs(self) -> list[str]:
+        """The `tools:` entries that are globs of tool files (not servers)."""
+        return [e for e in self.tools if isinstance(e, str)]
 
     @property
     def source_file(self) -> str:

@@ -69,7 +69,11 @@ def gather_cases(
             raise ConfigError("the config was not loaded", file=str(settings.config))
         from bfcl_action.suites import build_cases
 
-        own = build_cases(config, base_dir=settings.config.resolve().parent)
+        own = build_cases(
+            config,
+            base_dir=settings.config.resolve().parent,
+            allow_hosts=settings.exec_allow_hosts,
+        )
         if categories and (own_names or not settings.datasets):
             own = select_cases(own, categories=own_names if settings.datasets else categories)
         elif categories:

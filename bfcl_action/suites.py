@@ -4,8 +4,10 @@ Derived suites are what make a repository's own tools testable beyond hand-writt
 
 - `own_irrelevance` (derived): questions from the official and Live irrelevance pools, asked
   with *your* tools; correct iff the model makes no call. Questions lexically close to one of
-  your tools (rapidfuzz token-set ratio over name and description, content words only) are
-  dropped, since they might be answerable; ids can be excluded in the config.
+  your tools (rapidfuzz token-set ratio over name and description, content words only), or
+  that may be answerable in any language (`bfcl_action.relevance`: shared CJK character
+  bigrams, shared multilingual concepts such as weather or routes) are dropped; ids can be
+  excluded in the config.
 - `own_distractors`: each own simple case re-asked with k extra functions drawn from the pools
   (k from `derived.distractors.k`), pool functions near-duplicating one of your tools excluded.
   Reported per k (`own_distractors_k4`, ...): accuracy against the number of tools offered.
@@ -41,7 +43,9 @@ from bfcl_action.errors import ConfigError, DatasetError, LiveUnavailable
 from bfcl_action.fingerprint import sha256_hex
 from bfcl_action.globs import glob_files
 from bfcl_action.records import ExecutionData, FunctionDoc, TestCase
-from bfcl_action.tools.load import ToolSet, load_tools
+from bfcl_action.relevance import bigrams, character_overlap, concepts, tool_text
+from bfcl_action.tools.configured import load_configured
+from bfcl_action.tools.load import ToolSet
 from bfcl_action.tools.source import parse_jsonl
 from bfcl_action.tools.validate import mapped_name
 
@@ -160,9 +164,12 @@ def tool_vocabulary(fn: FunctionDoc) -> list[str]:
     return sorted({w for w in words if w not in GENERIC_WORDS and len(w) > 2})
 
 
+def _user_text(case: TestCase) -> str:
+    return " ".join(m.content or "" for turn in case.question for m in turn if m.role == "user")
+
+
 def question_words(case: TestCase) -> list[str]:
-    text = " ".join(m.content or "" for turn in case.question for m in turn if m.role == "user")
-    return [w for w in _words(text) if w not in GENERIC_WORDS and len(w) > 2]
+    return [w for w in _words(_user_text(case)) if w not in GENERIC_WORDS and len(w) > 2]
 
 
 def closeness(words: Sequence[str], vocabulary: Sequence[str]) -> float:
@@ -223,6 +230,9 @@ def derive_irrelevance(
     of a tool's name or description.
     """
     vocabularies = [tool_vocabulary(t) for t in tools]
+    texts = [tool_text(t) for t in tools]
+    tool_concepts = set().union(*(concepts(t) for t in texts)) if texts else set()
+    tool_bigrams = [bigrams(t) for t in texts]
     excluded = set(exclude_ids)
     unique: dict[str, TestCase] = {}
     for case in sorted(pool, key=lambda c: c.id):
@@ -236,6 +246,9 @@ def derive_irrelevance(
             break
         words = question_words(case)
         if any(closeness(words, v) >= max_similarity for v in vocabularies):
+            continue
+        text = _user_text(case)
+        if concepts(text) & tool_concepts or any(character_overlap(text, b) for b in tool_bigrams):
             continue
         picked.append(case)
     out = []
@@ -349,19 +362,29 @@ def pool_cases(source: CaseSource, specs: Sequence[str], checker: Checker | None
 
 
 def load_own(
-    config: BfclConfig, *, base_dir: Path, tools: ToolSet | None = None
+    config: BfclConfig,
+    *,
+    base_dir: Path,
+    tools: ToolSet | None = None,
+    allow_hosts: Sequence[str] = (),
 ) -> tuple[ToolSet, list[TestCase]]:
-    """The repository's tools (unless given) and own cases, validated (every problem listed)."""
+    """The repository's tools (unless given) and own cases, validated (every problem listed).
+
+    `allow_hosts`: non-loopback hosts an MCP server's URL may name (the executable-checks
+    fence: front-ends pass the workflow's list, never the config's)."""
     if tools is None:
         if not config.tools:
             raise ConfigError("no tool files configured", file=config.source_file, field="tools")
-        tools = load_tools(
+        tools = load_configured(
             config.tools,
             base_dir=base_dir,
             exclude=config.tools_exclude,
             limits=config.tool_limits,
             origins=config.origins("tools"),
+            allow_hosts=allow_hosts,
         )
+        for issue in tools.left_out:  # the rest of the set runs; say which tool does not
+            log.warning("%s", issue.render())
     cases = (
         load_cases(
             config.cases,
@@ -383,6 +406,7 @@ def build_cases(
     derived: bool = True,
     external: bool = True,
     tools: ToolSet | None = None,
+    allow_hosts: Sequence[str] = (),
 ) -> list[TestCase]:
     """All cases the config selects, in a stable order: own, derived, official, Live.
 
@@ -404,7 +428,7 @@ def build_cases(
     own_categories = set(config.suites.own_categories()) if has_tools else set()
     cases: list[TestCase] = []
     if own_categories:
-        toolset, own = load_own(config, base_dir=base_dir, tools=tools)
+        toolset, own = load_own(config, base_dir=base_dir, tools=tools, allow_hosts=allow_hosts)
         own = [_with_import_root(c, base_dir) for c in own]
         cases.extend(c for c in own if c.category in own_categories)
         if derived:

@@ -9,7 +9,7 @@ from typing import Any
 
 from bfcl_action.errors import InputError
 from bfcl_action.records import FunctionDoc
-from bfcl_action.tools import ToolValidationError, parse_tools
+from bfcl_action.tools import ToolIssue, ToolValidationError, parse_tools
 
 
 def parse_functions(raw: list[dict[str, Any]], where: str) -> list[FunctionDoc]:
@@ -19,8 +19,21 @@ def parse_functions(raw: list[dict[str, Any]], where: str) -> list[FunctionDoc]:
     except (TypeError, ValueError) as exc:
         raise InputError(f"functions are not JSON-serialisable: {exc}", file=where) from None
     try:
-        return parse_tools(text, where).functions
+        tools = parse_tools(text, where)
     except ToolValidationError as exc:
-        issues = "; ".join(i.render() for i in exc.issues[:5])
-        more = f" (+{len(exc.issues) - 5} more)" if len(exc.issues) > 5 else ""
-        raise InputError(f"invalid function definitions: {issues}{more}", file=where) from None
+        raise _invalid(exc.issues, where) from None
+    # A published test case offers every function it names: one a provider would leave out,
+    # or a `required` name no property defines, makes the case unusable, not a warning.
+    strict = [*tools.left_out, *(w for w in tools.warnings if UNDEFINED_REQUIRED in w.message)]
+    if strict:
+        raise _invalid(strict, where)
+    return tools.functions
+
+
+UNDEFINED_REQUIRED = "is not defined in properties"
+
+
+def _invalid(issues: list[ToolIssue], where: str) -> InputError:
+    listed = "; ".join(i.render() for i in issues[:5])
+    more = f" (+{len(issues) - 5} more)" if len(issues) > 5 else ""
+    return InputError(f"invalid function definitions: {listed}{more}", file=where)

@@ -11,6 +11,7 @@ from bfcl_action.tools import ToolValidationError, parse_tools
 from bfcl_action.tools.validate import ToolLimits
 
 GENERIC = ToolLimits(provider="generic")
+OPENAI = ToolLimits(provider="openai")
 
 
 def tool_file(
@@ -23,10 +24,11 @@ def tool_file(
 TAGS = {"type": "object", "properties": {"tags": {"type": "array"}}, "required": ["tags"]}
 
 
-def errors_of(text: str, limits: ToolLimits | None = None) -> list[str]:
-    with pytest.raises(ToolValidationError) as err:
-        parse_tools(text, "tools.json", limits)
-    return [i.render() for i in err.value.issues]
+def errors_of(text: str, limits: ToolLimits = OPENAI) -> list[str]:
+    """The errors that leave the tool out under `limits` (the rest of a set still loads)."""
+    tools = parse_tools(text, "tools.json", limits)
+    assert not tools.functions
+    return [i.render() for i in tools.left_out]
 
 
 def test_openai_rejects_an_array_without_items_at_its_line() -> None:
@@ -58,5 +60,20 @@ def test_strict_mode_needs_closed_objects_with_every_property_required() -> None
     assert any("additionalProperties: false" in e for e in errors)
     assert any("missing unit" in e for e in errors)
     closed = {**schema, "required": ["city", "unit"], "additionalProperties": False}
-    assert parse_tools(tool_file(closed, strict=True), "tools.json").functions
-    assert parse_tools(tool_file(schema), "tools.json").functions  # not strict: fine
+    assert parse_tools(tool_file(closed, strict=True), "tools.json", OPENAI).functions
+    assert parse_tools(tool_file(schema), "tools.json", OPENAI).functions  # not strict: fine
+
+
+def test_a_provider_limit_leaves_out_only_that_tool() -> None:
+    short = {"type": "function", "function": {"name": "ok", "description": "Fine."}}
+    long = {"type": "function", "function": {"name": "long", "description": "d" * 1025}}
+    tools = parse_tools(json.dumps([short, long], indent=1), "tools.json", OPENAI)
+    assert [f.name for f in tools.functions] == ["ok"]
+    assert [i.tool for i in tools.left_out] == ["long"]
+
+
+def test_a_provider_limit_beside_a_real_error_still_fails_the_set() -> None:
+    bad = {"type": "function", "function": {"name": "bad name", "description": "d" * 1025}}
+    with pytest.raises(ToolValidationError) as err:
+        parse_tools(json.dumps([bad]), "tools.json", OPENAI)
+    assert any("illegal tool name" in i.render() for i in err.value.issues)

@@ -27,11 +27,11 @@ def test_errors_exit_2_with_annotations_on_the_files(tmp_path: Path, capsys, mon
     assert main(["validate", "--annotations"]) == 2
     captured = capsys.readouterr()
     assert captured.out.splitlines()[0] == (
-        "::error file=tools.yaml,line=12,col=18,title=bfcl-action::tool book_table: "
-        "input_schema.properties.time.default: default does not match the parameter type "
-        "(expected type string, found 7 (integer))"
+        "::error file=tools.yaml,line=14,col=3,title=bfcl-action::tool book_table: name: "
+        "duplicate tool name (first defined at tools.yaml:1) (expected a name unique across "
+        "all tool files (after mapping '.' to '_'), found 'book_table')"
     )
-    assert "4 errors in tool definitions" in captured.err
+    assert "2 errors in tool definitions" in captured.err
 
 
 def test_annotations_escape_what_could_inject_a_command() -> None:

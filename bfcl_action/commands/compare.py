@@ -175,11 +175,13 @@ def _uncovered_tools(config: Path | None, head: RunReport | Any) -> list[str]:
     from bfcl_action.config import load_config
     from bfcl_action.errors import BfclActionError
     from bfcl_action.report.coverage import tools_without_cases
-    from bfcl_action.tools.load import load_tools
+    from bfcl_action.tools.configured import load_configured
 
     try:
         cfg = load_config(config)
-        tools = load_tools(cfg.tools, base_dir=config.resolve().parent, exclude=cfg.tools_exclude)
+        tools = load_configured(
+            cfg.tools, base_dir=config.resolve().parent, exclude=cfg.tools_exclude
+        )
     except BfclActionError:
         return []
     return tools_without_cases([f.name for f in tools.functions], head)

@@ -272,13 +272,14 @@ def load_inputs(command: GenerateCommand, output: Path) -> tuple[list[FunctionDo
     from bfcl_action.cases import load_cases
     from bfcl_action.config import load_config
     from bfcl_action.globs import expand_globs
-    from bfcl_action.tools.load import display_name, load_tools
+    from bfcl_action.tools.configured import load_configured
+    from bfcl_action.tools.load import display_name
 
     config = load_config(command.config)
     base = command.config.resolve().parent
     if not config.tools:
         raise ConfigError("no tool files configured", file=str(command.config), field="tools")
-    tools = load_tools(
+    tools = load_configured(
         config.tools, base_dir=base, exclude=config.tools_exclude, limits=config.tool_limits
     )
     files, _ = expand_globs(config.cases, base)

@@ -26,7 +26,8 @@ from bfcl_action.impact import (
 from bfcl_action.records import TestCase
 from bfcl_action.settings import DEFAULTS
 from bfcl_action.suites import build_cases
-from bfcl_action.tools.load import ToolSet, load_tools
+from bfcl_action.tools.configured import load_configured
+from bfcl_action.tools.load import ToolSet
 
 
 def register(sub: Any) -> None:
@@ -70,7 +71,7 @@ def _config(path: Path | None) -> tuple[BfclConfig, Path]:
 
 
 def _tools_in(directory: Path, config: BfclConfig) -> ToolSet:
-    return load_tools(
+    return load_configured(
         config.tools, base_dir=directory, exclude=config.tools_exclude, limits=config.tool_limits
     )
 
@@ -84,15 +85,18 @@ def _base_cases(
         base_tools = _tools_in(args.base_tools, config)
         cases = _build(config, config_dir, base_tools, args.own_only)
         return cases, config, base_tools
-    base_tools = tools_at_ref(
-        config_dir,
-        args.base_ref,
-        config.tools,
-        config_dir=config_dir,
-        exclude=config.tools_exclude,
-        limits=config.tool_limits,
-    )
     base_dir = tree_at_ref(config_dir, args.base_ref, config_dir, tmp)
+    if config.tool_globs == config.tools:
+        base_tools = tools_at_ref(
+            config_dir,
+            args.base_ref,
+            config.tool_globs,
+            config_dir=config_dir,
+            exclude=config.tools_exclude,
+            limits=config.tool_limits,
+        )
+    else:  # a tool server: the base's server, started from the base's tree
+        base_tools = _tools_in(base_dir, config)
     found = find_config(base_dir)
     if found is None or not found.is_relative_to(tmp):
         return [], None, base_tools

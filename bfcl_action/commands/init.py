@@ -1,7 +1,8 @@
 """`bfcl-action init`: a commented starter `.bfcl.yml` and workflow for this repository.
 
-Finds the tool-definition files already in the repository (OpenAI, MCP, Anthropic, BFCL; JSON
-or YAML), lists them in the config, and writes `.github/workflows/bfcl.yml` that runs the
+Finds the tool-definition files already in the repository (OpenAI, MCP and its `.snap`
+snapshots, Anthropic, Gemini, VS Code `package.json`, Dify, BFCL; JSON or YAML), lists them
+in the config, and writes `.github/workflows/bfcl.yml` that runs the
 Action on pull requests. Existing files are never overwritten without `--force`.
 """
 
@@ -17,7 +18,7 @@ from typing import Any
 
 from bfcl_action.errors import InputError
 from bfcl_action.numbers import integer
-from bfcl_action.tools.formats import find_tools
+from bfcl_action.tools.formats import FROM_FILE, ToolFormat, find_tools
 from bfcl_action.tools.issues import Severity
 from bfcl_action.tools.source import JSON_SUFFIXES, JSONL_SUFFIXES, YAML_SUFFIXES, parse_text
 
@@ -39,6 +40,10 @@ SKIP_DIRS = {
     "site-packages",
 }
 MAX_FILE_BYTES = 1_000_000
+SNAPSHOT_SUFFIXES = {".snap"}
+"""MCP tool snapshots (one tool's JSON per file, as GitHub's MCP server keeps them)."""
+GLOB_AT = 5
+SPECIFIC_FORMATS = {ToolFormat.GEMINI, ToolFormat.VSCODE, ToolFormat.DIFY}
 SCHEMA_KEYS = ("parameters", "inputSchema", "input_schema")
 
 
@@ -80,6 +85,8 @@ def _is_tool_file(path: Path, root: Path) -> int:
     if not raws or any(i.severity is Severity.ERROR for i in issues):
         return 0
     for raw in raws:
+        if raw.schema is not FROM_FILE or raw.format in SPECIFIC_FORMATS:
+            continue  # a shape only tool files have (a parameter list, languageModelTools)
         node: Any = doc.data
         for part in raw.schema_path[:-1]:
             node = node[part]
@@ -89,19 +96,61 @@ def _is_tool_file(path: Path, root: Path) -> int:
 
 
 def find_tool_files(root: Path) -> list[tuple[str, int]]:
-    """Repository-relative paths of tool files with their tool counts, sorted by path."""
-    suffixes = YAML_SUFFIXES | JSON_SUFFIXES | JSONL_SUFFIXES
+    """Repository-relative paths (or globs) of tool files with their tool counts, by path.
+
+    MCP servers keep one snapshot per tool (`__toolsnaps__/*.snap`, GitHub's MCP server has
+    117): a directory where every file of a suffix is a tool file, and there are at least
+    `GLOB_AT` of them, is proposed as one glob."""
+    suffixes = YAML_SUFFIXES | JSON_SUFFIXES | JSONL_SUFFIXES | SNAPSHOT_SUFFIXES
     found: list[tuple[str, int]] = []
     for directory, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+        here: dict[str, list[tuple[str, int]]] = {}
         for name in sorted(files):
             path = Path(directory) / name
             if path.suffix.lower() not in suffixes or name.startswith(".bfcl"):
                 continue
             count = _is_tool_file(path, root)
-            if count:
-                found.append((path.relative_to(root).as_posix(), count))
-    return found
+            here.setdefault(path.suffix.lower(), []).append(
+                (path.relative_to(root).as_posix(), count)
+            )
+        for suffix, listed in here.items():
+            if len(listed) >= GLOB_AT and all(n for _, n in listed):
+                rel = Path(directory).relative_to(root).as_posix()
+                pattern = f"*{suffix}" if rel == "." else f"{rel}/*{suffix}"
+                found.append((pattern, sum(n for _, n in listed)))
+            else:
+                found.extend((p, n) for p, n in listed if n)
+    return sorted(found)
+
+
+def find_mcp_server(root: Path) -> list[str] | None:
+    """The command of the MCP server this repository is, if it is one: an `mcp`/`fastmcp`
+    dependency in `pyproject.toml` and a Python file creating the server, or the MCP SDK in
+    `package.json` and its `main` (or `bin`) script."""
+    pyproject = root / "pyproject.toml"
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        text = pyproject.read_text(encoding="utf-8")[:MAX_FILE_BYTES]
+        if re.search(r"""["'](mcp|fastmcp)\b""", text):
+            for path in sorted(root.rglob("*.py"))[:500]:
+                if any(part in SKIP_DIRS for part in path.relative_to(root).parts):
+                    continue
+                with contextlib.suppress(OSError, UnicodeDecodeError):
+                    if MCP_SERVER_CODE.search(path.read_text(encoding="utf-8")[:MAX_FILE_BYTES]):
+                        return ["python", path.relative_to(root).as_posix()]
+    package = root / "package.json"
+    with contextlib.suppress(OSError, UnicodeDecodeError, ValueError, AttributeError):
+        data = json.loads(package.read_text(encoding="utf-8")[:MAX_FILE_BYTES])
+        deps = {**data.get("dependencies", {}), **data.get("devDependencies", {})}
+        if "@modelcontextprotocol/sdk" in deps:
+            script = data.get("bin") or data.get("main") or "build/index.js"
+            if isinstance(script, dict):
+                script = next(iter(script.values()), "build/index.js")
+            return ["node", str(script)]
+    return None
+
+
+MCP_SERVER_CODE = re.compile(r"\b(FastMCP|MCPServer)\(|mcp\.server")
 
 
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_./*@+-]*")
@@ -117,25 +166,29 @@ def _scalar(value: str) -> str:
     return json.dumps(value, ensure_ascii=True)
 
 
-def render_config(tool_files: list[tuple[str, int]], *, model: str) -> str:
+def render_config(
+    tool_files: list[tuple[str, int]], *, model: str, server: list[str] | None = None
+) -> str:
     """The starter `.bfcl.yml`: every section present, defaults spelled out, comments on why.
 
-    Every value that came from outside this function (tool file names, the model name) is
-    emitted as a JSON scalar (valid YAML, quoted and escaped), never concatenated: a crafted
-    file name cannot add a key such as `models:` to the file."""
-    if tool_files:
-        tools = "\n".join(
-            f"  - {_scalar(path)}   # {n} tool{'s' if n != 1 else ''}" for path, n in tool_files
-        )
+    Every value that came from outside this function (tool file names, the MCP server's
+    command, the model name) is emitted as a JSON scalar (valid YAML, quoted and escaped),
+    never concatenated: a crafted file name cannot add a key such as `models:` to the file."""
+    lines = [f"  - {_scalar(path)}   # {n} tool{'s' if n != 1 else ''}" for path, n in tool_files]
+    if server:
+        command = ", ".join(_scalar(part) for part in server)
+        lines.append(f"  - mcp: {{command: [{command}]}}   # this MCP server's tools/list")
+    if lines:
+        tools_key = "tools:\n" + "\n".join(lines)
     else:
-        tools = "  # - tools/*.json   # no tool files found; list yours here"
-    tools_key = "tools:\n" + tools if tool_files else "tools: []\n" + tools
+        tools_key = "tools: []\n  # - tools/*.json   # no tool files found; list yours here"
     return f"""\
 # bfcl-action configuration. Reference: docs/own-tools.md
 version: 1
 
-# Tool definitions (globs relative to this file): OpenAI Chat or Responses tools, MCP
-# tools/list results, Anthropic tools or BFCL function docs, in JSON, JSON Lines or YAML.
+# Tool definitions (globs relative to this file): OpenAI, MCP (tools/list results, .snap
+# snapshots), Anthropic, Gemini, VS Code package.json, Dify or BFCL tool files, in JSON, JSON
+# Lines or YAML (docs/own-tools.md lists every shape).
 {tools_key}
 
 # Your own test cases (YAML). Example case file:
@@ -365,7 +418,7 @@ def run(args: argparse.Namespace) -> int:
     tool_files = find_tool_files(root)
     cases = existing_case_glob(root)
     branch = default_branch(root)
-    config_text = render_config(tool_files, model=args.model)
+    config_text = render_config(tool_files, model=args.model, server=find_mcp_server(root))
     if cases is not None:
         config_text = with_case_glob(config_text, cases, "your cases")
     targets = {

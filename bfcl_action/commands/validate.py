@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         cases = build_cases(config, base_dir=config_dir, external=False)
     else:
         cases = own + load_multi_turn(config, config_dir)
-    for warning in tools.warnings:
+    for warning in tools.notices:
         print(warning.render())
         if args.annotations:
             emit_command(annotation(warning, base=rel))
@@ -100,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
         "warnings": len(tools.warnings),
     }
     defining = {f.source.file for f in tools.functions if f.source is not None}
+    defining |= {i.file for i in tools.left_out}
     empty = [f for f in tools.files if f not in defining]
     summary["files_without_tools"] = empty
     summary["models"] = [m.key for m in config.models]
@@ -107,7 +108,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(summary, indent=2))
         return 2 if config.tools and not tools.functions else 0
     fmt = ", ".join(f"{k} {v}" for k, v in summary["formats"].items())
-    print(f"{len(tools.functions)} tools ({fmt}) in {len(tools.files)} files")
+    servers = f" and {len(tools.servers)} other source(s)" if tools.servers else ""
+    print(f"{len(tools.functions)} tools ({fmt}) in {len(tools.files)} files{servers}")
     for file in empty:
         print(f"{file}: warning: defines no tool (expected a list of tool definitions)")
     print(f"{len(cases)} cases: " + ", ".join(f"{k} {v}" for k, v in summary["suites"].items()))
@@ -122,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
             "but they define no tool: nothing of yours would be evaluated"
         )
         return 2
-    return 0
+    return 2 if tools.left_out else 0
 
 
 def _model_line(config: BfclConfig, entry: MatrixModel) -> str:

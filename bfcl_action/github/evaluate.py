@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -411,12 +412,18 @@ def index_tools(ctx: ActionContext, loaded: LoadedConfig) -> ToolIndex:
     patterns = list(getattr(config, "tools", []) or [])
     if not patterns:
         return index
-    from bfcl_action.tools import ToolValidationError, load_tools
+    from bfcl_action.tools import ToolValidationError
+    from bfcl_action.tools.configured import load_configured
 
     base = workdir(ctx)
     try:
-        tools = load_tools(
-            patterns, base_dir=base, exclude=list(getattr(config, "tools_exclude", []))
+        tools = load_configured(
+            patterns,
+            base_dir=base,
+            exclude=list(getattr(config, "tools_exclude", [])),
+            origins=config.origins("tools") if config is not None else (),
+            limits=config.tool_limits if config is not None else None,
+            allow_hosts=_allow_hosts(ctx),
         )
     except ToolValidationError as exc:
         for issue in getattr(exc, "issues", []):
@@ -427,6 +434,8 @@ def index_tools(ctx: ActionContext, loaded: LoadedConfig) -> ToolIndex:
             index.locations[fn.name] = fn.source.model_copy(
                 update={"file": repo_path(ctx, fn.source.file)}
             )
+    for issue in tools.left_out:
+        index.problems.append(_issue_annotation(ctx, issue, "failure"))
     for issue in tools.warnings:
         index.problems.append(_issue_annotation(ctx, issue, "warning"))
     return index
@@ -501,18 +510,31 @@ def changed_tools(ctx: ActionContext, loaded: LoadedConfig, base_ref: str) -> li
         patterns = list(getattr(config, "tools", []) or [])
         if not patterns:
             return []
-        from bfcl_action.git_files import tools_at_ref
+        from bfcl_action.git_files import tools_at_ref, tree_at_ref
         from bfcl_action.impact import describe_tool_changes
-        from bfcl_action.tools import load_tools
+        from bfcl_action.tools.configured import load_configured
 
         exclude = list(getattr(config, "tools_exclude", []))
-        base = tools_at_ref(
-            path.parent, base_ref, patterns, config_dir=path.parent, exclude=exclude
-        )
-        head = load_tools(patterns, base_dir=path.parent, exclude=exclude)
+        hosts = _allow_hosts(ctx)
+        head = load_configured(patterns, base_dir=path.parent, exclude=exclude, allow_hosts=hosts)
+        if config is None or config.tool_globs == patterns:
+            base = tools_at_ref(
+                path.parent, base_ref, patterns, config_dir=path.parent, exclude=exclude
+            )
+        else:  # a tool server: the merge-base's server, started from the merge-base's tree
+            with tempfile.TemporaryDirectory(prefix="bfcl-base-") as tmp:
+                base_dir = tree_at_ref(path.parent, base_ref, path.parent, Path(tmp))
+                base = load_configured(
+                    patterns, base_dir=base_dir, exclude=exclude, allow_hosts=hosts
+                )
     except BfclActionError:
         return []
     return describe_tool_changes(base.functions, head.functions)
+
+
+def _allow_hosts(ctx: ActionContext) -> tuple[str, ...]:
+    """The workflow's `exec-allow-hosts` (never the config's): hosts an MCP URL may name."""
+    return tuple(ctx.inputs.exec_allow_hosts.replace(",", " ").split())
 
 
 class Engine:

@@ -13,6 +13,7 @@ docs/own-tools.md):
 | unions of several non-null types    | the first type (a warning says so)                |
 | no `type`                           | `any` (BFCL checks `any` as a string)             |
 | `const: v`                          | `enum: [v]`                                       |
+| BFCL's Java/JS names (`String`, `HashMap`, `ArrayList`, ...) | the JSON type they name |
 | `$ref` to `#/$defs/...`/`#/definitions/...` | inlined (recursive references are an error) |
 | `allOf` of objects                  | merged properties and required lists             |
 
@@ -41,6 +42,22 @@ BFCL_TO_JSON = {
     "int": "integer",
     "long": "integer",
     "str": "string",
+    # BFCL's Java and JavaScript function docs name their languages' types (BFCL_NOTES rule
+    # 6); providers are sent the JSON type these name, as BFCL's own FC handler does.
+    "String": "string",
+    "char": "string",
+    "Boolean": "boolean",
+    "byte": "integer",
+    "short": "integer",
+    "Bigint": "integer",
+    "Number": "number",
+    "Array": "array",
+    "ArrayList": "array",
+    "Set": "array",
+    "Queue": "array",
+    "Stack": "array",
+    "HashMap": "object",
+    "Hashtable": "object",
 }
 JSON_TYPES = ("array", "boolean", "integer", "null", "number", "object", "string")
 MAX_REF_DEPTH = 32
@@ -64,9 +81,9 @@ def bfcl_to_json_schema(schema: Any) -> Any:
     out: dict[str, Any] = {}
     for key, value in schema.items():
         if key == "type" and isinstance(value, str):
-            if value == "any":
-                continue
-            out[key] = BFCL_TO_JSON.get(value, value)
+            mapped = BFCL_TO_JSON.get(value, value)
+            if mapped in JSON_TYPES:  # `any` and names BFCL does not know: no type
+                out[key] = mapped
         elif key == "properties" and isinstance(value, dict):
             out[key] = {k: bfcl_to_json_schema(v) for k, v in value.items()}
         elif key in {"items", "additionalProperties"}:

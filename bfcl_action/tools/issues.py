@@ -34,6 +34,9 @@ class ToolIssue(BaseModel):
     expected: str | None = None
     found: str | None = None
     severity: Severity = Severity.ERROR
+    tool_only: bool = False
+    """An error that leaves only this tool out (a provider's limit, such as OpenAI's 1,024
+    description characters): the other tools of the set still load and run."""
 
     def render(self) -> str:
         """`file:line:col: tool NAME: field: message: expected X, found Y`."""
@@ -52,6 +55,8 @@ class ToolIssue(BaseModel):
         if self.field:
             parts.append(self.field)
         text = self.message
+        if self.tool_only and self.severity is Severity.ERROR:
+            text += "; this tool is left out, the others are evaluated"
         if self.expected is not None or self.found is not None:
             detail = []
             if self.expected is not None:

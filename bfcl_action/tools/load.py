@@ -30,6 +30,16 @@ class ToolSet:
     """Tool name -> the format it was written in."""
     files: list[str] = field(default_factory=list)
     warnings: list[ToolIssue] = field(default_factory=list)
+    servers: list[str] = field(default_factory=list)
+    """Tool servers read (`mcp: python server.py`), beside the tool `files`."""
+    left_out: list[ToolIssue] = field(default_factory=list)
+    """Errors that leave one tool out (`ToolIssue.tool_only`: a provider's limit): the tool
+    is not in `functions`, the others are."""
+
+    @property
+    def notices(self) -> list[ToolIssue]:
+        """What to show without failing the load: left-out tools first, then warnings."""
+        return [*self.left_out, *self.warnings]
 
     def by_name(self) -> dict[str, FunctionDoc]:
         return {f.name: f for f in self.functions}
@@ -54,7 +64,7 @@ def _read(
         issues.extend(found)
         if function is not None:
             out.append((function, raw.format))
-        name = _value(doc.data, raw.name_path)
+        name = raw.name if raw.name is not None else _value(doc.data, raw.name_path)
         if isinstance(name, str) and name:
             line, col = doc.where(raw.path) or (None, None)
             named.append((name, SourceLocation(file=doc.file, line=line, column=col)))
@@ -120,6 +130,24 @@ def load_tools(
     `ToolValidationError` listing every error of every file (parse errors included);
     warnings are returned on the set.
     """
+    sources, early = read_tool_files(
+        patterns, base_dir=base_dir, exclude=exclude, origins=origins, budget=budget
+    )
+    return tools_from_sources(sources, limits or ToolLimits(), early, budget)
+
+
+def read_tool_files(
+    patterns: Sequence[str],
+    *,
+    base_dir: Path,
+    exclude: Sequence[str] = (),
+    origins: Sequence[SourceLocation] = (),
+    budget: ParseBudget = DEFAULT_BUDGET,
+) -> tuple[list[tuple[str, str]], list[ToolIssue]]:
+    """(display name, text) of every file the globs match, and the problems met on the way
+    (a glob matching nothing, a file over budget); `ToolValidationError` for a bad glob."""
+    if not patterns:
+        return [], []
     root = repository_root(base_dir)
     try:
         files, unmatched = expand_globs(patterns, base_dir, exclude, root=root, budget=budget)
@@ -136,7 +164,7 @@ def load_tools(
             sources.append((name, read_text(path, root=root, display=name, budget=budget)))
         except InputError as exc:
             early.append(ToolIssue(file=name, message=exc.message))
-    return tools_from_sources(sources, limits or ToolLimits(), early, budget)
+    return sources, early
 
 
 def tools_from_sources(
@@ -166,7 +194,8 @@ def tools_from_sources(
             result.formats.setdefault(function.name, fmt)
     issues.extend(check_tool_set(named, len(named), limits))
     errors = [i for i in issues if i.severity is Severity.ERROR]
-    if errors:
+    if any(not i.tool_only for i in errors):
         raise ToolValidationError(errors)
+    result.left_out = errors
     result.warnings = [i for i in issues if i.severity is Severity.WARNING]
     return result

@@ -6,16 +6,21 @@ What is checked, and why:
 - the parameter schema is valid JSON Schema (the metaschema its `$schema` names, else draft 7:
   as strict on tool schemas and several times faster than 2020-12)
   and an object at the top;
-- every `required` name is defined in `properties` (a model cannot satisfy it otherwise);
-- `enum` values and `default`s have the declared type, and a default is one of the enum;
+- every `required` name is defined in `properties` (a warning: JSON Schema and providers allow
+  it, but the model has no description of it);
+- `enum` values and `default`s have the declared type, and a default is one of the enum
+  (warnings: providers accept both, and `default: null` is not even a warning);
 - sizes are sane (name length, description length, properties per object, nesting depth,
   enum size), with limits configurable in `.bfcl.yml` (`tool_limits`);
-- what the target provider would reject, per profile (`tool_limits.provider`): `openai` (the
-  default) refuses an `array` without `items`, a function description over 1,024
-  characters, and with `strict: true` any object that does not set
-  `additionalProperties: false` or does not list every property in `required`; `generic`
+- what the target provider would reject, per profile (`tool_limits.provider`, by default
+  the configured endpoint's: OpenAI's host -> `openai`, any other -> `generic`): `openai`
+  refuses an `array` without `items`, a function description over 1,024 characters, and
+  with `strict: true` any object that does not set `additionalProperties: false` or does
+  not list every property in `required`; `generic`
   (vLLM, Ollama and other OpenAI-compatible servers) only warns about the first and keeps
-  the looser size limits. Otherwise every case would come back as an infrastructure error.
+  the looser size limits. Otherwise every case offering the tool would come back as an
+  infrastructure error. A provider's limit is an error for that tool only (`tool_only`): it
+  is left out and the rest of the set still loads.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import keyword
 import re
 from collections.abc import Iterable
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from jsonschema.validators import Draft7Validator, validator_for
 from pydantic import BaseModel, ConfigDict
@@ -37,7 +43,7 @@ from bfcl_action.tools.dialect import (
     bfcl_to_json_schema,
     json_schema_to_bfcl,
 )
-from bfcl_action.tools.formats import BFCL_TYPES, RawTool
+from bfcl_action.tools.formats import BFCL_TYPES, FROM_FILE, RawTool
 from bfcl_action.tools.issues import Severity, ToolIssue, describe
 from bfcl_action.tools.source import Document, JsonPath, path_label
 
@@ -62,9 +68,21 @@ class ToolLimits(BaseModel):
     max_enum_values: int = 500
     max_tools: int = 128
     """Tools offered in one request (OpenAI's limit)."""
-    provider: Literal["openai", "generic"] = "openai"
+    provider: Literal["openai", "generic"] | None = None
     """Whose rules the tools must pass: `openai` (the API's own checks) or `generic`
-    (OpenAI-compatible servers such as vLLM or Ollama, which check less)."""
+    (OpenAI-compatible servers such as vLLM or Ollama, which check less). Unset, it follows
+    the configured endpoint (`for_endpoint`); a loader given no endpoint reads as `generic`.
+    Either way a provider's limit leaves only the tool that breaks it out."""
+
+    def for_endpoint(self, base_url: str | None) -> ToolLimits:
+        """These limits with the profile of the endpoint the tools are sent to, unless
+        `provider` was set: OpenAI's API (no `base_url`, or OpenAI's host) -> `openai`,
+        any other server -> `generic`."""
+        if self.provider is not None:
+            return self
+        host = (urlsplit(base_url).hostname or "") if base_url else "api.openai.com"
+        openai = host == "api.openai.com" or host.endswith(".openai.com")
+        return self.model_copy(update={"provider": "openai" if openai else "generic"})
 
 
 OPENAI_DESCRIPTION_CHARS = 1024
@@ -112,6 +130,19 @@ def schema_types(schema: dict[str, Any]) -> list[str] | None:
     return types
 
 
+def _defined_properties(node: dict[str, Any]) -> set[str]:
+    """Property names a node defines, its `allOf`/`anyOf`/`oneOf` branches included (a
+    `required` list beside branches that define the properties is valid JSON Schema)."""
+    props = node.get("properties")
+    names = set(props) if isinstance(props, dict) else set()
+    for key in ("allOf", "anyOf", "oneOf"):
+        branches = node.get(key)
+        for branch in branches if isinstance(branches, list) else []:
+            if isinstance(branch, dict):
+                names |= _defined_properties(branch)
+    return names
+
+
 def value_matches(value: Any, schema: dict[str, Any]) -> bool:
     types = schema_types(schema)
     return types is None or any(matches_type(value, t) for t in types)
@@ -143,6 +174,7 @@ class _ToolChecker:
         found: str | None = None,
         key: bool = False,
         severity: Severity = Severity.ERROR,
+        tool_only: bool = False,
     ) -> None:
         line, col = self.doc.where(path, key=key) or (None, None)
         self.issues.append(
@@ -156,6 +188,7 @@ class _ToolChecker:
                 expected=expected,
                 found=found,
                 severity=severity,
+                tool_only=tool_only,
             )
         )
 
@@ -174,6 +207,8 @@ class _ToolChecker:
 
     def check_name(self) -> str | None:
         present, name = self.get(self.raw.name_path)
+        if self.raw.name is not None:
+            present, name = True, self.raw.name
         if not present:
             self.add(self.raw.name_path, "missing tool name", expected="a string 'name'")
             return None
@@ -196,6 +231,8 @@ class _ToolChecker:
 
     def check_description(self) -> str:
         present, text = self.get(self.raw.description_path)
+        if self.raw.description is not None:
+            present, text = True, self.raw.description
         if not present or text is None or text == "":
             self.add(
                 self.raw.path,
@@ -217,6 +254,7 @@ class _ToolChecker:
                 "description too long for OpenAI (tool_limits.provider: openai)",
                 expected=f"at most {OPENAI_DESCRIPTION_CHARS} characters",
                 found=f"{len(text)} characters",
+                tool_only=True,
             )
             return text
         if len(text) > self.limits.max_description_chars:
@@ -225,6 +263,7 @@ class _ToolChecker:
                 "description too long",
                 expected=f"at most {self.limits.max_description_chars} characters",
                 found=f"{len(text)} characters",
+                tool_only=True,
             )
         return text
 
@@ -246,6 +285,7 @@ class _ToolChecker:
                     "strict mode needs `additionalProperties: false` on every object",
                     expected="additionalProperties: false",
                     found=describe(node.get("additionalProperties", "(absent)")),
+                    tool_only=True,
                 )
             props = node.get("properties")
             if isinstance(props, dict):
@@ -259,6 +299,7 @@ class _ToolChecker:
                         'nullable: `type: ["string", "null"]`)',
                         expected="required: " + ", ".join(props),
                         found="missing " + ", ".join(missing),
+                        tool_only=True,
                     )
                 for name, sub in props.items():
                     self.check_strict(sub, (*path, "properties", name))
@@ -297,8 +338,10 @@ class _ToolChecker:
             allowed = self.allowed_types()
             for i, kind in enumerate(listed):
                 if not isinstance(kind, str) or kind not in allowed:
-                    hint = ""
-                    if self.raw.json_schema_dialect and kind in BFCL_TYPES:
+                    # BFCL's checker reads a type it does not know as `any`, and scores it
+                    bfcl = not self.raw.json_schema_dialect and isinstance(kind, str)
+                    hint = " (read as `any`)" if bfcl else ""
+                    if self.raw.json_schema_dialect and kind in BFCL_TO_JSON:
                         hint = f" (BFCL's {kind!r} is JSON Schema's {BFCL_TO_JSON[kind]!r})"
                     where = (*path, "type", i) if isinstance(kinds, list) else (*path, "type")
                     self.add(
@@ -306,6 +349,7 @@ class _ToolChecker:
                         f"unknown type{hint}",
                         expected="one of " + ", ".join(sorted(allowed)),
                         found=describe(kind),
+                        severity=Severity.WARNING if bfcl else Severity.ERROR,
                     )
         props = node.get("properties")
         if props is not None:
@@ -346,7 +390,7 @@ class _ToolChecker:
                     found=describe(required),
                 )
             else:
-                defined = sorted(props) if isinstance(props, dict) else []
+                defined = sorted(_defined_properties(node))
                 for i, item in enumerate(required):
                     if not isinstance(item, str):
                         self.add(
@@ -361,6 +405,7 @@ class _ToolChecker:
                             f"required parameter {item!r} is not defined in properties",
                             expected="one of " + (", ".join(defined) or "no parameters"),
                             found=repr(item),
+                            severity=Severity.WARNING,
                         )
         items = node.get("items")
         if isinstance(items, dict):
@@ -374,6 +419,7 @@ class _ToolChecker:
                 expected="an `items` schema",
                 found="none",
                 severity=Severity.ERROR if openai else Severity.WARNING,
+                tool_only=True,
             )
         extra = node.get("additionalProperties")
         if isinstance(extra, dict):
@@ -408,8 +454,11 @@ class _ToolChecker:
                             "enum value does not match the parameter type",
                             expected=f"type {type_text}",
                             found=describe(value),
+                            severity=Severity.WARNING,
                         )
-        if "default" in node:
+        # Providers do not check defaults (they are documentation for the model), and
+        # `default: null` is how many generators write "optional": warnings, never errors.
+        if node.get("default") is not None:
             value = node["default"]
             if not value_matches(value, node):
                 self.add(
@@ -417,6 +466,7 @@ class _ToolChecker:
                     "default does not match the parameter type",
                     expected=f"type {type_text}",
                     found=describe(value),
+                    severity=Severity.WARNING,
                 )
             elif isinstance(enum, list) and value not in enum:
                 self.add(
@@ -424,6 +474,7 @@ class _ToolChecker:
                     "default is not one of the enum values",
                     expected="one of " + ", ".join(repr(e) for e in enum[:10]),
                     found=describe(value),
+                    severity=Severity.WARNING,
                 )
 
     def check_top(self, node: Any, path: JsonPath) -> None:
@@ -464,7 +515,11 @@ def check_tool(
     checker = _ToolChecker(doc, raw, limits or ToolLimits())
     name = checker.check_name()
     description = checker.check_description()
+    for reading in raw.notes:
+        checker.add(raw.schema_path, reading, severity=Severity.WARNING)
     present, schema = checker.get(raw.schema_path)
+    if raw.schema is not FROM_FILE:
+        present, schema = True, raw.schema
     if not present or schema is None:
         schema = {"type": "object", "properties": {}}
     elif not isinstance(schema, dict):
