@@ -18,6 +18,9 @@ short escaped excerpt). The limits live in one `ParseBudget`; the functions here
   use, so an alias bomb fails here instead of expanding), integers capped in digits.
 - `loads_json(text, ...)`: `json.loads` bounded the same way (deep nesting and huge integers
   are an `InputError`).
+- `within_limits(raw, ...)`: the cheap check before both: from the raw text alone, whether a
+  value parsed from it could break a `check_value` limit; when it cannot (almost every line
+  of real data), the walk over the parsed value is skipped.
 - `Expansion`: a counter for `$ref`/`$defs` inlining (tools/dialect.py) and any other
   expansion that can grow exponentially.
 
@@ -195,6 +198,7 @@ def loads_json(
 ) -> Any:
     """`json.loads` within the budget: too deep, too many values or a huge integer is an
     `InputError` (with the file and line), never a `RecursionError` or `ValueError`."""
+    raw = text
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
@@ -202,7 +206,8 @@ def loads_json(
             raise InputError(f"not UTF-8 text (byte {exc.start})", file=file, line=line) from None
     if len(text) > budget.max_file_bytes:
         raise BudgetError(f"over the {budget.max_file_bytes}-byte limit", file=file, line=line)
-    if _max_bracket_depth(text) > budget.max_depth:
+    cheap = within_limits(raw, budget)
+    if not cheap and _max_bracket_depth(text) > budget.max_depth:
         raise BudgetError(f"nesting deeper than {budget.max_depth} levels", file=file, line=line)
     try:
         value = json.loads(text)
@@ -212,11 +217,33 @@ def loads_json(
         raise InputError(f"invalid JSON: {exc.msg}", file=file, line=line) from None
     except ValueError as exc:  # e.g. an integer over Python's digit limit
         raise BudgetError(f"invalid JSON: {log_line(exc, 120)}", file=file, line=line) from None
+    if cheap:
+        return value
     try:
         check_value(value, file=file, budget=budget)
     except BudgetError as exc:
         raise BudgetError(exc.message, file=file, line=line) from None
     return value
+
+
+_NOT_COUNTED = bytes(b for b in range(256) if b not in b"0123456789[{")
+
+
+def within_limits(raw: str | bytes, budget: ParseBudget = DEFAULT_BUDGET) -> bool:
+    """Whether no value parsed from the JSON text `raw` can break a `check_value` limit, judged
+    from the text alone, so the walk over the parsed value can be skipped. Sound bounds, not
+    guesses: every value starts at a character of its own (values <= characters); a value
+    lies at most one level deeper than the number of `[`/`{` in the text (so the C parser's
+    recursion stays small too); an integer of more than `max_int_digits` digits needs that
+    many digit characters. One pass in C (`bytes.translate` keeps only digits and opening
+    brackets); False for a long, bracket-heavy or digit-heavy text, which then gets the
+    full walk (and `_max_bracket_depth` before parsing)."""
+    if len(raw) > budget.max_nodes:
+        return False
+    data = raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogatepass")
+    kept = data.translate(None, _NOT_COUNTED)
+    opens = kept.count(b"[") + kept.count(b"{")
+    return opens < budget.max_depth and len(kept) - opens <= budget.max_int_digits
 
 
 _BRACKETS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')

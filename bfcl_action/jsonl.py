@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 import pydantic_core
 
-from bfcl_action.budget import BudgetError, check_value
+from bfcl_action.budget import BudgetError, check_value, within_limits
 from bfcl_action.errors import BfclActionError, InputError
 from bfcl_action.escape import log_line
 
@@ -61,7 +61,8 @@ def _parse(raw: str | bytes, number: int, objects: bool) -> JsonlLine:
         except ValueError as exc:  # an integer over Python's digit limit
             return JsonlLine(number, None, f"not valid JSON: {log_line(exc, 120)}")
     try:
-        check_value(value)
+        if not within_limits(raw):
+            check_value(value)
     except BudgetError as exc:
         return JsonlLine(number, None, exc.message)
     if objects and not isinstance(value, dict):

@@ -82,3 +82,21 @@ def test_every_command_module_is_in_the_table() -> None:
     folder = Path(__file__).parents[1] / "bfcl_action" / "commands"
     modules = {p.stem for p in folder.glob("*.py") if p.stem != "__init__"}
     assert modules == {module_of(name).rsplit(".", 1)[1] for name in COMMANDS}
+
+
+def test_a_run_asking_a_model_imports_no_openai_sdk(tmp_path: Path) -> None:
+    """Chat requests go out on httpx2 with the SDK's headers; the SDK (about 1 s to import)
+    is for the Batch API and failures only."""
+    from tests.support.openai_server import OpenAIServer
+    from tests.support.runner import LIVE, weather_responder
+
+    with OpenAIServer() as server:
+        server.responder = weather_responder
+        args = ["run", "--dataset", "live@2026-W48", "--model", "test-model"]
+        args += ["--base-url", server.base_url, "--cache", str(tmp_path / "cache")]
+        args += ["--output", str(tmp_path / "run.json")]
+        prelude = f"import os\nos.environ['BFCL_ACTION_LIVE_DIR'] = {str(LIVE)!r}\n"
+        prelude += "os.environ['OPENAI_API_KEY'] = 'sk-test'\n"
+        modules = imported_by(*args, prelude=prelude)
+        assert server.requests, "the run asked the model"
+    assert "openai" not in modules and "httpx2" in modules

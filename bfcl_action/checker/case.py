@@ -187,7 +187,7 @@ def is_call_list(output: Any) -> bool:
     )
 
 
-def check_decoded(case: TestCase, output: Any, *, underscore_to_dot: bool = False) -> CaseResult:
+def judge_decoded(case: TestCase, output: Any, *, underscore_to_dot: bool = False) -> Judgement:
     """Judge an output that is already decoded (`check --cases` lines, BFCL's checker input).
 
     For AST categories anything not in BFCL's decoded form is
@@ -196,14 +196,21 @@ def check_decoded(case: TestCase, output: Any, *, underscore_to_dot: bool = Fals
     """
     category = CATEGORIES.get(case.category)
     if category is None or category.checker is not _AST or is_call_list(output):
-        return check_case(case, output, mode=Mode.FC, underscore_to_dot=underscore_to_dot)
+        return judge(case, output, mode=Mode.FC, underscore_to_dot=underscore_to_dot)
     verdict = fail(WRONG_OUTPUT_FORMAT, "not a list of {function: {parameter: value}} calls")
+    return Judgement(verdict, None)
+
+
+def check_decoded(case: TestCase, output: Any, *, underscore_to_dot: bool = False) -> CaseResult:
+    """`judge_decoded`, as the `CaseResult` reports store; never raises."""
+    verdict, decoded = judge_decoded(case, output, underscore_to_dot=underscore_to_dot)
     return CaseResult(
         id=case.id,
         category=case.category,
         suite=case.suite,
-        valid=False,
+        valid=verdict.valid,
         error_type=verdict.error_type,
         error=list(verdict.error),
         model_output=output,
+        decoded=decoded,
     )

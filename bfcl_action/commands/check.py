@@ -20,9 +20,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
+import pydantic_core
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from bfcl_action.budget import loads_json
+from bfcl_action.budget import loads_json, within_limits
 from bfcl_action.categories import Checker, get_category
 from bfcl_action.errors import BfclActionError, InputError
 from bfcl_action.records import ExpectedCall, FunctionDoc, Mode, TestCase
@@ -75,21 +76,24 @@ def _is_decoded(output: Any) -> bool:
 def check_line(raw: str | bytes, number: int) -> dict[str, Any]:
     """The output object for one input line; never raises."""
     from bfcl_action.checker import (  # imported here so `--help` never needs it
-        check_case,
-        check_decoded,
+        judge,
+        judge_decoded,
         needs_underscore_to_dot,
     )
 
     entry_id: Any = None
     try:
-        try:
-            data = loads_json(raw)
-        except InputError as exc:
-            raise InputError(exc.message) from None
-        if not isinstance(data, dict):
-            raise InputError(f"expected a JSON object, found {type(data).__name__}")
-        entry_id = data.get("id") if isinstance(data.get("id"), str) else None
-        line = _parse(data)
+        line = _fast_parse(raw)
+        if line is None:
+            try:
+                data = loads_json(raw)
+            except InputError as exc:
+                raise InputError(exc.message) from None
+            if not isinstance(data, dict):
+                raise InputError(f"expected a JSON object, found {type(data).__name__}")
+            entry_id = data.get("id") if isinstance(data.get("id"), str) else None
+            line = _parse(data)
+        entry_id = line.id
         category = get_category(line.category)
         if category.checker is Checker.MULTI_TURN:
             raise InputError(
@@ -102,22 +106,29 @@ def check_line(raw: str | bytes, number: int) -> dict[str, Any]:
                 "expected a list of expected calls, found none",
                 field="possible_answer",
             )
-        case = TestCase(
+        # every field was validated as `CheckLine`, with the types `TestCase` declares; all
+        # are given, since `model_construct` inspects a default factory's signature per call
+        case = TestCase.model_construct(
             id=line.id,
             category=line.category,
             question=[],
             functions=line.functions,
             possible_answer=line.possible_answer or [],
+            answer_texts=[],
             language=category.language,
+            dataset="",
+            suite="",
+            source=None,
         )
         mode = line.mode or (Mode.PROMPT if isinstance(line.model_output, str) else Mode.FC)
         u2d = line.underscore_to_dot
         if u2d is None:
             u2d = needs_underscore_to_dot(line.model_name or "", mode)
+        # the verdict alone: the output line needs no report record (`CaseResult`)
         if line.mode is None and _is_decoded(line.model_output):
-            result = check_decoded(case, line.model_output, underscore_to_dot=u2d)
+            verdict = judge_decoded(case, line.model_output, underscore_to_dot=u2d).verdict
         else:
-            result = check_case(case, line.model_output, mode=mode, underscore_to_dot=u2d)
+            verdict = judge(case, line.model_output, mode=mode, underscore_to_dot=u2d).verdict
     except BfclActionError as exc:
         message = f"line {number}: {exc.render()}"
         return {"id": entry_id, "valid": False, "error_type": INPUT_ERROR, "error": [message]}
@@ -129,11 +140,26 @@ def check_line(raw: str | bytes, number: int) -> dict[str, Any]:
             "error": [f"line {number}: {type(exc).__name__}: {exc}"],
         }
     return {
-        "id": result.id,
-        "valid": result.valid,
-        "error_type": result.error_type,
-        "error": result.error,
+        "id": line.id,
+        "valid": verdict.valid,
+        "error_type": verdict.error_type,
+        "error": list(verdict.error),
     }
+
+
+def _fast_parse(raw: str | bytes) -> CheckLine | None:
+    """The line parsed by pydantic-core's JSON parser (faster than `json.loads` on these
+    lines) and validated, when the parse budget's cheap check (`within_limits`) shows that
+    no limit can be reached; None for anything else (over the cheap bounds, not JSON, not a
+    valid line), which then takes the general path (`loads_json`, `_parse`) and gets its
+    exact error."""
+    if not within_limits(raw):
+        return None
+    try:
+        data = pydantic_core.from_json(raw, cache_strings="keys")
+        return CheckLine.model_validate(data) if isinstance(data, dict) else None
+    except ValueError:  # pydantic's ValidationError included
+        return None
 
 
 def _parse(data: dict[str, Any]) -> CheckLine:

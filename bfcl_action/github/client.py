@@ -96,9 +96,14 @@ def make_github(ctx: ActionContext, token: str | None = None) -> Github:
     }
     if secret:
         kwargs["auth"] = Auth.Token(secret)
-    if ctx.github_throttle is not None:
-        kwargs["seconds_between_requests"] = ctx.github_throttle
-        kwargs["seconds_between_writes"] = ctx.github_throttle
+    # No pacing sleeps (PyGithub's defaults wait 0.25 s before every request and 1 s between
+    # writes: 3 s of a PR check's 11 requests). GitHub asks for a pause between mutating
+    # requests when a client makes many of them; a run makes a handful (check run, comment,
+    # statuses), one at a time, and a secondary rate limit is still waited out by the retry.
+    # BFCL_GITHUB_THROTTLE sets a pause for both again.
+    throttle = ctx.github_throttle if ctx.github_throttle is not None else 0.0
+    kwargs["seconds_between_requests"] = throttle
+    kwargs["seconds_between_writes"] = throttle
     return Github(**kwargs)
 
 

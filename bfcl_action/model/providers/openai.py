@@ -6,9 +6,15 @@ the SDK's failures into retry-or-not.
 
 The SDK's own retries are off (`max_retries=0`): `bfcl_action.model.retry` owns them so a
 429's `Retry-After`, jitter and the infrastructure-error budget are decided in one place.
-Requests go through the SDK's request path (auth, headers, timeouts, pooled connections) with
-a ready JSON body, and the answer is read as plain JSON: no per-request re-validation of the
-tools we built ourselves, which is most of the SDK's CPU cost per call.
+A chat request is one POST on a pooled httpx2 client (as the SDK's own), with the headers
+the SDK sends that an API reads (the key as a bearer token, JSON content type, the
+organization and project from `OPENAI_ORG_ID` / `OPENAI_PROJECT_ID`) and a body encoded
+once; the answer is read as plain JSON, and an HTTP error becomes the SDK's own
+`APIStatusError` for `translate_error`. The SDK's per-request path (request options, header
+merging, URL parsing, body re-encoding) cost about 1 ms of CPU per request, most of the
+client's work at 300 requests a second, and importing the SDK about 1 s of every run
+(issue 27): `openai` is imported only for the Batch API calls (files, batches, through the
+SDK client, which shares the first pool) and to translate a failure.
 """
 
 from __future__ import annotations
@@ -16,15 +22,15 @@ from __future__ import annotations
 import dataclasses
 import email.utils
 import json
+import os
 import re
 import time
 from typing import TYPE_CHECKING, Any, Final, cast
 from urllib.parse import urlsplit
 
 import httpx2
-import openai
 
-from bfcl_action import redact
+from bfcl_action import __version__, redact
 from bfcl_action.errors import ConfigError
 from bfcl_action.escape import log_line
 from bfcl_action.model import shapes
@@ -41,7 +47,7 @@ from bfcl_action.model.types import (
 )
 
 if TYPE_CHECKING:
-    from openai._types import RequestOptions
+    import openai
 
 NAME = "openai"
 BATCH_ENDPOINT: Final = "/v1/chat/completions"
@@ -61,20 +67,10 @@ _PLATFORM_HEADERS = (
     "X-Stainless-Runtime-Version",
     "X-Stainless-Async",
 )
-_PER_REQUEST = cast(
-    "RequestOptions",
-    {
-        "headers": {
-            "x-stainless-retry-count": openai.Omit(),
-            "x-stainless-read-timeout": openai.Omit(),
-            "X-Stainless-Raw-Response": "stream",  # the body is read here, within a cap
-        }
-    },
-)
+_POOL_SIZE = 8
+"""Connections per HTTP connection pool (see `OpenAIProvider.__init__`)."""
 MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 """A chat answer larger than this is a bad answer for that request, not a run's memory."""
-"""The SDK's optional telemetry headers are left out: each costs header building and
-validation on every request (about 5-10% of the client's CPU), and no API needs them."""
 
 _REASONING = re.compile(r"^(?:.*/)?(o\d+|gpt-5)(?![\w.]*-chat)", re.IGNORECASE)
 """OpenAI reasoning models (o1, o3, o4-mini, gpt-5, with or without a provider prefix;
@@ -138,6 +134,8 @@ def translate_error(
 ) -> TransientError | PermanentError | EndpointError:
     """Map an SDK exception to retry, fail this request, or stop the run. Messages name the
     endpoint and model where that helps, never credentials; server text is escaped."""
+    import openai  # only once something failed (see the module docstring)
+
     if isinstance(exc, openai.APITimeoutError):
         return TransientError("timeout")
     if isinstance(exc, openai.APIConnectionError):
@@ -324,6 +322,41 @@ def read_message(data: dict[str, Any], tool_names: set[str], latency: float) -> 
     )
 
 
+def _organization_headers() -> dict[str, str]:
+    """`OpenAI-Organization` / `OpenAI-Project` from the variables the SDK reads them from."""
+    names = {"OpenAI-Organization": "OPENAI_ORG_ID", "OpenAI-Project": "OPENAI_PROJECT_ID"}
+    return {header: os.environ[var] for header, var in names.items() if os.environ.get(var)}
+
+
+def _status_error(response: httpx2.Response, content: bytes) -> openai.APIStatusError:
+    """The error the SDK raises for an HTTP error answer (same message, same `body`: the
+    answer's `error` object, else the parsed JSON or text), so `translate_error` reads a
+    direct request's failure as it reads an SDK call's."""
+    import openai  # only once something failed (see the module docstring)
+
+    text = content.decode("utf-8", "replace").strip()
+    parsed: Any = text
+    message = f"Error code: {response.status_code}"
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        pass
+    else:
+        error = parsed.get("error", parsed) if isinstance(parsed, dict) else None
+        detail = error.get("message") if isinstance(error, dict) else None
+        if isinstance(detail, str) and detail:
+            message += f" - {detail}"
+    body = parsed.get("error", parsed) if isinstance(parsed, dict) else parsed
+    return openai.APIStatusError(message, response=response, body=body)
+
+
+def _sdk_failures() -> tuple[type[BaseException], ...]:
+    """What an SDK call (Batch API) can raise; `openai` is imported by then."""
+    import openai
+
+    return (openai.OpenAIError, httpx2.TransportError, ConnectionError, TimeoutError)
+
+
 class OpenAIProvider:
     """One pooled `AsyncOpenAI` per run; every request of every case reuses its connections."""
 
@@ -333,20 +366,57 @@ class OpenAIProvider:
         self.model = options.model
         self.endpoint = validate_base_url(options.base_url)
         self.params = sampling_params(options, self.endpoint)
-        limits = httpx2.Limits(
-            max_connections=max(1, options.concurrency),
-            max_keepalive_connections=max(1, options.concurrency),
-        )
-        self.client = openai.AsyncOpenAI(
-            api_key=options.api_key or "unset",
-            base_url=self.endpoint,
-            timeout=options.timeout,
-            max_retries=0,
-            default_headers=cast(
-                "dict[str, str]", {name: openai.Omit() for name in _PLATFORM_HEADERS}
-            ),
-            http_client=openai.DefaultAsyncHttpx2Client(limits=limits, timeout=options.timeout),
-        )
+        # Pools of at most `_POOL_SIZE` connections: httpcore's pool walks all of its
+        # connections twice per request, so one pool of 64 spent more CPU on that walk than
+        # the rest of the request path together; each request takes the least busy pool.
+        concurrency = max(1, options.concurrency)
+        pools = -(-concurrency // _POOL_SIZE)
+        tls = httpx2.create_ssl_context()  # one for all pools: loading the CAs costs ~25 ms
+        self._pools = [
+            httpx2.AsyncClient(
+                limits=httpx2.Limits(
+                    max_connections=-(-concurrency // pools),
+                    max_keepalive_connections=-(-concurrency // pools),
+                ),
+                timeout=options.timeout,
+                follow_redirects=True,  # as the SDK's default client
+                verify=tls,
+            )
+            for _ in range(pools)
+        ]
+        self._in_flight = [0] * pools
+        self.http = self._pools[0]
+        self._api_key = options.api_key or "unset"
+        self._timeout = options.timeout
+        self._sdk: openai.AsyncOpenAI | None = None
+        self._headers = {
+            "Accept": "application/json",
+            "Content-Type": "application/json",
+            "User-Agent": f"bfcl-action/{__version__}",
+            "Authorization": f"Bearer {self._api_key}",
+            **_organization_headers(),
+        }
+        base = httpx2.URL(self.endpoint)  # joined as the SDK joins a path to its base URL
+        raw_path = base.raw_path if base.raw_path.endswith(b"/") else base.raw_path + b"/"
+        self._chat_url = base.copy_with(raw_path=raw_path + b"chat/completions")
+
+    @property
+    def client(self) -> openai.AsyncOpenAI:
+        """The SDK client (Batch API calls), made on first use over the first pool."""
+        if self._sdk is None:
+            import openai
+
+            self._sdk = openai.AsyncOpenAI(
+                api_key=self._api_key,
+                base_url=self.endpoint,
+                timeout=self._timeout,
+                max_retries=0,
+                default_headers=cast(
+                    "dict[str, str]", {name: openai.Omit() for name in _PLATFORM_HEADERS}
+                ),
+                http_client=self.http,
+            )
+        return self._sdk
 
     def identity(self) -> dict[str, Any]:
         """What, besides the messages and tools, decides an answer (part of its cache key)."""
@@ -366,16 +436,23 @@ class OpenAIProvider:
 
     async def chat(self, body: dict[str, Any]) -> dict[str, Any]:
         """POST /chat/completions; the parsed JSON answer or a translated error."""
-        try:
-            response = await self.client.post(
-                "/chat/completions", body=body, cast_to=httpx2.Response, options=_PER_REQUEST
-            )
-        except (openai.OpenAIError, httpx2.TransportError, ConnectionError, TimeoutError) as exc:
-            raise translate_error(exc, endpoint=self.endpoint, model=self.model) from exc
-        try:
+        request = httpx2.Request(
+            "POST", self._chat_url, headers=self._headers, content=json.dumps(body).encode()
+        )
+        pool = self._in_flight.index(min(self._in_flight))
+        self._in_flight[pool] += 1
+        try:  # streamed, so the body is read within the cap
+            response = await self._pools[pool].send(request, stream=True)
             content = await _read_capped(response, MAX_RESPONSE_BYTES)
+        except httpx2.TimeoutException:
+            raise TransientError("timeout") from None
         except (httpx2.TransportError, ConnectionError, TimeoutError) as exc:
             raise translate_error(exc, endpoint=self.endpoint, model=self.model) from exc
+        finally:
+            self._in_flight[pool] -= 1
+        if response.is_error:
+            error = _status_error(response, content)
+            raise translate_error(error, endpoint=self.endpoint, model=self.model) from error
         try:
             data = json.loads(content)
         except ValueError as exc:
@@ -417,26 +494,27 @@ class OpenAIProvider:
                 completion_window="24h",
                 metadata={"created_by": "bfcl-action"},
             )
-        except (openai.OpenAIError, httpx2.TransportError, ConnectionError, TimeoutError) as exc:
+        except _sdk_failures() as exc:
             raise translate_error(exc, endpoint=self.endpoint, model=self.model) from exc
         return batch.model_dump(mode="json", warnings=False)
 
     async def retrieve_batch(self, batch_id: str) -> dict[str, Any]:
         try:
             batch = await self.client.batches.retrieve(batch_id)
-        except (openai.OpenAIError, httpx2.TransportError, ConnectionError, TimeoutError) as exc:
+        except _sdk_failures() as exc:
             raise translate_error(exc, endpoint=self.endpoint, model=self.model) from exc
         return batch.model_dump(mode="json", warnings=False)
 
     async def download_file(self, file_id: str) -> bytes:
         try:
             content = await self.client.files.content(file_id)
-        except (openai.OpenAIError, httpx2.TransportError, ConnectionError, TimeoutError) as exc:
+        except _sdk_failures() as exc:
             raise translate_error(exc, endpoint=self.endpoint, model=self.model) from exc
         return content.content
 
     async def aclose(self) -> None:
-        await self.client.close()
+        for pool in self._pools:  # the SDK client, if made, shares the first
+            await pool.aclose()
 
 
 def create(options: BackendOptions) -> OpenAIProvider:
