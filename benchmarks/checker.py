@@ -91,7 +91,7 @@ def _figures(n: int, t_official: float, t_ours: float) -> dict[str, Any]:
 
 def _checker_only_work(prepared: list[tuple[dict[str, Any], Any, Any]]) -> list[Any]:
     """(official ast_checker args, case, (our calls, underscore_to_dot)) per decoded output."""
-    from bfcl_action.models import Call
+    from bfcl_action.records import Call
     from tests.conformance.official import FC_DOT_MODEL, PROMPT_MODEL
 
     work = []
@@ -121,7 +121,7 @@ def _checker_only_work(prepared: list[tuple[dict[str, Any], Any, Any]]) -> list[
 def main() -> dict[str, Any]:
     from bfcl_action.categories import CATEGORIES
     from bfcl_action.checker import check_calls, check_case, judge
-    from bfcl_action.models import Mode
+    from bfcl_action.records import Mode
     from tests.conformance.official import OfficialChecker
 
     work = _workload()

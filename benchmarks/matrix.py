@@ -1,6 +1,6 @@
 """A model matrix: what it asks and how its comment scales.
 
-1. Requests: a two-model matrix over examples/weather-app (`evaluation.evaluate_matrix`, a
+1. Requests: a two-model matrix over examples/weather-app (`evaluation.evaluate_models`, a
    shared response cache as the Action's `actions/cache` gives it). The first push asks each
    model every distinct request; a PR that rewords one tool asks each model only the requests
    that changed (ideal: `impact.request_delta` per model; target ratio 1.00).
@@ -19,11 +19,11 @@ from typing import Any
 
 from bfcl_action.compare import compare_runs
 from bfcl_action.config import MatrixModel, load_config
-from bfcl_action.evaluation import evaluate_cases, evaluate_matrix
+from bfcl_action.evaluation import evaluate_cases, evaluate_models
 from bfcl_action.impact import request_delta
 from bfcl_action.matrix import MatrixComparison, MatrixEntry
 from bfcl_action.report.matrix import render_matrix_comment
-from bfcl_action.settings import RunOverrides, backend_options, resolve_matrix
+from bfcl_action.settings import RunOverrides, backend_options, resolve_model_runs
 from bfcl_action.suites import build_cases
 from bfcl_action.tools import load_tools
 from tests.support.openai_server import OpenAIServer
@@ -42,10 +42,10 @@ def _requests() -> dict[str, Any]:
         overrides = RunOverrides(
             config=EXAMPLE / ".bfcl.yml", base_url=server.base_url, cache_dir=cache
         )
-        runs = resolve_matrix(overrides, config, entries, environ={})
+        runs = resolve_model_runs(overrides, config, entries, environ={})
         keys: dict[str, str | None] = {r.label: "sk-bench" for r in runs}
         before = len(server.requests)
-        evaluate_matrix(runs, config, api_keys=keys)
+        evaluate_models(runs, config, api_keys=keys)
         first_push = len(server.requests) - before
         base_cases = build_cases(config, base_dir=EXAMPLE, tools=tools)
         fn = tools.functions[0]

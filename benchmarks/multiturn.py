@@ -16,7 +16,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bfcl_action.models import Mode
 from bfcl_action.multiturn import (
     EnvironmentSpec,
     ExecutionOptions,
@@ -26,6 +25,7 @@ from bfcl_action.multiturn import (
 )
 from bfcl_action.multiturn.cases import load_conversation_cases
 from bfcl_action.multiturn.conversation import ground_truth_output
+from bfcl_action.records import Mode
 from tests.support.official_envs import environment_python
 
 ROOT = Path(__file__).resolve().parents[1]

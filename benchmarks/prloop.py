@@ -21,7 +21,7 @@ from typing import Any
 from bfcl_action.config import load_config
 from bfcl_action.impact import request_delta
 from bfcl_action.model.options import BackendOptions
-from bfcl_action.models import Mode, TestCase
+from bfcl_action.records import Mode, TestCase
 from bfcl_action.runner.pipeline import RunOptions, run_evaluation
 from bfcl_action.suites import build_cases
 from bfcl_action.tools import load_tools

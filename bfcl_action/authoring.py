@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 from bfcl_action.categories import CATEGORIES, Checker
 from bfcl_action.checker import check_calls, normalize_text
 from bfcl_action.checker.answers import concrete_calls
-from bfcl_action.models import ExpectedCall, FunctionDoc, TestCase
+from bfcl_action.records import ExpectedCall, FunctionDoc, TestCase
 from bfcl_action.tools.issues import describe
 from bfcl_action.tools.validate import matches_type, schema_types
 

@@ -27,7 +27,7 @@ from bfcl_action.budget import read_text, repository_root
 from bfcl_action.categories import did_you_mean
 from bfcl_action.errors import InputError
 from bfcl_action.globs import expand_globs
-from bfcl_action.models import (
+from bfcl_action.records import (
     CASE_ID_PATTERN,
     ExpectedCall,
     FunctionDoc,

@@ -20,7 +20,7 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict
 
 from bfcl_action.errors import ConfigError
-from bfcl_action.models import Language
+from bfcl_action.records import Language
 
 
 class Checker(StrEnum):

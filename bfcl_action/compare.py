@@ -20,29 +20,28 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, PrivateAttr, computed_field
 
-from bfcl_action.categories import CATEGORIES, is_multi_turn
+from bfcl_action.categories import CATEGORIES
 from bfcl_action.diagnostics import CallBalance, ToolDiagnostic, call_balance, diagnose_tools
 from bfcl_action.digest import FAIL, INFRA, PASS, RunDigest, outcome_of
 from bfcl_action.fingerprint import case_set_hash
 from bfcl_action.impact import ToolChange
-from bfcl_action.models import (
+from bfcl_action.records import (
     CaseResult,
     ExpectedCall,
     RequestCounts,
     RunCost,
     RunReport,
-    TestCase,
 )
 from bfcl_action.stats import holm, sign_test, wilson_interval
 from bfcl_action.thresholds import OVERALL as OVERALL
-from bfcl_action.thresholds import Thresholds as Thresholds
+from bfcl_action.thresholds import Thresholds
 
 
 class Verdict(StrEnum):
@@ -90,7 +89,7 @@ VERDICT_TEXT = {
 """How every report words a verdict."""
 
 
-class PairedTest(BaseModel):
+class PairedOutcomes(BaseModel):
     """Outcomes on the cases both runs answered, and the test on their question clusters.
 
     `newly_failing`/`newly_passing` count cases; the evidence counts clusters: each cluster's
@@ -186,7 +185,9 @@ class FlippedCase(BaseModel):
     functions: list[str] = Field(default_factory=list)
 
 
-class InfraFailure(BaseModel):
+class UnansweredCase(BaseModel):
+    """A case one side got no answer for (an infrastructure error), left out of accuracy."""
+
     id: str
     suite: str
     side: Literal["base", "head"]
@@ -214,7 +215,7 @@ class SuiteComparison(BaseModel):
     head: SideScore | None = None
     delta_points: float | None = None
     """Head minus base accuracy in points, over the paired cases when a paired test ran."""
-    paired: PairedTest | None = None
+    paired: PairedOutcomes | None = None
     significant: bool = False
     verdict: Verdict = Verdict.UNCHANGED
     reasons: list[str] = Field(default_factory=list)
@@ -274,7 +275,7 @@ class Comparison(BaseModel):
     overall: SuiteComparison
     suites: list[SuiteComparison]
     verdict: Verdict
-    infra_errors: list[InfraFailure] = Field(default_factory=list)
+    infra_errors: list[UnansweredCase] = Field(default_factory=list)
     requests: RequestCounts | None = None
     """What the head run asked the model and reused from the response cache."""
     cost: RunCost | None = None
@@ -349,7 +350,8 @@ class Comparison(BaseModel):
             else f"p {p_text(paired.p_value)} but within max_drop {self.thresholds.max_drop:g}"
         )
         return (
-            f"no rule fired: overall {_pct(base.accuracy or 0)}% → {_pct(head.accuracy or 0)}% "
+            f"no rule fired: overall {percent(base.accuracy or 0)}% → "
+            f"{percent(head.accuracy or 0)}% "
             f"({overall.delta_points:+.1f} points{subset}) over {paired.clusters} question "
             f"clusters ({paired.clusters_regressed} regressed, {paired.clusters_improved} "
             f"improved): sign test {why}"
@@ -362,42 +364,6 @@ class Comparison(BaseModel):
     @property
     def flipped(self) -> list[FlippedCase]:
         return [f for s in self.suites for f in s.flipped]
-
-
-# --- case context ---------------------------------------------------------------------------
-
-
-def _question_excerpt(case: TestCase, limit: int = 400) -> str:
-    for turn in case.question:
-        for message in reversed(turn):
-            if message.role == "user" and message.content:
-                text = message.content
-                return text if len(text) <= limit else text[: limit - 1] + "…"
-    return ""
-
-
-def attach_case_context(report: RunReport, cases: Iterable[TestCase]) -> RunReport:
-    """Copy each case's question excerpt, expected answer and offered function names onto
-    its result, so the stored report can explain flips without the dataset at hand."""
-    by_id = {c.id: c for c in cases}
-    results = []
-    for result in report.results:
-        case = by_id.get(result.id)
-        if case is None:
-            results.append(result)
-            continue
-        results.append(
-            result.model_copy(
-                update={
-                    "question": _question_excerpt(case),
-                    # multi-turn answers are per-turn call strings, not possible answers;
-                    # their verdict's errors name the turn and what differed
-                    "expected": None if is_multi_turn(case.category) else case.possible_answer,
-                    "functions": [f.name for f in case.functions],
-                }
-            )
-        )
-    return report.model_copy(update={"results": results})
 
 
 def natural_key(label: str) -> list[tuple[int, int | str]]:
@@ -623,12 +589,12 @@ class Clusters:
 
 def paired_test(
     pairs: Sequence[tuple[str, bool, bool]], clusters: Clusters | None = None
-) -> PairedTest:
+) -> PairedOutcomes:
     """Counts and the cluster sign test over (case id, base passed, head passed) pairs."""
     nets, shared = (clusters or Clusters()).evidence(pairs)
     regressed = sum(n < 0 for n in nets.values())
     improved = sum(n > 0 for n in nets.values())
-    return PairedTest(
+    return PairedOutcomes(
         n=len(pairs),
         base_correct=sum(b for _, b, _ in pairs),
         head_correct=sum(h for _, _, h in pairs),
@@ -645,8 +611,11 @@ def paired_test(
 # --- verdicts -------------------------------------------------------------------------------
 
 
-def _pct(value: float) -> str:
-    return f"{value * 100:.1f}"
+def percent(value: float | None, *, digits: int = 1, missing: str = "—", unit: str = "") -> str:
+    """A share (0..1) as every output shows it: in percent with `digits` decimals, then
+    `unit` (`91.2`, `91.25%`); `missing` when there is no value. The one percentage
+    formatter (comments, summaries, step outputs, the `score` table)."""
+    return missing if value is None else f"{value * 100:.{digits}f}{unit}"
 
 
 def p_text(p: float | None) -> str:
@@ -845,9 +814,9 @@ def _involved_tools(
     return tools, sum(not t.cases for t in tools)
 
 
-def _infra(side: Literal["base", "head"], suites: Mapping[str, _Suite]) -> list[InfraFailure]:
+def _infra(side: Literal["base", "head"], suites: Mapping[str, _Suite]) -> list[UnansweredCase]:
     return [
-        InfraFailure(id=r.id, suite=label, side=side, message=r.infra_error or "")
+        UnansweredCase(id=r.id, suite=label, side=side, message=r.infra_error or "")
         for label, suite in sorted(suites.items())
         for r in sorted(suite.results.values(), key=lambda r: r.id)
         if r.infra_error

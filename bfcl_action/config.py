@@ -30,7 +30,7 @@ from bfcl_action.categories import CATEGORIES, Group, did_you_mean
 from bfcl_action.cost import Price
 from bfcl_action.credentials import key_variable_problem
 from bfcl_action.errors import ConfigError, InputError
-from bfcl_action.models import Mode, SourceLocation
+from bfcl_action.records import Mode, SourceLocation
 from bfcl_action.redact import shorten
 from bfcl_action.thresholds import STRICT_KEYS, CategoryKey, Thresholds
 from bfcl_action.tools.servers import ToolEntry

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bfcl_action.models import CaseResult, RunCost
+from bfcl_action.records import CaseResult, RunCost
 
 PER_TOKENS = 1_000_000
 

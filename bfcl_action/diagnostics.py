@@ -32,7 +32,7 @@ from pydantic import BaseModel, Field
 from bfcl_action.categories import CATEGORIES, Checker, Group
 from bfcl_action.checker.normalize import normalize_text
 from bfcl_action.digest import FAIL, INFRA, PASS
-from bfcl_action.models import CaseResult
+from bfcl_action.records import CaseResult
 
 DISTRACTORS = "own_distractors"
 """The derived suite whose cases offer pool functions beside yours."""

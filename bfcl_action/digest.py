@@ -36,7 +36,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from bfcl_action.errors import InputError
 from bfcl_action.fingerprint import canonical_json, case_set_hash
-from bfcl_action.models import CaseResult, Mode, RunReport
+from bfcl_action.records import CaseResult, Mode, RunReport
 
 DIGEST_VERSION = 1
 MARKER = "bfcl-action:digest"

@@ -24,9 +24,9 @@ from bfcl_action.errors import ConfigError
 from bfcl_action.leaderboard import LEADERBOARD_CATEGORIES, OVERALL_ACC, cell_text, leaderboard_of
 from bfcl_action.model.batch import BatchSettings
 from bfcl_action.model.naming import NameMap, with_api_names
-from bfcl_action.models import CaseResult, Mode, RunReport, TestCase
 from bfcl_action.multiturn.check import ExecutionOptions
 from bfcl_action.multiturn.sandbox import SandboxLimits
+from bfcl_action.records import CaseResult, Mode, RunReport, TestCase
 from bfcl_action.run_reports import save_report
 from bfcl_action.runner.backends import Backend
 from bfcl_action.runner.pipeline import RunOptions, run_evaluation
@@ -210,16 +210,16 @@ def evaluate_cases(
     return report
 
 
-def evaluate_matrix(
+def evaluate_models(
     runs: Sequence[MatrixRun],
     config: BfclConfig | None,
     *,
     api_keys: Mapping[str, str | None],
     progress: Progress | None = None,
 ) -> tuple[list[RunReport], list[TestCase]]:
-    """Every model of a matrix on the same cases: built and selected once (from the first
-    entry's settings: what chooses cases is shared), then asked model by model, each
-    report labelled with its entry. `api_keys` maps labels to keys."""
+    """Every model of the run (one, or a matrix's) on the same cases: built and selected
+    once (from the first run's settings: what chooses cases is shared), then asked model by
+    model, each report labelled with its run's label. `api_keys` maps labels to keys."""
     if not runs:
         raise ConfigError("the model matrix is empty", field="models")
     cases, datasets = gather_cases(runs[0].settings, config)
@@ -233,7 +233,8 @@ def evaluate_matrix(
             submit_batch(cases, run_options(run.settings, datasets, api_keys.get(run.label)))
     reports: list[RunReport] = []
     for run in runs:
-        print(f"bfcl-action: model {run.label} ({run.settings.model})", file=sys.stderr)
+        if run.label:
+            print(f"bfcl-action: model {run.label} ({run.settings.model})", file=sys.stderr)
         report = evaluate_cases(
             run.settings,
             config,
@@ -256,7 +257,10 @@ def file_label(label: str) -> str:
 
 
 def labelled_path(path: Path, label: str) -> Path:
-    """`run.json` -> `run.<label>.json`: one model's file of a matrix run."""
+    """`run.json` -> `run.<label>.json`: one model's file of a matrix run (`path` itself
+    for the one model of a run without `models:`, whose label is empty)."""
+    if not label:
+        return path
     return path.with_name(f"{path.stem}.{file_label(label)}{path.suffix}")
 
 

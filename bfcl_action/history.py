@@ -8,15 +8,15 @@ half a line. A damaged line (e.g. edited by hand) is skipped and reported, not f
 
 Where the file lives between runs is the caller's choice: a workflow artifact (the action
 writes it into its output directory; the workflow uploads it and downloads the previous
-one), or a data branch of the repository (`BranchStore`, plain git against the checkout).
+one), or a data branch of the repository (`git_files.BranchStore`, plain git against the
+checkout). Pure: the chart is drawn by `report.charts.history_chart`.
 """
 
 from __future__ import annotations
 
-import functools
 import os
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field, ValidationError
 from bfcl_action.digest import RunDigest, SuiteDigest, digest_of, encode_digest
 from bfcl_action.errors import BfclActionError
 from bfcl_action.jsonl import scan_jsonl
-from bfcl_action.models import RunReport
+from bfcl_action.records import RunReport
 
 HISTORY_SCHEMA_VERSION = 1
 
@@ -180,7 +180,6 @@ def last_digest(records: Sequence[HistoryRecord], *check_names: str) -> RunDiges
     """The digest of the newest record of one of `check_names` that carries one (a check
     renamed across an upgrade keeps its earlier records under the old name)."""
     from bfcl_action.digest import parse_digest
-    from bfcl_action.errors import BfclActionError
 
     for record in reversed(records):
         if record.check_name in check_names and record.digest:
@@ -195,22 +194,12 @@ def _date(record: HistoryRecord) -> str:
     return record.created_at[:10] or "?"
 
 
-def _label(record: HistoryRecord) -> str:
+def chart_label(record: HistoryRecord) -> str:
     """A chart tick for one run: its date over its short sha (else its run id), so runs of
     one day stay apart."""
     date = _date(record)
     below = record.sha[:7] or (f"run {record.run_id}" if record.run_id else "")
     return f"{date}\n{below}" if below else date
-
-
-def history_svg(records: Sequence[HistoryRecord], *, title: str, last: int = 52) -> str:
-    """The trend chart of the newest `last` records (`bfcl_action.report`'s history chart)."""
-    from bfcl_action.report.charts import render_history_svg
-
-    shown = list(records)[-last:]
-    return render_history_svg(
-        [r.as_digest() for r in shown], labels=[_label(r) for r in shown], title=title
-    )
 
 
 def trend_table(records: Sequence[HistoryRecord], *, last: int = 8) -> str:
@@ -236,106 +225,3 @@ def trend_table(records: Sequence[HistoryRecord], *, last: int = 8) -> str:
         for r in shown
     ]
     return "\n".join([header, rule, *rows]) + "\n"
-
-
-# ------------------------------------------------------------------------------ data branch
-BOT_NAME = "github-actions[bot]"
-BOT_EMAIL = "41898282+github-actions[bot]@users.noreply.github.com"
-
-
-class BranchStore:
-    """Files on a data branch of the checkout's `origin`, read and committed with git plumbing.
-
-    Nothing in the user's working tree, index or branches is touched: the branch is fetched
-    into a private ref, commits are built in a temporary index, and pushed by sha. A push
-    that loses a race (another run pushed first) is retried on the new tip, so no line is
-    lost. The checkout's credentials are used (actions/checkout keeps them for `git push`;
-    the job needs `contents: write`).
-    """
-
-    def __init__(self, checkout: Path, branch: str, *, remote: str = "origin") -> None:
-        import git
-
-        self.repo = git.Repo(checkout, search_parent_directories=True)
-        self.branch = branch
-        self.remote = remote
-        self.ref = f"refs/bfcl-action/{branch}"
-
-    def fetch(self) -> str | None:
-        """Fetch the branch; its tip sha, or None when the branch does not exist yet."""
-        import git
-
-        try:
-            self.repo.git.fetch(
-                "--quiet", "--no-tags", self.remote, f"+refs/heads/{self.branch}:{self.ref}"
-            )
-        except git.GitCommandError as exc:
-            if "couldn't find remote ref" in str(exc) or "could not find remote ref" in str(exc):
-                return None
-            raise
-        return str(self.repo.git.rev_parse(self.ref))
-
-    def read(self, tip: str | None, path: str) -> str:
-        import git
-
-        if tip is None:
-            return ""
-        try:
-            return str(self.repo.git.show(f"{tip}:{path}", strip_newline_in_stdout=False))
-        except git.GitCommandError:
-            return ""
-
-    def commit(self, parent: str | None, files: dict[str, str], message: str) -> str:
-        """A commit of `files` over `parent`'s tree (built in a throwaway index)."""
-        with tempfile.TemporaryDirectory(prefix="bfcl-history-") as tmp:
-            env = {
-                "GIT_INDEX_FILE": str(Path(tmp) / "index"),
-                "GIT_AUTHOR_NAME": BOT_NAME,
-                "GIT_AUTHOR_EMAIL": BOT_EMAIL,
-                "GIT_COMMITTER_NAME": BOT_NAME,
-                "GIT_COMMITTER_EMAIL": BOT_EMAIL,
-            }
-            g = self.repo.git
-            if parent is None:
-                g.read_tree("--empty", env=env)
-            else:
-                g.read_tree(parent, env=env)
-            for number, (path, text) in enumerate(sorted(files.items())):
-                blob_file = Path(tmp) / f"blob{number}"
-                blob_file.write_text(text, encoding="utf-8", newline="\n")
-                blob = g.hash_object("-w", str(blob_file))
-                g.update_index("--add", "--cacheinfo", f"100644,{blob},{path}", env=env)
-            tree = g.write_tree(env=env)
-            args = [tree, "-m", message] + (["-p", parent] if parent else [])
-            return str(g.commit_tree(*args, env=env))
-
-    def push(self, sha: str) -> bool:
-        """Push `sha` as the branch; False when the branch moved meanwhile (not a fast-forward)."""
-        import git
-
-        try:
-            self.repo.git.push("--quiet", self.remote, f"{sha}:refs/heads/{self.branch}")
-        except git.GitCommandError as exc:
-            text = str(exc)
-            if "non-fast-forward" in text or "rejected" in text or "fetch first" in text:
-                return False
-            raise
-        return True
-
-    def update(
-        self, build: Callable[[Callable[[str], str]], dict[str, str]], message: str, tries: int = 3
-    ) -> str:
-        """Commit what `build(read)` returns over the branch tip and push; returns the commit.
-
-        `build` gets a reader of the tip's files and is called again after a lost race.
-        """
-        for _ in range(tries):
-            tip = self.fetch()
-            reader: Callable[[str], str] = functools.partial(self.read, tip)
-            files = build(reader)
-            sha = self.commit(tip, files, message)
-            if self.push(sha):
-                return sha
-        raise BfclActionError(
-            f"could not push to the `{self.branch}` branch: it kept moving ({tries} attempts)"
-        )

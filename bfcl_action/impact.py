@@ -15,19 +15,14 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
 from bfcl_action.config import ModelSettings
-from bfcl_action.errors import InputError
 from bfcl_action.fingerprint import canonical_json, sha256_hex
-from bfcl_action.globs import matches_any
-from bfcl_action.models import FunctionDoc, TestCase
+from bfcl_action.records import FunctionDoc, TestCase
 from bfcl_action.settings import backend_options, settings_of_section
-from bfcl_action.tools.load import ToolSet, tools_from_sources
-from bfcl_action.tools.validate import ToolLimits
 
 if TYPE_CHECKING:  # the runner imports the comparison, which imports this module
     from bfcl_action.model.options import BackendOptions
@@ -331,10 +326,10 @@ def request_keys(
     keys by construction (content-addressed: the case id is not part of them, and two cases
     asking the same thing share one answer).
     """
+    from bfcl_action.categories import is_multi_turn
     from bfcl_action.model.forms import case_request
     from bfcl_action.model.render import FunctionRenderer
     from bfcl_action.model.types import PermanentError
-    from bfcl_action.multiturn.conversation import is_multi_turn
 
     client = key_client(options)
     renderer = FunctionRenderer()
@@ -343,7 +338,7 @@ def request_keys(
     for case in cases:
         keys = set()
         for sample in range(repeat):
-            if is_multi_turn(case):
+            if is_multi_turn(case.category):
                 keys.add(_conversation_key(case, options, sample))
                 continue
             try:
@@ -389,78 +384,6 @@ def request_delta(
     wanted = request_keys(head, head_options, repeat=repeat)
     new = {k for keys in wanted.values() for k in keys} - asked
     return [c for c in head if not wanted[c.id] <= asked], new
-
-
-def _commit_at(repo_dir: Path, ref: str) -> tuple[Any, Path]:
-    """The commit `ref` names in the repository holding `repo_dir`, and its work tree root;
-    a missing repository or an unknown ref is an `InputError`."""
-    import git
-
-    try:
-        repo = git.Repo(repo_dir, search_parent_directories=True)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        raise InputError(f"not a git repository: {repo_dir}") from None
-    try:
-        commit = repo.commit(ref)
-    except (git.BadName, ValueError):
-        raise InputError(f"unknown git ref {ref!r}", field="--base-ref") from None
-    return commit, Path(repo.working_tree_dir or repo_dir).resolve()
-
-
-def tools_at_ref(
-    repo_dir: Path,
-    ref: str,
-    patterns: Sequence[str],
-    *,
-    config_dir: Path | None = None,
-    exclude: Sequence[str] = (),
-    limits: ToolLimits | None = None,
-) -> ToolSet:
-    """The tool set as committed at `ref`, using the working tree's globs.
-
-    Globs are relative to `config_dir` (default: the repository root), as in `.bfcl.yml`.
-    A bad ref is an `InputError`; tool files that do not validate at the ref raise the usual
-    `ToolValidationError` (names prefixed with `REF:`).
-    """
-    commit, root = _commit_at(repo_dir, ref)
-    prefix = ""
-    if config_dir is not None:
-        rel = config_dir.resolve().relative_to(root).as_posix()
-        prefix = "" if rel == "." else rel + "/"
-    sources: list[tuple[str, str]] = []
-    items: list[Any] = list(commit.tree.traverse())
-    for blob in items:
-        if getattr(blob, "type", "") != "blob":
-            continue
-        path = str(blob.path)
-        if not path.startswith(prefix):
-            continue
-        rel_path = path[len(prefix) :]
-        if matches_any(rel_path, patterns) and not matches_any(rel_path, exclude):
-            data = blob.data_stream.read().decode("utf-8", errors="replace")
-            sources.append((f"{ref}:{rel_path}", data))
-    sources.sort()
-    return tools_from_sources(sources, limits or ToolLimits())
-
-
-def tree_at_ref(repo_dir: Path, ref: str, directory: Path, dest: Path) -> Path:
-    """Write the files under `directory` as committed at `ref` into `dest`; returns the
-    directory's counterpart inside `dest` (what `build_cases` needs to build the base's cases
-    from the base's own config, tools, cases and pools, without touching the work tree)."""
-    commit, root = _commit_at(repo_dir, ref)
-    rel = directory.resolve().relative_to(root).as_posix()
-    prefix = "" if rel == "." else rel + "/"
-    items: list[Any] = list(commit.tree.traverse())
-    for blob in items:
-        path = str(getattr(blob, "path", ""))
-        if getattr(blob, "type", "") != "blob" or not path.startswith(prefix):
-            continue
-        target = dest / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(blob.data_stream.read())
-    out = dest / rel
-    out.mkdir(parents=True, exist_ok=True)
-    return out
 
 
 def options_for(model: ModelSettings) -> BackendOptions:

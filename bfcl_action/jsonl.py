@@ -1,4 +1,6 @@
-"""The one JSON Lines reader: BFCL data, result and score files, history, Live releases.
+"""The one JSON Lines reader of files and texts: BFCL data, result and score files,
+history, Live releases, Batch API output. (The sandbox worker's pipe protocol frames its
+own lines.)
 
 Every JSONL file this project reads follows the same rules: lines are numbered from 1, blank
 lines are skipped, a UTF-8 byte-order mark is ignored, and a bad line is reported with its

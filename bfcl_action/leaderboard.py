@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from pydantic import BaseModel, ConfigDict
 
 from bfcl_action.categories import CATEGORIES, FORMAT_SENSITIVITY
-from bfcl_action.models import CaseResult, CategoryScore, RunReport
+from bfcl_action.records import CaseResult, CategoryScore, RunReport
 
 NA = "N/A"
 

@@ -4,7 +4,9 @@ Each model of a `models:` matrix (docs/model-matrix.md) is compared with *its ow
 (the digest of the same label on the merge-base, `pick_baseline`), so adding a model, or one
 model regressing, moves only that model's row. The matrix verdict is the worst verdict of
 the models that gate the check; an `informational` model is reported, never gating. Pure:
-the GitHub side (`github/matrix.py`) finds the baselines and publishes.
+the GitHub side (`github/activities.py`) finds the baselines and publishes.
+One model without `models:` is a matrix of one entry without a label
+(`MatrixComparison.single`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from bfcl_action.compare import Comparison, Verdict
 from bfcl_action.digest import RunDigest
-from bfcl_action.models import RunReport
+from bfcl_action.records import RunReport
 
 _ORDER = (
     Verdict.REGRESSION,
@@ -42,6 +44,15 @@ class MatrixComparison(BaseModel):
 
     entries: list[MatrixEntry] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+
+    @property
+    def single(self) -> Comparison | None:
+        """The comparison of a run of one model without `models:` (shown in the
+        single-model layout: comment, check run, summary, outputs); None for a matrix,
+        even a matrix of one entry (a label keeps its layout)."""
+        if len(self.entries) == 1 and not self.entries[0].label:
+            return self.entries[0].comparison
+        return None
 
     @property
     def gating(self) -> list[MatrixEntry]:
@@ -72,7 +83,15 @@ def pick_baseline(
     """The baseline of matrix entry `label`: the one carrying that label; else, when the
     base ran a single model (no label) and it is this entry's model, that run (so adding
     a matrix to a repository keeps the old baseline for the model it already had). The
-    second value says which, for the comment's notes."""
+    second value says which, for the comment's notes.
+
+    The one model of a run without `models:` (empty `label`) takes the unlabelled
+    baseline, else the one of the same model (a base that ran a matrix), else the last."""
+    if not label:
+        unlabelled = [b for b in baselines if not b.label]
+        same_model = [b for b in baselines if b.model == model]
+        pool = unlabelled or same_model or list(baselines)
+        return (pool[-1], "") if pool else (None, "")
     for base in baselines:
         if base.label == label:
             return base, f"its {label} run"

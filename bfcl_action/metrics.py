@@ -19,7 +19,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from bfcl_action.cost import run_cost
-from bfcl_action.models import CaseResult, RunReport
+from bfcl_action.records import CaseResult, RunReport
 from bfcl_action.stats import percentile as percentile
 
 METRICS_SCHEMA_VERSION = 1

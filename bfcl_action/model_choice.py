@@ -36,7 +36,7 @@ from pydantic import BaseModel, Field
 
 from bfcl_action.compare import Clusters, SideScore, natural_key
 from bfcl_action.cost import run_cost
-from bfcl_action.models import CaseResult, Mode, RunReport
+from bfcl_action.records import CaseResult, Mode, RunReport
 from bfcl_action.stats import holm, percentile, sign_test
 
 OVERALL = "overall"

@@ -32,7 +32,7 @@ from bfcl_action.leaderboard import (
     cell_text,
     format_sensitivity_stats,
 )
-from bfcl_action.models import CaseResult, TestCase
+from bfcl_action.records import CaseResult, TestCase
 
 VERSION_PREFIX = "BFCL_v4"
 RESULT_FILE_RE = re.compile(rf"^{VERSION_PREFIX}_(\w+?)_result\.json$")

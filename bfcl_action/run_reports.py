@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from bfcl_action.digest import RunDigest, parse_digest
 from bfcl_action.errors import InputError
-from bfcl_action.models import RequestCounts, RunReport
+from bfcl_action.records import RequestCounts, RunReport
 from bfcl_action.redact import redact
 from bfcl_action.scoring import build_report, repeat_summary
 from bfcl_action.select import parse_shard

@@ -39,9 +39,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bfcl_action import __version__
-from bfcl_action.categories import CATEGORIES, Column, columns_of
+from bfcl_action.categories import CATEGORIES, Column, columns_of, is_multi_turn
 from bfcl_action.fingerprint import case_set_hash, config_fingerprint
-from bfcl_action.models import CaseResult, CategoryScore, Mode, RunReport
+from bfcl_action.records import CaseResult, CategoryScore, Mode, RunReport, TestCase
 
 _SIMPLE = columns_of(Column.NON_LIVE_SIMPLE_AST)
 _NON_LIVE_AST = columns_of(Column.NON_LIVE_AST)
@@ -285,3 +285,36 @@ def repeat_summary(results: Sequence[CaseResult]) -> tuple[dict[str, float | Non
         "repeat_unstable_cases": float(len(unstable)),
     }
     return summary, unstable
+
+
+def _question_excerpt(case: TestCase, limit: int = 400) -> str:
+    for turn in case.question:
+        for message in reversed(turn):
+            if message.role == "user" and message.content:
+                text = message.content
+                return text if len(text) <= limit else text[: limit - 1] + "…"
+    return ""
+
+
+def attach_case_context(report: RunReport, cases: Iterable[TestCase]) -> RunReport:
+    """Copy each case's question excerpt, expected answer and offered function names onto
+    its result, so the stored report can explain flips without the dataset at hand."""
+    by_id = {c.id: c for c in cases}
+    results = []
+    for result in report.results:
+        case = by_id.get(result.id)
+        if case is None:
+            results.append(result)
+            continue
+        results.append(
+            result.model_copy(
+                update={
+                    "question": _question_excerpt(case),
+                    # multi-turn answers are per-turn call strings, not possible answers;
+                    # their verdict's errors name the turn and what differed
+                    "expected": None if is_multi_turn(case.category) else case.possible_answer,
+                    "functions": [f.name for f in case.functions],
+                }
+            )
+        )
+    return report.model_copy(update={"results": results})

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from bfcl_action.categories import expand_categories
 from bfcl_action.errors import ConfigError
-from bfcl_action.models import TestCase
+from bfcl_action.records import TestCase
 
 
 def _rank(text: str) -> int:

@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from bfcl_action.models import TestCase
+from bfcl_action.records import TestCase
 from bfcl_action.tools.validate import mapped_name
 
 Reply = dict[str, Any]

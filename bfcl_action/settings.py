@@ -23,11 +23,9 @@ from bfcl_action import credentials, redact
 from bfcl_action.config import BfclConfig, MatrixModel, ModelSettings
 from bfcl_action.credentials import key_variable_problem
 from bfcl_action.errors import ConfigError
-from bfcl_action.models import Mode
+from bfcl_action.records import Mode
 from bfcl_action.select import parse_shard
 from bfcl_action.thresholds import (
-    CategoryThreshold,
-    ResolvedThreshold,
     ThresholdOverrides,
     Thresholds,
 )
@@ -37,19 +35,15 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULTS",
-    "CategoryThreshold",
     "MatrixRun",
-    "ResolvedThreshold",
     "RunOverrides",
     "RunSettings",
-    "ThresholdOverrides",
-    "Thresholds",
     "api_key",
     "api_key_from_env",
     "backend_options",
     "check_settings",
     "default_cache_dir",
-    "resolve_matrix",
+    "resolve_model_runs",
     "resolve_run_settings",
     "resolve_thresholds",
     "settings_of_section",
@@ -265,7 +259,8 @@ def resolve_run_settings(
 
 
 class MatrixRun(BaseModel):
-    """One entry of a model matrix with its resolved settings (`resolve_matrix`)."""
+    """One model of a run with its resolved settings (`resolve_model_runs`): an entry of a
+    `models:` matrix, or the one model of a run without `models:` (label "")."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -277,16 +272,22 @@ class MatrixRun(BaseModel):
     the run (the Action's `api-key` input, the command line's `--api-key-env`)."""
 
 
-def resolve_matrix(
+def resolve_model_runs(
     overrides: RunOverrides,
     config: BfclConfig | None,
     entries: Sequence[MatrixModel],
     *,
     environ: Mapping[str, str] | None = None,
 ) -> list[MatrixRun]:
-    """One `RunSettings` per matrix entry: DEFAULTS < `model:` < front-end options < the
-    entry's own keys (an entry is more specific than an option given for every model).
-    The options that choose the cases (categories, sample, ...) are the same for all."""
+    """The models of a run: one model is a matrix of one. Without `entries`, the one run
+    of `resolve_run_settings` (no label); else one `RunSettings` per matrix entry:
+    DEFAULTS < `model:` < front-end options < the entry's own keys (an entry is more
+    specific than an option given for every model). The options that choose the cases
+    (categories, sample, ...) are the same for all."""
+    if not entries:
+        return [
+            MatrixRun(label="", settings=resolve_run_settings(overrides, config, environ=environ))
+        ]
     runs: list[MatrixRun] = []
     for entry in entries:
         values = overrides.model_dump(exclude_none=True)

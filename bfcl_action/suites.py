@@ -42,7 +42,7 @@ from bfcl_action.dataset import dataset_categories, load_dataset
 from bfcl_action.errors import ConfigError, DatasetError, LiveUnavailable
 from bfcl_action.fingerprint import sha256_hex
 from bfcl_action.globs import glob_files
-from bfcl_action.models import FunctionDoc, SourceLocation, TestCase
+from bfcl_action.records import ExecutionData, FunctionDoc, SourceLocation, TestCase
 from bfcl_action.relevance import bigrams, character_overlap, concepts, tool_text
 from bfcl_action.tools.configured import load_configured
 from bfcl_action.tools.load import ToolSet
@@ -470,7 +470,7 @@ def build_cases(
 
 def _with_import_root(case: TestCase, base_dir: Path) -> TestCase:
     """Executable cases import their implementations from the config's directory."""
-    if (case.model_extra or {}).get("execute") is None:
+    if case.metadata_as(ExecutionData).execute is None:
         return case
     return case.model_copy(update={"environment_paths": [str(base_dir.resolve())]})
 

@@ -123,7 +123,7 @@ def cmd_harvest(args: argparse.Namespace) -> int:
 
     from bfcl_action.generate.model import ModelLink, verify_options
     from bfcl_action.model.options import BackendOptions
-    from bfcl_action.models import Mode
+    from bfcl_action.records import Mode
     from curation.build import iso_week
     from curation.harvest import (
         SOURCES_FILE,

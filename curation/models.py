@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bfcl_action.models import ExpectedCall, FunctionDoc, Message
+from bfcl_action.records import ExpectedCall, FunctionDoc, Message
 
 DEFAULT_LICENSE = "Apache-2.0"
 ACCEPTED_LICENSES = ("Apache-2.0", "MIT", "CC-BY-4.0", "CC0-1.0", "BSD-3-Clause")

@@ -8,7 +8,7 @@ same possible answer.
 from __future__ import annotations
 
 from bfcl_action.authoring import expected_calls
-from bfcl_action.models import FunctionDoc, Message
+from bfcl_action.records import FunctionDoc, Message
 from curation.models import Contribution, Item, Origin
 
 

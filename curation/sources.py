@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bfcl_action.categories import LIVE_CATEGORIES
-from bfcl_action.models import TestCase
+from bfcl_action.records import TestCase
 
 
 def official_cases(spec: str) -> list[TestCase]:

@@ -8,7 +8,7 @@ from typing import Any
 
 from bfcl_action.errors import InputError
 from bfcl_action.jsonl import read_jsonl
-from bfcl_action.models import FunctionDoc, Message
+from bfcl_action.records import FunctionDoc, Message
 from curation.models import Item, Origin
 from curation.release import Manifest
 

@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from bfcl_action.authoring import checker_objection, option_problem
-from bfcl_action.models import FunctionDoc, TestCase
+from bfcl_action.records import FunctionDoc, TestCase
 from curation.models import Item
 from curation.settings import CurationSettings
 

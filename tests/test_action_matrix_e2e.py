@@ -19,12 +19,10 @@ from pathlib import Path
 from bfcl_action.config import load_config
 from bfcl_action.digest import parse_digests
 from bfcl_action.suites import build_cases
+from tests.support.action import ActionRun, git, run_action
+from tests.support.example_app import EXAMPLE, expected_calls, scripted_model
 from tests.support.github_server import GitHubServer
 from tests.support.openai_server import OpenAIServer
-from tests.test_action_pr_loop_e2e import EXAMPLE, _expected_calls, _model
-from tests.test_github_action_e2e import ActionRun, git, github_server, run_action
-
-__all__ = ["github_server"]
 
 STEADY_KEY = "sk-steady-0123456789abcdef"
 FRAGILE_KEY = "sk-fragile-0123456789abcdef"
@@ -47,11 +45,11 @@ def _matrix_runs(
     github_server: GitHubServer, tmp_path: Path, *, informational: bool
 ) -> tuple[ActionRun, ActionRun, int, str]:
     workdir, main_sha = _repo(tmp_path, github_server)
-    calls = _expected_calls(build_cases(load_config(workdir / ".bfcl.yml"), base_dir=workdir))
+    calls = expected_calls(build_cases(load_config(workdir / ".bfcl.yml"), base_dir=workdir))
     with OpenAIServer() as steady, OpenAIServer() as fragile:
-        steady.responder = _model(calls, fragile=False)
+        steady.responder = scripted_model(calls, fragile=False)
         steady.api_key = STEADY_KEY
-        fragile.responder = _model(calls)
+        fragile.responder = scripted_model(calls)
         fragile.api_key = FRAGILE_KEY
         models = (
             "# one line per model\n"
@@ -187,9 +185,9 @@ def test_scheduled_matrix_tracks_each_model_with_its_own_check_history_and_alert
     """Reports of a matrix whose jobs ran elsewhere (the `report` input, grouped by label):
     each model gets the check run, history file and alert issue its own step would have."""
     from bfcl_action.github.alerts import ALERT_LABEL
+    from tests.support.action import write_report
     from tests.support.reports import make_report
-    from tests.test_github_action_e2e import write_report
-    from tests.test_scheduled_alerts import DROPPED, HEALTHY, SCHEDULE
+    from tests.support.scheduled import DROPPED, HEALTHY, SCHEDULE
 
     sha = github_server.repo("octo/app").branches["main"]
 
@@ -243,8 +241,8 @@ def test_a_single_model_pr_finds_its_own_digest_in_a_matrix_check_run(
 ) -> None:
     """Back from a matrix to one model: the merge-base check run holds one digest per model,
     and the single-model run compares with the digest of its own model, not the last one."""
+    from tests.support.action import open_pr, write_report
     from tests.support.reports import make_report
-    from tests.test_github_action_e2e import open_pr, write_report
 
     sha = github_server.repo("octo/app").branches["main"]
     names = []
@@ -287,7 +285,7 @@ def test_a_fork_matrix_cannot_send_the_job_token_to_an_endpoint_it_names(
     """A fork PR gets no secrets, but the job still holds its (read-only) token. A fork's
     `.bfcl.yml` that names the token's variable as a model key and its own endpoint is
     refused before any request: the token never leaves the job."""
-    from tests.test_github_action_e2e import write_tools
+    from tests.support.action import write_tools
 
     github_server.fork("octo/app", "mallory/app")
     github_server.commit("mallory/app", "patch")
@@ -366,7 +364,7 @@ def test_matrix_shards_are_reported_together_by_the_final_job(
 def test_a_matrix_model_without_a_key_stops_the_run_before_any_request(
     github_server: GitHubServer, tmp_path: Path
 ) -> None:
-    from tests.test_github_action_e2e import write_tools
+    from tests.support.action import write_tools
 
     write_tools(tmp_path)
     run = run_action(

@@ -11,84 +11,19 @@ shows the numbers of its table and says what was asked and reused.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from bfcl_action.config import load_config
-from bfcl_action.impact import tree_at_ref
-from bfcl_action.models import TestCase
+from bfcl_action.git_files import tree_at_ref
+from bfcl_action.records import TestCase
 from bfcl_action.suites import build_cases
+from tests.support.action import git, run_action
+from tests.support.example_app import EXAMPLE, expected_calls, predicted_impact, scripted_model
 from tests.support.github_server import GitHubServer
 from tests.support.openai_server import OpenAIServer
-from tests.test_github_action_e2e import ROOT, git, github_server, run_action
-
-__all__ = ["github_server"]
-
-EXAMPLE = ROOT / "examples" / "weather-app"
-NARROW = "Not for current conditions"
-"""Words of main's `get_forecast` description that the PR drops."""
-
-
-def _expected_calls(cases: list[TestCase]) -> dict[str, list[dict[str, Any]]]:
-    """Question -> the calls a good model makes (first option of each argument)."""
-    out: dict[str, list[dict[str, Any]]] = {}
-    for case in cases:
-        if not case.possible_answer or len(case.question) != 1:
-            continue
-        calls = []
-        for call in case.possible_answer:
-            for name, params in call.items():
-                args = {k: next(o for o in v if o != "") for k, v in params.items() if v != [""]}
-                args = {k: v for k, v in args.items() if v != ""}
-                calls.append({"name": name, "arguments": args})
-        out[case.question[0][-1].content or ""] = calls
-    return out
-
-
-def _model(calls: dict[str, list[dict[str, Any]]], *, fragile: bool = True):  # type: ignore[no-untyped-def]
-    """A model that answers every question right, except (`fragile`) that once
-    `get_forecast` no longer says it is not for current conditions, it answers "right now"
-    questions with it."""
-
-    def respond(body: dict[str, Any]) -> dict[str, Any]:
-        question = next(
-            str(m.get("content") or "") for m in reversed(body["messages"]) if m["role"] == "user"
-        )
-        tools = {t["function"]["name"]: t["function"] for t in body.get("tools") or []}
-        forecast = tools.get("get_forecast", {}).get("description", "")
-        wanted = calls.get(question)
-        if wanted is None:
-            return {"content": "I cannot help with that."}
-        if (
-            fragile
-            and forecast
-            and NARROW not in forecast
-            and wanted[0]["name"] == "get_current_weather"
-        ):
-            city = wanted[0]["arguments"].get("city", "Paris")
-            return {"tool_calls": [{"name": "get_forecast", "arguments": {"city": city}}]}
-        return {"tool_calls": wanted}
-
-    return respond
-
-
-def _impact(workdir: Path, ref: str) -> dict[str, Any]:
-    out = subprocess.run(
-        [sys.executable, "-m", "bfcl_action.cli", "impact", "--base-ref", ref, "--json"],
-        cwd=workdir,
-        capture_output=True,
-        text=True,
-        check=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(workdir)},
-    )
-    payload: dict[str, Any] = json.loads(out.stdout)
-    return payload
 
 
 def _cases_at(workdir: Path, ref: str) -> dict[str, str]:
@@ -124,7 +59,7 @@ def test_a_one_tool_pr_pays_for_exactly_the_cases_that_offer_the_tool(
     cases = build_cases(load_config(workdir / ".bfcl.yml"), base_dir=workdir)
 
     with OpenAIServer() as model:
-        model.responder = _model(_expected_calls(cases))
+        model.responder = scripted_model(expected_calls(cases))
         inputs = {
             "model": "gpt-4o-mini",
             "base_url": model.base_url,
@@ -148,7 +83,7 @@ def test_a_one_tool_pr_pays_for_exactly_the_cases_that_offer_the_tool(
         head_sha = git(workdir, "rev-parse", "HEAD")
         github_server.commit("octo/app", "feature", sha=head_sha)
         number = int(github_server.open_pull("octo/app", "feature")["number"])
-        predicted = _impact(workdir, main_sha)
+        predicted = predicted_impact(workdir, main_sha)
         before = len(model.requests)
         pr = run_action(
             github_server,

@@ -18,7 +18,7 @@ from bfcl_action.authoring import (
     to_options,
 )
 from bfcl_action.cases import parse_cases
-from bfcl_action.models import FunctionDoc, Message, TestCase
+from bfcl_action.records import FunctionDoc, Message, TestCase
 from bfcl_action.tools import load_tools
 from curation.categorize import categorize
 from curation.intake import Intake

@@ -9,7 +9,7 @@ from bfcl_action.categories import (
     parse_categories,
 )
 from bfcl_action.errors import ConfigError
-from bfcl_action.models import Language
+from bfcl_action.records import Language
 
 
 def test_official_single_turn_categories_are_the_thirteen_bfcl_ships() -> None:

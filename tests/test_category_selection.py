@@ -17,7 +17,7 @@ from bfcl_action.categories import (
 from bfcl_action.cli import main
 from bfcl_action.config import parse_config
 from bfcl_action.errors import ConfigError
-from bfcl_action.models import Message, TestCase
+from bfcl_action.records import Message, TestCase
 from bfcl_action.select import select_cases
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "weather-app"

@@ -8,13 +8,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bfcl_action.checker import Verdict, check_calls
+from bfcl_action.checker import CheckVerdict, check_calls
 from bfcl_action.checker.java_types import JAVA_TYPES, convert_java
-from bfcl_action.models import Language
+from bfcl_action.records import Language
 from tests.support.checker_cases import call, case, fn
 
 
-def check_java(schema: dict[str, Any], options: list[Any], value: Any) -> Verdict:
+def check_java(schema: dict[str, Any], options: list[Any], value: Any) -> CheckVerdict:
     doc = fn("Util.run", ("x",), x=schema)
     test = case("simple_java", [doc], [{"Util.run": {"x": options}}], Language.JAVA)
     return check_calls(test, [call("Util.run", x=value)])

@@ -8,13 +8,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bfcl_action.checker import Verdict, check_calls
+from bfcl_action.checker import CheckVerdict, check_calls
 from bfcl_action.checker.js_types import JS_TYPES, convert_js
-from bfcl_action.models import Language
+from bfcl_action.records import Language
 from tests.support.checker_cases import call, case, fn
 
 
-def check_js(schema: dict[str, Any], options: list[Any], value: Any) -> Verdict:
+def check_js(schema: dict[str, Any], options: list[Any], value: Any) -> CheckVerdict:
     doc = fn("run", ("x",), x=schema)
     test = case("simple_javascript", [doc], [{"run": {"x": options}}], Language.JAVASCRIPT)
     return check_calls(test, [call("run", x=value)])

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from bfcl_action.checker import Verdict, check_calls
-from bfcl_action.models import Call
+from bfcl_action.checker import CheckVerdict, check_calls
+from bfcl_action.records import Call
 from tests.support.checker_cases import (
     ANY,
     BOOLEAN,
@@ -24,13 +24,13 @@ from tests.support.checker_cases import (
 
 def check_one(
     schema: dict[str, Any], options: list[Any], value: Any, *, required: bool = True
-) -> Verdict:
+) -> CheckVerdict:
     """Check `f(x=value)` against a one-parameter function whose answer lists `options`."""
     doc = fn("f", ("x",) if required else (), x=schema)
     return check_calls(case("simple_python", [doc], [{"f": {"x": options}}]), [call("f", x=value)])
 
 
-def check_simple(calls: list[Call], **answer: list[Any]) -> Verdict:
+def check_simple(calls: list[Call], **answer: list[Any]) -> CheckVerdict:
     doc = fn("f", ("a",), a=STRING, b=INTEGER)
     return check_calls(case("simple_python", [doc], [{"f": answer}]), calls)
 

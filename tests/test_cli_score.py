@@ -10,7 +10,7 @@ import pytest
 
 from bfcl_action.cli import main
 from bfcl_action.dataset import official
-from bfcl_action.models import RunReport
+from bfcl_action.records import RunReport
 from bfcl_action.results_io import read_score_file
 from tests.support.bfcl_wheel import ENTRIES_PER_CATEGORY, build_wheel, release_for
 

@@ -88,7 +88,7 @@ def test_a_run_asking_a_model_imports_no_openai_sdk(tmp_path: Path) -> None:
     """Chat requests go out on httpx2 with the SDK's headers; the SDK (about 1 s to import)
     is for the Batch API and failures only."""
     from tests.support.openai_server import OpenAIServer
-    from tests.test_runner_cli import LIVE, weather_responder
+    from tests.support.runner import LIVE, weather_responder
 
     with OpenAIServer() as server:
         server.responder = weather_responder

@@ -17,11 +17,10 @@ from hypothesis import strategies as st
 
 from bfcl_action.compare import Rule, Thresholds, Verdict, compare_runs
 from bfcl_action.digest import digest_of, encode_digest, make_digest, parse_digest
-from bfcl_action.models import CaseResult, RunReport
+from bfcl_action.records import CaseResult, RunReport
 from bfcl_action.report import render_comment
 from tests.support.reports import make_report, make_result
-from tests.support.snapshots import assert_snapshot
-from tests.test_compare_snapshots import SNAPSHOTS
+from tests.support.snapshots import SNAPSHOTS, assert_snapshot
 
 KS = (0, 2, 4, 8, 16, 32)
 QUESTIONS = 12

@@ -7,7 +7,7 @@ import pytest
 
 from bfcl_action.compare import compare_runs
 from bfcl_action.digest import make_digest, parse_digest
-from bfcl_action.models import CaseResult
+from bfcl_action.records import CaseResult
 from bfcl_action.report import (
     render_comment,
     render_history_svg,

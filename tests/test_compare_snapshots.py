@@ -8,16 +8,15 @@ from __future__ import annotations
 
 import random
 import re
-from pathlib import Path
 
-from bfcl_action.compare import Comparison, Thresholds, compare_runs
+from bfcl_action.compare import Comparison, compare_runs
 from bfcl_action.impact import describe_tool_changes
-from bfcl_action.models import FunctionDoc
+from bfcl_action.records import FunctionDoc
 from bfcl_action.report import COMMENT_LIMIT, render_comment
+from bfcl_action.thresholds import Thresholds
 from tests.support.reports import make_report, make_result
-from tests.support.snapshots import assert_snapshot
+from tests.support.snapshots import SNAPSHOTS, assert_snapshot
 
-SNAPSHOTS = Path(__file__).parent / "fixtures" / "compare" / "snapshots"
 RUN_URL = "https://github.com/acme/tools/actions/runs/42"
 
 HOSTILE = (

@@ -1,14 +1,14 @@
 """Verdicts: what counts as a regression, an improvement, or no news."""
 
 from bfcl_action.compare import (
-    Thresholds,
     Verdict,
-    attach_case_context,
     compare_runs,
     format_expected,
 )
 from bfcl_action.impact import ToolChange, describe_tool_changes
-from bfcl_action.models import FunctionDoc, Message, RunReport, TestCase
+from bfcl_action.records import FunctionDoc, Message, RunReport, TestCase
+from bfcl_action.scoring import attach_case_context
+from bfcl_action.thresholds import Thresholds
 from tests.support.reports import make_report, make_result
 
 

@@ -90,7 +90,8 @@ def test_the_runner_settings_table_states_the_code_defaults() -> None:
 
 def test_the_reference_config_shows_the_default_model_and_thresholds() -> None:
     """The `.bfcl.yml` reference writes each default as its value, never a different one."""
-    from bfcl_action.settings import DEFAULTS, Thresholds, settings_of_section
+    from bfcl_action.settings import DEFAULTS, settings_of_section
+    from bfcl_action.thresholds import Thresholds
 
     config = parse_config(yaml_blocks()[0], "docs/own-tools.md")
     settings = settings_of_section(config.model)
@@ -106,7 +107,7 @@ def test_the_reference_config_shows_the_default_model_and_thresholds() -> None:
 
 
 def test_the_compare_thresholds_table_states_the_code_defaults() -> None:
-    from bfcl_action.settings import Thresholds
+    from bfcl_action.thresholds import Thresholds
 
     rows = {row[1].strip("`"): row[4] for row in _table(COMPARE, "| Setting | Flag |") if row[1]}
     defaults = Thresholds()

@@ -6,7 +6,7 @@ import pytest
 
 from bfcl_action.config import BfclConfig, find_config, load_config, parse_config
 from bfcl_action.errors import ConfigError
-from bfcl_action.models import Mode
+from bfcl_action.records import Mode
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "weather-app"
 

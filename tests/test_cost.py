@@ -13,11 +13,8 @@ from bfcl_action.config import load_config
 from bfcl_action.cost import Price, answer_cost, cost_line, price_for, priced, run_cost
 from bfcl_action.errors import ConfigError
 from bfcl_action.metrics import render_cloudwatch_emf, render_openmetrics, run_metrics
-from bfcl_action.models import CaseResult, RunReport
-from tests.runner_helpers import server
+from bfcl_action.records import CaseResult, RunReport
 from tests.support.openai_server import OpenAIServer
-
-__all__ = ["server"]
 
 PRICE = Price(input=2.0, output=8.0, cached_input=0.5)
 
@@ -120,7 +117,7 @@ def test_a_run_reports_tokens_and_dollars_from_the_responses(
     server: OpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from bfcl_action.cli import main
-    from tests.test_runner_cli import LIVE, weather_responder
+    from tests.support.runner import LIVE, weather_responder
 
     monkeypatch.setenv("BFCL_ACTION_LIVE_DIR", str(LIVE))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-never-printed")
@@ -175,7 +172,7 @@ def test_a_dry_run_counts_what_the_run_would_ask_and_its_cost_without_asking(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     from bfcl_action.cli import main
-    from tests.test_runner_cli import LIVE, weather_responder
+    from tests.support.runner import LIVE, weather_responder
 
     monkeypatch.setenv("BFCL_ACTION_LIVE_DIR", str(LIVE))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-never-printed")

@@ -9,7 +9,7 @@ from typing import Any
 
 from curation.build import BuildReport, build, gather, read_deferred
 from curation.settings import CurationSettings, Limits
-from tests.curation_support import weather_doc
+from tests.support.curation import weather_doc
 
 PLATFORMS = [
     "Twitter",
@@ -140,7 +140,7 @@ def test_bfcl_imports_are_exempt(tmp_path: Path) -> None:
     from curation.models import Item, Origin
     from curation.neardup import Signer
     from curation.pipeline import cap_function_clusters
-    from tests.curation_support import item
+    from tests.support.curation import item
 
     signer = Signer(CurationSettings().near_duplicates.settings())
     imported = [

@@ -21,7 +21,7 @@ import pytest
 
 from bfcl_action.errors import ConfigError, InputError
 from curation.harvest import Source, fetch, load_sources, read_approved
-from tests.curation_support import contribution, weather_doc
+from tests.support.curation import contribution, weather_doc
 from tests.support.generate_script import responder
 from tests.support.openai_server import OpenAIServer
 

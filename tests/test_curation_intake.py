@@ -2,7 +2,7 @@ import json
 from pathlib import Path
 
 from curation.intake import Intake
-from tests.curation_support import contribution
+from tests.support.curation import contribution
 
 
 def test_jsonl_bad_line_is_dropped_with_its_line_and_the_rest_is_read(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from curation.intake import Intake
 from curation.models import Origin
 from curation.pipeline import validate_items
 from curation.settings import CurationSettings
-from tests.curation_support import contribution, item
+from tests.support.curation import contribution, item
 
 FIXTURES = Path(__file__).parent / "fixtures" / "curation"
 

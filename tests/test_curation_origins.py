@@ -8,10 +8,10 @@ from pathlib import Path
 import git
 import pytest
 
-from bfcl_action.models import FunctionDoc, Message, TestCase
+from bfcl_action.records import FunctionDoc, Message, TestCase
 from curation.build import build, gather
 from curation.intake import Intake
-from tests.curation_support import contribution, weather_doc
+from tests.support.curation import contribution, weather_doc
 
 
 def _bfcl_case() -> TestCase:

@@ -9,7 +9,7 @@ from curation.build import build, gather
 from curation.cli import main
 from curation.store import read_release_items
 from curation.verify import verify_live_dir
-from tests.curation_support import contribution, weather_doc
+from tests.support.curation import contribution, weather_doc
 
 VERSION = "2026-W48"
 

@@ -16,7 +16,7 @@ from curation.issue_forms import add_issues
 from curation.publish import PR_MARKER, publish
 from curation.sources import contributions_since_release
 from curation.verify import verify_live_dir
-from tests.curation_support import contribution
+from tests.support.curation import contribution
 from tests.support.github_server import GitHubServer, running_github_server
 
 REPO = "acme/tools"

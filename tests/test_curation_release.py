@@ -6,7 +6,7 @@ from bfcl_action.errors import InputError
 from curation.models import StageCount
 from curation.release import release_files, write_release
 from curation.store import read_release_items, verify_release
-from tests.curation_support import item
+from tests.support.curation import item
 
 
 def _items():  # type: ignore[no-untyped-def]

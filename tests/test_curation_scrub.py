@@ -1,5 +1,5 @@
 from curation.scrub import scrub_item
-from tests.curation_support import item
+from tests.support.curation import item
 
 
 def test_email_in_question_and_answer_maps_to_the_same_placeholder() -> None:

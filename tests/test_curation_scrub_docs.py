@@ -11,7 +11,7 @@ import pytest
 
 from curation.build import build, gather
 from curation.scrub import scrub_item
-from tests.curation_support import item
+from tests.support.curation import item
 
 
 def _doc(description: str, **props: Any) -> dict[str, Any]:

@@ -8,7 +8,7 @@ import pytest
 from curation.pipeline import scrub_items, validate_items
 from curation.scrub import scrub_item
 from curation.settings import CurationSettings
-from tests.curation_support import item
+from tests.support.curation import item
 
 FIXTURES = Path(__file__).parent / "fixtures" / "curation"
 CORPUS = [

@@ -2,11 +2,11 @@
 
 from bfcl_action.checker import check_calls
 from bfcl_action.checker.answers import concrete_calls
-from bfcl_action.models import Message, TestCase
+from bfcl_action.records import Message, TestCase
 from curation.models import Item
 from curation.pipeline import hold_contradictions, validate_items
 from curation.settings import CurationSettings
-from tests.curation_support import item
+from tests.support.curation import item
 
 
 def _validate(it: Item) -> tuple[list[Item], list[str]]:
@@ -87,7 +87,7 @@ def test_an_answer_holding_a_list_of_objects_is_written_as_documented(tmp_path) 
     import json
 
     from curation.build import build, gather
-    from tests.curation_support import contribution
+    from tests.support.curation import contribution
 
     route = {
         "name": "plan_route",

@@ -9,7 +9,7 @@ import pytest
 
 from curation.build import build, gather
 from curation.verify import verify_live_dir
-from tests.curation_support import contribution
+from tests.support.curation import contribution
 
 
 def _two_releases(tmp_path: Path) -> Path:

@@ -8,7 +8,7 @@ import pytest
 
 from bfcl_action.dataset.bfcl_format import read_category, write_category
 from bfcl_action.errors import DatasetError
-from bfcl_action.models import FunctionDoc, Message, TestCase
+from bfcl_action.records import FunctionDoc, Message, TestCase
 
 
 def _case(index: int) -> TestCase:

@@ -14,7 +14,7 @@ from bfcl_action.decode import (
     decode_fc,
     decode_output,
 )
-from bfcl_action.models import Call, Mode
+from bfcl_action.records import Call, Mode
 
 
 def error_type_of(output: object) -> str:

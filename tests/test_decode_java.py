@@ -11,7 +11,7 @@ from bfcl_action.decode import (
     DecodeError,
     decode_prompt,
 )
-from bfcl_action.models import Call
+from bfcl_action.records import Call
 
 
 def decode(text: str) -> list[Call]:

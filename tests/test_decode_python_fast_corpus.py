@@ -15,7 +15,7 @@ from bfcl_action.decode.python_calls import decode_python_ast
 from bfcl_action.decode.python_fast import decode_python_fast, not_a_call_list
 from tests.conformance import run
 from tests.conformance.generate import case_samples
-from tests.test_decode_python_fast import same
+from tests.support.decode import same
 
 pytestmark = [
     pytest.mark.conformance,

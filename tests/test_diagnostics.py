@@ -8,7 +8,7 @@ from typing import Any
 from bfcl_action.compare import compare_runs
 from bfcl_action.diagnostics import argument_faults, call_balance, diagnose_tools
 from bfcl_action.digest import FAIL, PASS
-from bfcl_action.models import Call, CaseResult, RunReport
+from bfcl_action.records import Call, CaseResult, RunReport
 from bfcl_action.report import render_comment
 from tests.support.reports import make_report
 

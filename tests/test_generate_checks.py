@@ -14,7 +14,7 @@ from bfcl_action.generate.grounding import grounding_check
 from bfcl_action.generate.models import Candidate, DropReason, Kind
 from bfcl_action.generate.prompt import ProposeTask, share_out
 from bfcl_action.generate.proposals import read_proposals
-from bfcl_action.models import FunctionDoc
+from bfcl_action.records import FunctionDoc
 
 WEATHER = FunctionDoc(
     name="get_weather",

@@ -8,147 +8,35 @@ finished run report (the `report` input), so no model is called.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import re
 import shutil
-import subprocess
-import sys
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from unittest import mock
 
 import pytest
 
-from bfcl_action import cli, evaluation
+from bfcl_action import evaluation
 from bfcl_action.digest import make_digest
 from bfcl_action.github.comment import comment_marker
 from bfcl_action.github.context import DEFAULT_CHECK_NAME, ActionContext
-from bfcl_action.models import RunReport
-from tests.support.github_server import GitHubServer, running_github_server
+from bfcl_action.records import RunReport
+from tests.support.action import (
+    ROOT,
+    ActionRun,
+    git,
+    open_pr,
+    run_action,
+    write_report,
+    write_tools,
+)
+from tests.support.github_server import GitHubServer
 from tests.support.reports import make_report, make_result
 
-ROOT = Path(__file__).resolve().parents[1]
 PASSING = "1" * 20
 REGRESSED = "1" * 10 + "0" * 8 + "11"
-
-
-@pytest.fixture
-def github_server() -> Iterator[GitHubServer]:
-    with running_github_server() as server:
-        yield server
-
-
-@dataclass
-class ActionRun:
-    code: int
-    stdout: str
-    stderr: str
-    outputs: dict[str, str]
-    summary: str
-
-
-def parse_outputs(text: str) -> dict[str, str]:
-    """GITHUB_OUTPUT's heredoc form (`name<<DELIM` ... `DELIM`)."""
-    out: dict[str, str] = {}
-    lines = text.splitlines()
-    i = 0
-    while i < len(lines):
-        name, _, delim = lines[i].partition("<<")
-        end = lines.index(delim, i + 1)
-        out[name] = "\n".join(lines[i + 1 : end])
-        i = end + 1
-    return out
-
-
-def write_report(path: Path, report: RunReport) -> str:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(report.model_dump_json(), encoding="utf-8")
-    return path.name
-
-
-def run_action(
-    server: GitHubServer,
-    workdir: Path,
-    event_name: str,
-    event: dict[str, Any],
-    *,
-    token: str = "write-token",
-    sha: str = "",
-    in_process: bool = False,
-    workspace: Path | None = None,
-    extra_env: dict[str, str] | None = None,
-    **inputs: str,
-) -> ActionRun:
-    """Run the entrypoint; `in_process=True` skips the interpreter start for side checks.
-
-    With `workspace`, the step runs there (`GITHUB_WORKSPACE`, the runner's default working
-    directory) and `working-directory` is `workdir` relative to it, as in a monorepo."""
-    workdir.mkdir(parents=True, exist_ok=True)
-    event_path = workdir / "event.json"
-    event_path.write_text(json.dumps(event), encoding="utf-8")
-    output, summary = workdir / "github_output", workdir / "step_summary"
-    output.write_text("")
-    summary.write_text("")
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "PYTHONPATH": str(ROOT),
-        "HOME": str(workdir),
-        "GITHUB_ACTIONS": "true",
-        "GITHUB_EVENT_NAME": event_name,
-        "GITHUB_EVENT_PATH": str(event_path),
-        "GITHUB_REPOSITORY": "octo/app",
-        "GITHUB_API_URL": server.url,
-        "GITHUB_SERVER_URL": "https://github.com",
-        "GITHUB_SHA": sha or "f" * 40,
-        "GITHUB_RUN_ID": "4242",
-        "GITHUB_OUTPUT": str(output),
-        "GITHUB_STEP_SUMMARY": str(summary),
-        "BFCL_GITHUB_THROTTLE": "0",
-        "BFCL_GITHUB_RETRY_WAIT_CAP": "5",
-        "INPUT_GITHUB_TOKEN": token,
-        "INPUT_WORKING_DIRECTORY": str(workdir),
-    }
-    if workspace is not None:
-        env["GITHUB_WORKSPACE"] = str(workspace)
-        env["INPUT_WORKING_DIRECTORY"] = workdir.relative_to(workspace).as_posix()
-    for name, value in inputs.items():
-        env["INPUT_" + name.upper()] = value
-    env.update(extra_env or {})
-    if in_process:
-        stdout, stderr = io.StringIO(), io.StringIO()
-        with (
-            mock.patch.dict(os.environ, env),
-            contextlib.redirect_stdout(stdout),
-            contextlib.redirect_stderr(stderr),
-        ):
-            code = cli.main(["github"])
-        return ActionRun(
-            code,
-            stdout.getvalue(),
-            stderr.getvalue(),
-            parse_outputs(output.read_text()),
-            summary.read_text(),
-        )
-    proc = subprocess.run(
-        [sys.executable, "-m", "bfcl_action.cli", "github"],
-        cwd=workspace or workdir,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    return ActionRun(
-        proc.returncode,
-        proc.stdout,
-        proc.stderr,
-        parse_outputs(output.read_text()),
-        summary.read_text(),
-    )
 
 
 def push_baseline(server: GitHubServer, tmp_path: Path, outcomes: str = PASSING) -> ActionRun:
@@ -157,21 +45,6 @@ def push_baseline(server: GitHubServer, tmp_path: Path, outcomes: str = PASSING)
     return run_action(
         server, tmp_path, "push", server.push_event("octo/app", "main"), sha=sha, report=report
     )
-
-
-TOOLS = """[
-  {"type": "function", "function": {"name": "get_value", "description": "Get a value.",
-    "parameters": {"type": "object", "properties": {"x": {"type": "integer",
-      "description": "the key"}}, "required": ["x"]}}}
-]
-"""
-
-
-def write_tools(workdir: Path) -> None:
-    """A repository's own tool file and the .bfcl.yml naming it."""
-    workdir.mkdir(parents=True, exist_ok=True)
-    (workdir / "tools.json").write_text(TOOLS)
-    (workdir / ".bfcl.yml").write_text("tools:\n  - tools.json\n")
 
 
 def store_baseline(server: GitHubServer, outcomes: str = PASSING) -> None:
@@ -193,11 +66,6 @@ def store_baseline(server: GitHubServer, outcomes: str = PASSING) -> None:
         conclusion="success",
         output={"title": "baseline", "summary": f"scores\n\n{digest}"},
     )
-
-
-def open_pr(server: GitHubServer) -> int:
-    server.commit("octo/app", "feature", "change a tool description")
-    return int(server.open_pull("octo/app", "feature")["number"])
 
 
 def run_pr(
@@ -524,16 +392,6 @@ def gh_issue_comment(server: GitHubServer, number: int, token: str, body: str) -
     gh.get_repo("octo/app").get_issue(number).create_comment(body)
 
 
-def git(workdir: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=workdir,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-
-
 def test_the_example_repository_end_to_end_with_the_replay_model(
     github_server: GitHubServer, tmp_path: Path
 ) -> None:
@@ -728,16 +586,16 @@ def test_the_action_never_writes_the_api_key_into_the_environment(tmp_path: Path
         )
     )
     given: list[str | None] = []
-    real = evaluation.evaluate
+    real = evaluation.evaluate_models
 
     def spy(*args: Any, **kwargs: Any) -> Any:
-        given.append(kwargs["api_key"])
+        given.append(kwargs["api_keys"][""])
         assert secret not in os.environ.values()
         return real(*args, **kwargs)
 
     before = dict(os.environ)
-    with mock.patch.object(evaluation, "evaluate", spy):
-        report = Engine().run(ctx, tmp_path / "report.json")
+    with mock.patch.object(evaluation, "evaluate_models", spy):
+        [(_run, report)] = Engine().run_models(ctx, tmp_path / "report.json")
     assert given == [secret]
     assert dict(os.environ) == before
     assert secret not in (tmp_path / "report.json").read_text()

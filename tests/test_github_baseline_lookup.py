@@ -6,23 +6,15 @@ own runs; the lookup must not be fooled by it, nor by list order.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from github import Auth, Github
 from github.Repository import Repository
 
 from bfcl_action.github.checks import find_digest_text
-from tests.support.github_server import GitHubServer, running_github_server
+from tests.support.github_server import GitHubServer
 
 DIGEST = "<!-- bfcl-action:digest v1 {} -->"
-
-
-@pytest.fixture
-def github_server() -> Iterator[GitHubServer]:
-    with running_github_server() as server:
-        yield server
 
 
 def repo_of(server: GitHubServer) -> Repository:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from github import Auth, Github, GithubException
 from hypothesis import given
@@ -12,15 +10,9 @@ from hypothesis import strategies as st
 from bfcl_action import github_limits as limits
 from bfcl_action.github.checks import Annotation, publish_check_run, summary_with_digest
 from bfcl_action.github.comment import comment_marker, with_marker
-from tests.support.github_server import GitHubServer, running_github_server
+from tests.support.github_server import GitHubServer
 
 CJK = "函数调用回归测试天气预报"
-
-
-@pytest.fixture
-def github_server() -> Iterator[GitHubServer]:
-    with running_github_server() as server:
-        yield server
 
 
 def repo_of(server: GitHubServer) -> object:

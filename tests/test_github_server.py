@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import github
 import pytest
 from github import Auth, Github, GithubException
 
-from tests.support.github_server import GitHubServer, running_github_server
-
-
-@pytest.fixture
-def github_server() -> Iterator[GitHubServer]:
-    with running_github_server() as server:
-        yield server
+from tests.support.github_server import GitHubServer
 
 
 def client(server: GitHubServer, token: str = "write-token", **kwargs: Any) -> Github:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,15 +21,9 @@ from bfcl_action.github.comment import (
 )
 from bfcl_action.github.context import ActionContext, CommentMode, parse_inputs
 from bfcl_action.github.evaluate import needs_api_key, parse_thresholds, read_config, run_settings
-from bfcl_action.models import Mode
+from bfcl_action.records import Mode
 from bfcl_action.thresholds import Thresholds
-from tests.support.github_server import GitHubServer, running_github_server
-
-
-@pytest.fixture
-def github_server() -> Iterator[GitHubServer]:
-    with running_github_server() as server:
-        yield server
+from tests.support.github_server import GitHubServer
 
 
 def context(server: GitHubServer, token: str = "write-token", **env: str) -> ActionContext:
@@ -273,7 +266,7 @@ def test_shard_reports_given_by_glob_are_merged(tmp_path: Path) -> None:
 def test_a_tool_called_exactly_as_expected_is_not_blamed_for_a_failing_case() -> None:
     """A parallel case fails on one tool: the other, called right, gets no annotation."""
     from bfcl_action.github.evaluate import involved_names
-    from bfcl_action.models import Call, CaseResult
+    from bfcl_action.records import Call, CaseResult
 
     result = CaseResult(
         id="pm_current_and_air_beijing",

@@ -18,14 +18,14 @@ import pytest
 
 from bfcl_action.config import BfclConfig, load_config
 from bfcl_action.impact import changed_requests
-from bfcl_action.models import FunctionDoc, Message, TestCase
-from bfcl_action.runner.backends import BackendOptions
+from bfcl_action.model.options import BackendOptions
+from bfcl_action.records import FunctionDoc, Message, TestCase
 from bfcl_action.runner.pipeline import RunOptions, collect_answers
 from bfcl_action.suites import DatasetSource, build_cases
 from bfcl_action.tools import load_tools
 from bfcl_action.tools.load import ToolSet
-from tests.runner_helpers import options
 from tests.support.openai_server import OpenAIServer
+from tests.support.runner import options
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "weather-app"
 

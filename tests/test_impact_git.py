@@ -10,7 +10,8 @@ import pytest
 from bfcl_action.cli import main
 from bfcl_action.config import load_config
 from bfcl_action.errors import InputError
-from bfcl_action.impact import changed_requests, options_for, tool_changes, tools_at_ref
+from bfcl_action.git_files import tools_at_ref
+from bfcl_action.impact import changed_requests, options_for, tool_changes
 from bfcl_action.suites import build_cases
 from bfcl_action.tools import load_tools
 

@@ -15,7 +15,7 @@ ROOT = Path(__file__).parents[1]
 CONFIG = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 CONTRACTS = {c["id"]: c for c in CONFIG["tool"]["importlinter"]["contracts"]}
 FRONT_ENDS = {"bfcl_action.cli", "bfcl_action.commands", "bfcl_action.github"}
-BOTTOM = {"bfcl_action.checker", "bfcl_action.decode", "bfcl_action.models"}
+BOTTOM = {"bfcl_action.checker", "bfcl_action.decode", "bfcl_action.records"}
 ALLOWED_BELOW_CHECKER = {"bfcl_action.errors", "bfcl_action.categories"}
 
 
@@ -104,3 +104,34 @@ def test_a_core_module_importing_a_command_breaks_lint(copy_of_project: Path) ->
         scoring.write_text(original)
     assert done.returncode == 1
     assert "bfcl_action.scoring -> bfcl_action.commands" in done.stdout
+
+
+def test_a_stage_importing_a_later_stage_breaks_lint(copy_of_project: Path) -> None:
+    """The stage order is a `layers` contract: the report records reaching up to the
+    rendering edge (as the history module once did for its chart) fails lint."""
+    history = copy_of_project / "bfcl_action" / "history.py"
+    original = history.read_text(encoding="utf-8")
+    history.write_text(original + "\nfrom bfcl_action.report import charts  # upward\n")
+    try:
+        done = lint_imports(copy_of_project, "stage-layers")
+    finally:
+        history.write_text(original)
+    assert done.returncode == 1
+    assert "bfcl_action.history -> bfcl_action.report" in done.stdout
+
+
+def test_no_test_module_imports_another_test_module() -> None:
+    """Shared helpers live in tests/support/, shared fixtures in tests/conftest.py."""
+    import ast
+
+    offenders = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            if any(n.split(".")[-1].startswith("test_") for n in names if n.startswith("tests")):
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert offenders == []

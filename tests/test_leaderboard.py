@@ -11,7 +11,7 @@ from bfcl_action.leaderboard import (
     compute_leaderboard,
     latency_stats,
 )
-from bfcl_action.models import CaseResult, CategoryScore
+from bfcl_action.records import CaseResult, CategoryScore
 
 SIZES = {c: 100 for c in LEADERBOARD_CATEGORIES} | {"live_simple": 258, "live_multiple": 1053}
 

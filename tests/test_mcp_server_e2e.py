@@ -21,13 +21,12 @@ import pytest
 
 from bfcl_action.config import load_config
 from bfcl_action.suites import build_cases
+from tests.support.action import ROOT, git, run_action
 from tests.support.github_server import GitHubServer
 from tests.support.openai_server import OpenAIServer
-from tests.test_github_action_e2e import ROOT, git, github_server, run_action
 
 pytest.importorskip("mcp")
 
-__all__ = ["github_server"]
 
 KEY = "sk-local-mcp-secret-4242"
 SERVER = '''\

@@ -15,13 +15,10 @@ from prometheus_client.openmetrics.parser import text_string_to_metric_families 
 from prometheus_client.parser import text_string_to_metric_families as parse_prom
 
 from bfcl_action.metrics import percentile, render_openmetrics, run_metrics
-from bfcl_action.models import RunReport
-from tests.runner_helpers import server
+from bfcl_action.records import RunReport
 from tests.support.openai_server import OpenAIServer
 from tests.support.reports import make_report
-from tests.test_runner_cli import env, run_cli
-
-__all__ = ["env", "server"]
+from tests.support.runner import run_cli
 
 
 def timed_report(model: str = "gpt-test") -> RunReport:

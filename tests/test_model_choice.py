@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from bfcl_action import escape
 from bfcl_action.cli import main
 from bfcl_action.model_choice import ModelChoice, choose_models, display_names, mirrored
-from bfcl_action.models import Mode, RunCost, RunReport
+from bfcl_action.records import Mode, RunCost, RunReport
 from bfcl_action.report.model_choice import (
     render_model_choice_json,
     render_model_choice_markdown,

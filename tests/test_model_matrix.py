@@ -14,9 +14,9 @@ from bfcl_action.digest import digest_of, make_digest, parse_digest, parse_diges
 from bfcl_action.errors import ConfigError
 from bfcl_action.evaluation import labelled_paths
 from bfcl_action.matrix import MatrixComparison, MatrixEntry, pick_baseline
-from bfcl_action.models import Mode
+from bfcl_action.records import Mode
 from bfcl_action.report.matrix import render_matrix_comment
-from bfcl_action.settings import RunOverrides, resolve_matrix
+from bfcl_action.settings import RunOverrides, resolve_model_runs
 from bfcl_action.thresholds import Thresholds
 from tests.support.reports import make_report
 
@@ -106,7 +106,7 @@ def test_models_input_errors_name_the_line_and_key(text: str, expected: str) -> 
 # ------------------------------------------------------------------------------ settings
 def test_each_entry_wins_over_model_section_and_front_end_options() -> None:
     config = parse_config(MATRIX)
-    runs = resolve_matrix(
+    runs = resolve_model_runs(
         RunOverrides(base_url="http://127.0.0.1:8000/v1", sample=20, concurrency=2),
         config,
         config.models,
@@ -245,7 +245,7 @@ def test_hostile_labels_are_escaped() -> None:
 def _example_with_matrix(tmp_path: Path, models: str) -> Path:
     import shutil
 
-    from tests.test_action_pr_loop_e2e import EXAMPLE
+    from tests.support.example_app import EXAMPLE
 
     workdir = tmp_path / "app"
     shutil.copytree(EXAMPLE, workdir, ignore=shutil.ignore_patterns("replay"))
@@ -261,8 +261,8 @@ def test_run_evaluates_every_model_of_the_matrix_on_the_same_cases(
     from bfcl_action.config import load_config
     from bfcl_action.run_reports import load_report
     from bfcl_action.suites import build_cases
+    from tests.support.example_app import expected_calls
     from tests.support.openai_server import OpenAIServer
-    from tests.test_action_pr_loop_e2e import _expected_calls
 
     with OpenAIServer() as server:
         config = _example_with_matrix(
@@ -271,7 +271,7 @@ def test_run_evaluates_every_model_of_the_matrix_on_the_same_cases(
             f"  - {{name: right, base_url: '{server.base_url}'}}\n"
             f"  - {{name: silent, base_url: '{server.base_url}', label: quiet}}\n",
         )
-        calls = _expected_calls(build_cases(load_config(config), base_dir=config.parent))
+        calls = expected_calls(build_cases(load_config(config), base_dir=config.parent))
 
         def respond(body: dict[str, object]) -> dict[str, object]:
             messages = body["messages"]
@@ -362,8 +362,8 @@ def test_run_models_names_an_unknown_label(
 def test_impact_predicts_the_requests_of_every_model(tmp_path: Path) -> None:
     import shutil
 
-    from tests.test_action_pr_loop_e2e import EXAMPLE, _impact
-    from tests.test_github_action_e2e import git
+    from tests.support.action import git
+    from tests.support.example_app import EXAMPLE, predicted_impact
 
     def repo(name: str, matrix: str) -> Path:
         config = _example_with_matrix(tmp_path / name, matrix)
@@ -377,16 +377,16 @@ def test_impact_predicts_the_requests_of_every_model(tmp_path: Path) -> None:
             shutil.copy(tool_file, workdir / "tools" / tool_file.name)
         return workdir
 
-    single = _impact(repo("single", ""), "HEAD")
+    single = predicted_impact(repo("single", ""), "HEAD")
     both = "models:\n  - name: a\n  - name: b\n    temperature: 0.5\n"
-    matrix = _impact(repo("matrix", both), "HEAD")
+    matrix = predicted_impact(repo("matrix", both), "HEAD")
     assert matrix["impacted"] == single["impacted"]
     assert matrix["models"] == {"a": single["requests"], "b": single["requests"]}
     assert matrix["requests"] == 2 * single["requests"]  # two models, two sets of requests
     added = repo("added", both)
     config = added / ".bfcl.yml"
     config.write_text(config.read_text() + "  - name: c\n")
-    grown = _impact(added, "HEAD")
+    grown = predicted_impact(added, "HEAD")
     assert (
         grown["models"]["c"] == len(set(grown["impacted"])) - 0
         or grown["models"]["c"] > single["requests"]
@@ -396,7 +396,7 @@ def test_impact_predicts_the_requests_of_every_model(tmp_path: Path) -> None:
 def test_a_batch_matrix_submits_every_models_batch_before_waiting(tmp_path: Path) -> None:
     """With `batch`, each model's batch is created before the first one is waited for, so
     the models' batches run at the same time; the answers equal a real-time matrix's."""
-    from bfcl_action.evaluation import evaluate_matrix
+    from bfcl_action.evaluation import evaluate_models
     from tests.support.openai_batches import BatchPlan
     from tests.support.openai_server import OpenAIServer
 
@@ -406,7 +406,7 @@ def test_a_batch_matrix_submits_every_models_batch_before_waiting(tmp_path: Path
     config = load_config(config_path)
 
     def matrix(server: OpenAIServer, *, batch: bool, cache: Path) -> list[tuple[str, bool]]:
-        runs = resolve_matrix(
+        runs = resolve_model_runs(
             RunOverrides(
                 config=config_path,
                 base_url=server.base_url,
@@ -422,7 +422,7 @@ def test_a_batch_matrix_submits_every_models_batch_before_waiting(tmp_path: Path
             r.model_copy(update={"settings": r.settings.model_copy(update={"batch_wait_s": 30.0})})
             for r in runs
         ]
-        reports, _ = evaluate_matrix(runs, config, api_keys={})
+        reports, _ = evaluate_models(runs, config, api_keys={})
         return [(f"{r.label}:{x.id}", x.valid) for r in reports for x in r.results]
 
     with OpenAIServer() as server:
@@ -455,7 +455,7 @@ def test_validate_names_the_matrix_and_a_tool_file_that_defines_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from bfcl_action import cli
-    from tests.test_github_action_e2e import TOOLS
+    from tests.support.action import TOOLS
 
     (tmp_path / "tools").mkdir()
     (tmp_path / "tools" / "a.json").write_text(TOOLS)

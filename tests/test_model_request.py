@@ -6,29 +6,24 @@ from __future__ import annotations
 
 import socket
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bfcl_action.errors import ConfigError
-from bfcl_action.model import BackendOptions, EndpointError, RequestStats, ask
+from bfcl_action.model.options import BackendOptions
 from bfcl_action.model.providers.openai import is_reasoning_model, sampling_params
+from bfcl_action.model.request import ask
 from bfcl_action.model.shapes import describe_shapes
-from bfcl_action.models import Mode, TestCase
+from bfcl_action.model.types import EndpointError, RequestStats
 from bfcl_action.multiturn.cases import load_conversation_cases
+from bfcl_action.records import Mode, TestCase
 from bfcl_action.runner import RunOptions, run_evaluation
-from tests.runner_helpers import make_case, options
 from tests.support.openai_server import OpenAIServer, history_problem
+from tests.support.runner import make_case, options
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "notes-app" / "cases.multi_turn.jsonl"
-
-
-@pytest.fixture
-def server() -> Iterator[OpenAIServer]:
-    with OpenAIServer(hang_s=1.0) as srv:
-        yield srv
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ from bfcl_action.model.options import BackendOptions
 from bfcl_action.model.providers.openai import OpenAIProvider, read_message
 from bfcl_action.model.request import request_key
 from bfcl_action.model.types import ChatRequest, ChatResponse
-from bfcl_action.models import Mode
+from bfcl_action.records import Mode
 
 FORMAT = {"type": "json_schema", "json_schema": {"name": "x", "strict": False, "schema": {}}}
 IDENTITY = {"endpoint": "http://127.0.0.1/v1", "model": "m", "params": {}}

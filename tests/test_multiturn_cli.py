@@ -62,8 +62,8 @@ def test_official_multi_turn_categories_run_with_an_environment_interpreter(
     tmp_path: Path,
 ) -> None:
     from bfcl_action.dataset import load_dataset
-    from bfcl_action.models import Mode
     from bfcl_action.multiturn.conversation import conversation_of, ground_truth_output
+    from bfcl_action.records import Mode
 
     cases = load_dataset("bfcl@2026.3.23", ["multi_turn"])
     answers = tmp_path / "answers.jsonl"
@@ -88,8 +88,8 @@ def test_official_multi_turn_categories_run_with_an_environment_interpreter(
 @pytest.mark.parametrize("mode", ["fc", "prompt"])
 def test_score_judges_bfcl_multi_turn_result_files(tmp_path: Path, mode: str) -> None:
     from bfcl_action.dataset import load_dataset
-    from bfcl_action.models import Mode
     from bfcl_action.multiturn.conversation import conversation_of, ground_truth_output
+    from bfcl_action.records import Mode
 
     cases = load_dataset("bfcl@2026.3.23", ["multi_turn_miss_param"])[:4]
     results = tmp_path / "results"
@@ -149,9 +149,9 @@ def test_environments_named_in_the_config_fill_in_for_cases(tmp_path: Path) -> N
 
 
 def test_reports_do_not_show_no_call_as_a_multi_turn_expectation() -> None:
-    from bfcl_action.compare import attach_case_context
-    from bfcl_action.models import CaseResult, RunReport
     from bfcl_action.multiturn.cases import load_conversation_cases
+    from bfcl_action.records import CaseResult, RunReport
+    from bfcl_action.scoring import attach_case_context
 
     case = load_conversation_cases(EXAMPLE / "cases.multi_turn.jsonl")[0]
     result = CaseResult(id=case.id, category=case.category, valid=False)

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from bfcl_action.dataset.multi_turn import MULTI_TURN_OFFICIAL, read_multi_turn
-from bfcl_action.models import Mode, TestCase
 from bfcl_action.multiturn import ExecutionOptions, check_conversation, conversation_of
 from bfcl_action.multiturn.conversation import ground_truth_output
+from bfcl_action.records import Mode, TestCase
 from tests.support.official_envs import data_root, environment_python
 
 pytestmark = pytest.mark.skipif(data_root() is None, reason="official data not cached")

@@ -7,17 +7,16 @@ come back as `tool` messages (FC) or one user message (prompt), as in BFCL's inf
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bfcl_action.models import Mode, TestCase
 from bfcl_action.multiturn.cases import load_conversation_cases
+from bfcl_action.records import Mode, TestCase
 from bfcl_action.runner import RunOptions, run_evaluation
-from tests.runner_helpers import options
 from tests.support.openai_server import OpenAIServer
+from tests.support.runner import options
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "notes-app" / "cases.multi_turn.jsonl"
 RESULTS_PREFIX = "[{'role': 'tool'"
@@ -52,12 +51,6 @@ def responder(plan: Plan) -> Any:
         return steps[step] if step < len(steps) else DONE
 
     return reply
-
-
-@pytest.fixture
-def server() -> Iterator[OpenAIServer]:
-    with OpenAIServer(hang_s=1.0) as srv:
-        yield srv
 
 
 @pytest.fixture(scope="module")

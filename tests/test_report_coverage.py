@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from bfcl_action.compare import Thresholds, compare_runs
-from bfcl_action.models import CaseResult, RunReport
+from bfcl_action.compare import compare_runs
+from bfcl_action.records import CaseResult, RunReport
 from bfcl_action.report import render_comment
 from bfcl_action.report.coverage import tools_without_cases
+from bfcl_action.thresholds import Thresholds
 
 
 def report(*results: CaseResult) -> RunReport:

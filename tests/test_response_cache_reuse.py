@@ -11,10 +11,8 @@ from bfcl_action.compare import compare_runs
 from bfcl_action.model.cache import FILE_NAME
 from bfcl_action.report import render_comment
 from bfcl_action.runner.pipeline import RunOptions, run_evaluation
-from tests.runner_helpers import make_case, options, script, server, toy_judge
 from tests.support.openai_server import OpenAIServer
-
-__all__ = ["server"]
+from tests.support.runner import make_case, options, script, toy_judge
 
 CASES = [
     make_case(f"simple_python_{i}", script("add", a=i), answer=[{"add": {"a": [i]}}])

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from bfcl_action.errors import InputError
-from bfcl_action.models import Call, CaseResult, FunctionDoc, Message, TestCase
+from bfcl_action.records import Call, CaseResult, FunctionDoc, Message, TestCase
 from bfcl_action.results_io import (
     bfcl_directory,
     category_from_id,

@@ -8,7 +8,7 @@ import pytest
 
 from bfcl_action.digest import RunDigest, make_digest
 from bfcl_action.errors import InputError
-from bfcl_action.models import RunReport
+from bfcl_action.records import RunReport
 from bfcl_action.run_reports import (
     load_baseline,
     load_report,

@@ -14,44 +14,13 @@ import pytest
 
 from bfcl_action.errors import ConfigError
 from bfcl_action.model.batch import STATE_FILE, BatchSettings
-from bfcl_action.models import RunReport, TestCase
 from bfcl_action.multiturn.cases import load_conversation_cases
+from bfcl_action.records import RunReport
 from bfcl_action.runner.pipeline import RunOptions, run_evaluation
-from tests.runner_helpers import function, make_case, options, script, server
+from tests.support.batch import FAST, cases, run
 from tests.support.openai_batches import BatchPlan
 from tests.support.openai_server import OpenAIServer
-
-__all__ = ["server"]
-
-FAST = {"poll_s": 0.0, "max_poll_s": 0.0}
-
-
-def cases() -> list[TestCase]:
-    add = function("add", "a", "b")
-    weather = function("get_weather", "city")
-    expected = [{"add": {"a": [1], "b": [2]}}]
-    return [
-        make_case("simple_python_0", script("add", a=1, b=2), [add], answer=expected),
-        make_case("simple_python_1", script("add", a=1, b=3), [add], answer=expected),
-        make_case(
-            "simple_python_2", script("add", a=1, b=2) + " please", [add, weather], answer=expected
-        ),
-        make_case("simple_python_3", "no scripted call here", [add], answer=expected),
-    ]
-
-
-def run(srv: OpenAIServer, cache: Path, batch: BatchSettings | None, **kw: Any) -> RunReport:
-    report, _ = run_evaluation(
-        cases(),
-        RunOptions(
-            backend=options(srv, **kw),
-            cache_dir=cache,
-            batch=batch,
-            retry_base_delay=0.01,
-            max_retries=1,
-        ),
-    )
-    return report
+from tests.support.runner import options
 
 
 def verdicts(report: RunReport) -> dict[str, tuple[bool, str | None]]:
@@ -182,7 +151,7 @@ def test_a_replay_model_cannot_batch(tmp_path: Path) -> None:
 
 def options_replay(path: Path) -> Any:
     from bfcl_action.model.options import BackendOptions
-    from bfcl_action.models import Mode
+    from bfcl_action.records import Mode
 
     return BackendOptions(model=f"replay:{path}", mode=Mode.FC)
 
@@ -219,7 +188,7 @@ def test_bfcl_action_run_batch_end_to_end(
     server: OpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from bfcl_action.cli import main
-    from tests.test_runner_cli import LIVE, weather_responder
+    from tests.support.runner import LIVE, weather_responder
 
     monkeypatch.setenv("BFCL_ACTION_LIVE_DIR", str(LIVE))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-never-printed")

@@ -15,13 +15,11 @@ from typing import Any
 
 from bfcl_action.model.cache import ResponseCache
 from bfcl_action.model.retry import RetryPolicy
-from bfcl_action.models import Mode, TestCase
+from bfcl_action.records import Mode, TestCase
 from bfcl_action.runner.backends import create_backend
 from bfcl_action.runner.execute import CaseOutcome, ExecutionStats, execute
-from tests.runner_helpers import function, make_case, options, server
 from tests.support.openai_server import OpenAIServer
-
-__all__ = ["server"]
+from tests.support.runner import function, make_case, options
 
 
 def run(
@@ -151,7 +149,7 @@ KILLED_RUN = textwrap.dedent(
     from bfcl_action.model.cache import ResponseCache
     from bfcl_action.runner.backends import create_backend
     from bfcl_action.runner.execute import execute
-    from tests.runner_helpers import make_case, options
+    from tests.support.runner import make_case, options
 
     class Srv:
         base_url = sys.argv[1]

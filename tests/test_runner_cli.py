@@ -3,63 +3,15 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bfcl_action.cli import main
-from bfcl_action.models import RunReport
-from tests.runner_helpers import server
+from bfcl_action.records import RunReport
 from tests.support.openai_server import OpenAIServer
-
-__all__ = ["server"]
-
-LIVE = Path(__file__).parent / "fixtures" / "dataset" / "live"
-QUESTION = re.compile(r"Weather in city (\d+) for (\d+) days\?")
-
-
-def weather_responder(body: dict[str, Any]) -> dict[str, Any]:
-    text = body["messages"][-1]["content"]
-    match = QUESTION.search(text)
-    if not match:
-        return {"content": "I can only answer weather questions."}
-    city, days = match.group(1), int(match.group(2))
-    if body.get("tools"):
-        name = body["tools"][0]["function"]["name"]
-        return {"tool_calls": [{"name": name, "arguments": {"city": f"city {city}", "days": days}}]}
-    return {"content": f"[weather.get_forecast(city='city {city}', days={days})]"}
-
-
-@pytest.fixture
-def env(monkeypatch: pytest.MonkeyPatch, server: OpenAIServer) -> OpenAIServer:
-    monkeypatch.setenv("BFCL_ACTION_LIVE_DIR", str(LIVE))
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-never-printed")
-    monkeypatch.setenv("CI", "true")
-    server.responder = weather_responder
-    return server
-
-
-def run_cli(srv: OpenAIServer, tmp: Path, *extra: str, out: str = "run.json") -> int:
-    return main(
-        [
-            "run",
-            "--dataset",
-            "live@2026-W48",
-            "--model",
-            "test-model",
-            "--base-url",
-            srv.base_url,
-            "--cache",
-            str(tmp / "cache"),
-            "--output",
-            str(tmp / out),
-            "--timeout",
-            "2",
-            *extra,
-        ]
-    )
+from tests.support.runner import run_cli, weather_responder
 
 
 def report(path: Path) -> RunReport:

@@ -12,13 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action.models import FunctionDoc, Mode
+from bfcl_action.records import FunctionDoc, Mode
 from bfcl_action.runner.pipeline import RunOptions, run_evaluation
 from bfcl_action.suites import derive_distractors
-from tests.runner_helpers import function, make_case, options, script, server, toy_judge
 from tests.support.openai_server import OpenAIServer
-
-__all__ = ["server"]
+from tests.support.runner import function, make_case, options, script, toy_judge
 
 
 def _cases():  # type: ignore[no-untyped-def]

@@ -8,13 +8,11 @@ import time
 import pytest
 
 from bfcl_action.model.retry import RetryPolicy
-from bfcl_action.models import Language, Mode, TestCase
+from bfcl_action.records import Language, Mode, TestCase
 from bfcl_action.runner.backends import create_backend
 from bfcl_action.runner.execute import CaseOutcome, ExecutionStats, execute
-from tests.runner_helpers import function, make_case, options, script, server
 from tests.support.openai_server import OpenAIServer
-
-__all__ = ["server"]
+from tests.support.runner import function, make_case, options, script
 
 FAST = RetryPolicy(max_retries=3, base_delay=0.01)
 

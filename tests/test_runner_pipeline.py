@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from bfcl_action.models import Mode
+from bfcl_action.records import Mode
 from bfcl_action.runner.pipeline import RunOptions, run_evaluation
-from tests.runner_helpers import make_case, options, script, server, toy_judge
 from tests.support.openai_server import OpenAIServer
-
-__all__ = ["server"]
+from tests.support.runner import make_case, options, script, toy_judge
 
 
 def test_report_records_model_mode_shard_and_comparable_settings(

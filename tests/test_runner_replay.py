@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from bfcl_action.errors import InputError
-from bfcl_action.models import Mode, TestCase
+from bfcl_action.records import Mode, TestCase
 from bfcl_action.runner.execute import CaseOutcome, execute
 from bfcl_action.runner.replay import ReplayBackend
-from tests.runner_helpers import function, make_case
+from tests.support.runner import function, make_case
 
 
 def replay(path: Path, cases: list[TestCase], mode: Mode = Mode.FC) -> list[CaseOutcome]:

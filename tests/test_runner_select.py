@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from bfcl_action.errors import ConfigError
 from bfcl_action.select import select_cases
-from tests.runner_helpers import make_case
+from tests.support.runner import make_case
 
 CASES = [make_case(f"simple_python_{i}", "q") for i in range(200)] + [
     make_case(f"irrelevance_{i}", "q", category="irrelevance") for i in range(50)

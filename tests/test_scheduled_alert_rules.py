@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from bfcl_action.compare import Comparison, Thresholds, compare_runs
+from bfcl_action.compare import Comparison, compare_runs
 from bfcl_action.github.alerts import (
     BODY_LIMIT,
     AlertAction,
@@ -19,15 +18,10 @@ from bfcl_action.github.alerts import (
     render_section,
     split_body,
 )
-from tests.support.github_server import GitHubServer, running_github_server
+from bfcl_action.thresholds import Thresholds
+from tests.support.github_server import GitHubServer
 from tests.support.reports import make_report
-from tests.test_scheduled_alerts import DROPPED, HEALTHY, WORSE, alerts, scheduled_run
-
-
-@pytest.fixture
-def github_server() -> Iterator[GitHubServer]:
-    with running_github_server() as server:
-        yield server
+from tests.support.scheduled import DROPPED, HEALTHY, WORSE, alerts, scheduled_run
 
 
 def comparison(base: str | None, head: str, floor: float | None = None) -> Comparison:

@@ -8,59 +8,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import pytest
-
-from bfcl_action.github.alerts import ALERT_LABEL, alert_marker
+from bfcl_action.github.alerts import alert_marker
 from bfcl_action.github.context import DEFAULT_CHECK_NAME
 from bfcl_action.history import read_history
-from tests.support.github_server import GitHubServer, running_github_server
-from tests.support.reports import make_report
-from tests.test_github_action_e2e import ActionRun, run_action, write_report
-
-HEALTHY = "1" * 20
-DROPPED = "1" * 10 + "0" * 10  # 50 points down, 10 flips: significant
-WORSE = "1" * 2 + "0" * 18  # a further 40 points down
-SCHEDULE = {"schedule": "0 6 * * 1"}
-
-
-@pytest.fixture
-def github_server() -> Iterator[GitHubServer]:
-    with running_github_server() as server:
-        yield server
-
-
-def scheduled_run(
-    server: GitHubServer,
-    workdir: Path,
-    week: int,
-    outcomes: str,
-    **inputs: str,
-) -> ActionRun:
-    """One scheduled run on main's tip; the workdir keeps the history file between runs
-    (what the artifact download step does in the starter workflow)."""
-    report = make_report(
-        {"simple_python": outcomes, "simple_java": HEALTHY[:10]},
-        created_at=f"2026-12-{week * 7:02d}T06:00:00Z",
-    )
-    name = write_report(workdir / f"week{week}.json", report)
-    sha = server.repo("octo/app").branches["main"]
-    return run_action(
-        server, workdir, "schedule", SCHEDULE, sha=sha, in_process=True, report=name, **inputs
-    )
-
-
-def alerts(server: GitHubServer, state: str = "open") -> list[dict[str, Any]]:
-    return [
-        issue
-        for issue in server.repo("octo/app").issues.values()
-        if (state == "all" or issue["state"] == state)
-        and ALERT_LABEL in {label["name"] for label in issue["labels"]}
-        and alert_marker(DEFAULT_CHECK_NAME) in issue["body"]
-    ]
+from tests.support.github_server import GitHubServer
+from tests.support.scheduled import DROPPED, HEALTHY, WORSE, alerts, scheduled_run
 
 
 def test_a_healthy_series_opens_no_alert(github_server: GitHubServer, tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,21 +13,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bfcl_action.compare import Verdict, compare_runs
+from bfcl_action.git_files import BranchStore
 from bfcl_action.github.context import DEFAULT_CHECK_NAME
 from bfcl_action.history import (
-    BranchStore,
     HistoryRecord,
     append_history,
     append_line,
-    history_svg,
     last_digest,
     parse_history,
     read_history,
     record_of,
 )
-from tests.support.github_server import GitHubServer, running_github_server
+from bfcl_action.report.charts import history_chart
+from tests.support.github_server import GitHubServer
 from tests.support.reports import make_report
-from tests.test_scheduled_alerts import DROPPED, HEALTHY, scheduled_run
+from tests.support.scheduled import DROPPED, HEALTHY, scheduled_run
 
 SVG = "{http://www.w3.org/2000/svg}"
 GIT_ENV = {
@@ -36,12 +36,6 @@ GIT_ENV = {
     "GIT_COMMITTER_NAME": "t",
     "GIT_COMMITTER_EMAIL": "t@example.com",
 }
-
-
-@pytest.fixture
-def github_server() -> Iterator[GitHubServer]:
-    with running_github_server() as server:
-        yield server
 
 
 def record(outcomes: str = HEALTHY, day: int = 7) -> HistoryRecord:
@@ -103,7 +97,7 @@ def test_the_last_digest_is_a_baseline_for_the_next_run() -> None:
 
 def test_the_chart_has_a_point_per_run() -> None:
     text = append_line(append_line("", record(day=7)), record(DROPPED, day=14))
-    svg = history_svg(parse_history(text)[0], title="bfcl")
+    svg = history_chart(parse_history(text)[0], title="bfcl")
     assert "simple_python @ 2026-12-07 aaaaaaa: 100.0% (20/20)" in svg
     assert "simple_python @ 2026-12-14 aaaaaaa: 50.0% (10/20)" in svg
 
@@ -111,7 +105,7 @@ def test_the_chart_has_a_point_per_run() -> None:
 def test_runs_of_one_day_get_their_own_tick_with_date_and_short_sha() -> None:
     first, second = record(day=7), record(DROPPED, day=7)
     second.sha = "b" * 40
-    svg = history_svg([first, second, record(day=7)], title="bfcl")
+    svg = history_chart([first, second, record(day=7)], title="bfcl")
     root = ET.fromstring(svg)
     ticks = [
         [span.text for span in text.iter(f"{SVG}tspan")]

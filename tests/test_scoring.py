@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bfcl_action.fingerprint import case_set_hash, config_fingerprint
-from bfcl_action.models import CaseResult, Mode
+from bfcl_action.records import CaseResult, Mode
 from bfcl_action.scoring import build_report, score_results, summarize
 
 

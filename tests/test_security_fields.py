@@ -17,13 +17,10 @@ from bfcl_action.cost import run_cost
 from bfcl_action.errors import ConfigError
 from bfcl_action.model.batch import STATE_FILE, BatchSettings
 from bfcl_action.model.providers import openai as openai_provider
-from bfcl_action.models import RunReport
-from tests.runner_helpers import server
+from bfcl_action.records import RunReport
+from tests.support.batch import FAST, run
 from tests.support.openai_batches import BatchPlan
 from tests.support.openai_server import OpenAIServer
-from tests.test_runner_batch import FAST, run
-
-__all__ = ["server"]
 
 
 @pytest.mark.parametrize(

@@ -92,7 +92,7 @@ def test_the_comment_defuses_bare_urls_and_gh_references() -> None:
 
 
 def test_untrusted_names_and_errors_cannot_start_workflow_commands(tmp_path: Path) -> None:
-    from tests.test_security_secrets import project
+    from tests.support.security import project
 
     config = project(tmp_path)
     replay = tmp_path / "answers\n::warning title=INJ::file.jsonl"

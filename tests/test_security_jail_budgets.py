@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action.models import Mode, TestCase
 from bfcl_action.multiturn import (
     EnvironmentSpec,
     ExecutionOptions,
@@ -27,6 +26,7 @@ from bfcl_action.multiturn import (
     SandboxLimits,
 )
 from bfcl_action.multiturn.check import check_conversation
+from bfcl_action.records import Mode, TestCase
 
 FIXTURES = Path(__file__).parent / "fixtures" / "multiturn"
 GREEDY = EnvironmentSpec("Greedy", "escape_env:Greedy", {})

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action.models import Mode, TestCase
 from bfcl_action.multiturn import ExecutionOptions, Sandbox, SandboxError, SandboxLimits
 from bfcl_action.multiturn.check import check_conversation
 from bfcl_action.multiturn.executable import check_executable
+from bfcl_action.records import Mode, TestCase
 
 SHADOWED = (
     "resource", "json", "signal", "threading", "ctypes", "struct", "inspect", "copy",

@@ -22,11 +22,9 @@ from bfcl_action.credentials import (
     model_calls_allowed_here,
 )
 from bfcl_action.errors import ConfigError
+from tests.support.action import run_action, write_tools
 from tests.support.github_server import GitHubServer
 from tests.support.openai_server import OpenAIServer
-from tests.test_github_action_e2e import github_server, run_action, write_tools
-
-__all__ = ["github_server"]
 
 EVENTS = [
     "pull_request",

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bfcl_action.escape import LINE_BREAKS, neutralize_commands
-from tests.curation_support import contribution
+from tests.support.curation import contribution
 
 ATTACK = "x\r::warning ::cr ##[error]legacy\u2028\u00a0::error::ls\x85\u3000::notice::nel\x0b::vt"
 

@@ -13,10 +13,8 @@ import pytest
 
 from bfcl_action.escape import ZWJ, html_text, md_inline, untrusted_markdown
 from bfcl_action.github.activities import artifact_conclusion, untrusted_summary
+from tests.support.action import run_action
 from tests.support.github_server import GitHubServer
-from tests.test_github_action_e2e import github_server, run_action
-
-__all__ = ["github_server"]
 
 HOSTILE = "GH-1 #2 owner/repo#3 @octo/admins https://evil.example www.evil.example <img src=x>"
 

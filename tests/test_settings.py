@@ -14,17 +14,16 @@ from bfcl_action.evaluation import backend_options, run_options
 from bfcl_action.fingerprint import config_fingerprint
 from bfcl_action.github.context import ActionContext
 from bfcl_action.github.evaluate import Engine
-from bfcl_action.models import Mode
+from bfcl_action.records import Mode
 from bfcl_action.settings import (
     DEFAULTS,
     RunOverrides,
     RunSettings,
-    ThresholdOverrides,
-    Thresholds,
     check_settings,
     resolve_run_settings,
     resolve_thresholds,
 )
+from bfcl_action.thresholds import ThresholdOverrides, Thresholds
 
 DATASETS = ["live@2026-W48"]
 

@@ -9,7 +9,7 @@ import pytest
 
 from bfcl_action.config import load_config, parse_config
 from bfcl_action.errors import DatasetError
-from bfcl_action.models import FunctionDoc, Message, TestCase
+from bfcl_action.records import FunctionDoc, Message, TestCase
 from bfcl_action.suites import (
     build_cases,
     derive_distractors,

@@ -14,7 +14,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bfcl_action.models import FunctionDoc, Message, TestCase
+from bfcl_action.records import FunctionDoc, Message, TestCase
 from bfcl_action.suites import derive_distractors, derive_irrelevance, distractor_pool
 
 _WORDS = (

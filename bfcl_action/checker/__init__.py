@@ -3,7 +3,7 @@
 Entry points: `judge` (raw model output in, `Judgement` out: the verdict and the decoded
 calls), `judge_decoded` (the same for an already-decoded output, with BFCL's format check),
 `check_case` / `check_decoded` (the same as the `CaseResult` reports store), `check_calls`
-(decoded calls in, `Verdict` out), `check_ast` (the AST rules without a `TestCase`) and
+(decoded calls in, `CheckVerdict` out), `check_ast` (the AST rules without a `TestCase`) and
 `needs_underscore_to_dot` (which FC models expect `a_b` for a function `a.b`).
 """
 
@@ -19,11 +19,11 @@ from bfcl_action.checker.case import (
 from bfcl_action.checker.models_table import needs_underscore_to_dot
 from bfcl_action.checker.normalize import normalize_text
 from bfcl_action.checker.relevance import check_relevance
-from bfcl_action.checker.verdict import Verdict
+from bfcl_action.checker.verdict import CheckVerdict
 
 __all__ = [
+    "CheckVerdict",
     "Judgement",
-    "Verdict",
     "check_ast",
     "check_call",
     "check_calls",

@@ -19,9 +19,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from bfcl_action.checker.verdict import PASS, Verdict, fail
+from bfcl_action.checker.verdict import PASS, CheckVerdict, fail
 from bfcl_action.decode import decode_step
-from bfcl_action.models import Mode
+from bfcl_action.records import Mode
 
 INFERENCE_ERROR = "agentic:inference_error"
 NO_LAST_MESSAGE = "agentic:no_last_message"
@@ -35,7 +35,7 @@ def standardize(text: str) -> str:
     return _DROPPED.sub("", text).lower().replace("'", '"')
 
 
-def final_answer(model_output: Any, mode: Mode) -> tuple[Any, Verdict | None]:
+def final_answer(model_output: Any, mode: Mode) -> tuple[Any, CheckVerdict | None]:
     """The last step that is not a call, or the verdict that says why there is none."""
     if not isinstance(model_output, list) or len(model_output) != 1:
         return None, fail(
@@ -52,7 +52,7 @@ def final_answer(model_output: Any, mode: Mode) -> tuple[Any, Verdict | None]:
     return last, None
 
 
-def check_answer_text(answer: Any, expected: Sequence[str]) -> Verdict:
+def check_answer_text(answer: Any, expected: Sequence[str]) -> CheckVerdict:
     """Whether `answer` (the final text) holds one of `expected` as a word."""
     if isinstance(answer, list):
         answer = answer[0] if answer else ""
@@ -64,8 +64,8 @@ def check_answer_text(answer: Any, expected: Sequence[str]) -> Verdict:
     return fail(ANSWER_NOT_FOUND, f"none of the expected answers ({shown}) is in the final answer")
 
 
-def check_agentic(model_output: Any, expected: Sequence[str], mode: Mode) -> Verdict:
-    """Verdict on one agentic result entry (see the module docstring)."""
+def check_agentic(model_output: Any, expected: Sequence[str], mode: Mode) -> CheckVerdict:
+    """CheckVerdict on one agentic result entry (see the module docstring)."""
     answer, problem = final_answer(model_output, mode)
     if problem is not None:
         return problem

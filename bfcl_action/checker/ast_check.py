@@ -41,11 +41,11 @@ from bfcl_action.checker.verdict import (
     WRONG_COUNT_PARALLEL,
     WRONG_COUNT_SIMPLE,
     WRONG_FUNC_NAME,
-    Verdict,
+    CheckVerdict,
     fail,
     show,
 )
-from bfcl_action.models import Call, ExpectedCall, FunctionDoc, Language
+from bfcl_action.records import Call, ExpectedCall, FunctionDoc, Language
 
 # Enum members bound once: looking one up on its class costs as much as a dict lookup chain.
 _PARALLEL, _MULTIPLE = Matching.PARALLEL, Matching.MULTIPLE
@@ -66,8 +66,8 @@ def check_ast(
     matching: Matching,
     language: Language = Language.PYTHON,
     underscore_to_dot: bool = False,
-) -> Verdict:
-    """Verdict on `calls` for one AST case (see the module docstring for the rule order)."""
+) -> CheckVerdict:
+    """CheckVerdict on `calls` for one AST case (see the module docstring for the rule order)."""
     if matching is _PARALLEL:
         return _check_parallel(functions, calls, answers, language, underscore_to_dot)
     if matching is _MULTIPLE:
@@ -102,7 +102,7 @@ def _check_parallel(
     answers: Sequence[ExpectedCall],
     language: Language,
     underscore_to_dot: bool,
-) -> Verdict:
+) -> CheckVerdict:
     if len(calls) != len(answers):
         return fail(WRONG_COUNT_PARALLEL, f"expected {len(answers)} call(s), got {len(calls)}")
     used = [False] * len(calls)
@@ -114,7 +114,7 @@ def _check_parallel(
         if doc is None:
             return fail(INVALID_CASE, f"no function doc named {name!r} for the expected call")
         want = expected_name(doc.name, underscore_to_dot)
-        reasons: dict[int, Verdict] = {}
+        reasons: dict[int, CheckVerdict] = {}
         for index, call in enumerate(calls):
             # A call to another function cannot match: skip it without building a verdict.
             if used[index] or call.name != want:
@@ -149,7 +149,7 @@ def check_call(
     expected: dict[str, list[Any]],
     language: Language = Language.PYTHON,
     underscore_to_dot: bool = False,
-) -> Verdict:
+) -> CheckVerdict:
     """One call against one function doc and one answer's parameter options."""
     name = doc.name
     if underscore_to_dot and "." in name:
@@ -221,7 +221,7 @@ _PYTHON_SCALARS: dict[Any, type] = {
 
 def _check_argument(
     name: str, param: str, value: Any, spec: Any, options: list[Any], language: Language
-) -> Verdict | None:
+) -> CheckVerdict | None:
     """None if the argument is accepted, else the verdict."""
     where = f"{name}: {param}"
     type_name = spec.get("type") if isinstance(spec, dict) else None
@@ -272,7 +272,7 @@ def _check_argument(
     if outcome.verdict is not None:
         return outcome.verdict
     if not outcome.is_variable:
-        verdict: Verdict | None = None
+        verdict: CheckVerdict | None = None
         if expected is dict:
             verdict = check_dict(where, value, options)
         elif expected is list and item_type is dict:

@@ -20,19 +20,19 @@ from bfcl_action.checker.verdict import (
     INTERNAL_ERROR,
     TOO_DEEP,
     UNSUPPORTED_CATEGORY,
-    Verdict,
+    CheckVerdict,
     fail,
 )
 from bfcl_action.decode import DecodeError, decode_output
 from bfcl_action.decode.errors import WRONG_OUTPUT_FORMAT
 from bfcl_action.decode.return_formats import decode_return_format
-from bfcl_action.models import Call, CaseResult, Language, Mode, TestCase
+from bfcl_action.records import Call, CaseResult, Language, Mode, TestCase
 
 _AST, _MULTI_TURN, _AGENTIC = Checker.AST, Checker.MULTI_TURN, Checker.AGENTIC
 _PYTHON = Language.PYTHON
 
 
-def _category(case: TestCase) -> Category | Verdict:
+def _category(case: TestCase) -> Category | CheckVerdict:
     category = CATEGORIES.get(case.category)
     if category is None:
         return fail(UNSUPPORTED_CATEGORY, f"unknown category {case.category!r}")
@@ -45,9 +45,9 @@ def _judge(
     category: Category,
     case: TestCase,
     calls: Sequence[Call] | None,
-    decode_error: Verdict | None,
+    decode_error: CheckVerdict | None,
     underscore_to_dot: bool,
-) -> Verdict:
+) -> CheckVerdict:
     if category.checker is not _AST:
         message = " ".join(decode_error.error) if decode_error is not None else ""
         return check_relevance(category.checker, calls, message)
@@ -65,8 +65,8 @@ def _judge(
 
 def check_calls(
     case: TestCase, calls: Sequence[Call], *, underscore_to_dot: bool = False
-) -> Verdict:
-    """Verdict on decoded `calls` for `case`, as BFCL's checker would give it.
+) -> CheckVerdict:
+    """CheckVerdict on decoded `calls` for `case`, as BFCL's checker would give it.
 
     The category (looked up in `bfcl_action.categories`) picks the rule: AST matching
     (simple, multiple, parallel; Python, Java or JavaScript values), irrelevance (no call
@@ -75,20 +75,20 @@ def check_calls(
     """
     try:
         found = _category(case)
-        if isinstance(found, Verdict):
+        if isinstance(found, CheckVerdict):
             return found
         return _judge(found, case, calls, None, underscore_to_dot)
     except Exception as exc:  # the guard that keeps one odd case from stopping a run
         return _guard_verdict(exc)
 
 
-def _guard_verdict(exc: Exception) -> Verdict:
+def _guard_verdict(exc: Exception) -> CheckVerdict:
     if isinstance(exc, RecursionError):
         return fail(TOO_DEEP, "an argument is nested too deeply to compare")
     return fail(INTERNAL_ERROR, f"checker bug, please report: {type(exc).__name__}: {exc}")
 
 
-def decode_for(category: Category, model_output: Any, mode: Mode) -> list[Call] | Verdict:
+def decode_for(category: Category, model_output: Any, mode: Mode) -> list[Call] | CheckVerdict:
     """Decode as BFCL does for this category: relevance outputs are always read as Python."""
     if (
         type(model_output) is list
@@ -109,7 +109,7 @@ def decode_for(category: Category, model_output: Any, mode: Mode) -> list[Call] 
 class Judgement(NamedTuple):
     """A verdict and the calls the output decoded to (None when it did not decode)."""
 
-    verdict: Verdict
+    verdict: CheckVerdict
     decoded: list[Call] | None
 
 
@@ -124,7 +124,7 @@ def judge(
     it for `case`: the checker's whole job, without building a report record. Never raises."""
     try:
         category = _category(case)
-        if isinstance(category, Verdict):
+        if isinstance(category, CheckVerdict):
             return Judgement(category, None)
         if category.checker is _AGENTIC:
             return Judgement(check_agentic(model_output, case.answer_texts, mode), None)

@@ -14,17 +14,17 @@ from bfcl_action.checker.verdict import (
     IRRELEVANCE_DECODER_SUCCESS,
     PASS,
     RELEVANCE_DECODER_FAILED,
-    Verdict,
+    CheckVerdict,
     fail,
 )
-from bfcl_action.models import Call
+from bfcl_action.records import Call
 
 _IRRELEVANCE = Checker.IRRELEVANCE
 
 
 def check_relevance(
     checker: Checker, calls: Sequence[Call] | None, decode_error: str = ""
-) -> Verdict:
+) -> CheckVerdict:
     """`calls` is what the output decoded to, or None when it did not decode."""
     has_call = bool(calls)
     if checker is _IRRELEVANCE:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, cast
 
-from bfcl_action.checker.verdict import TYPE_NESTED, TYPE_SIMPLE, Verdict, fail, show
+from bfcl_action.checker.verdict import TYPE_NESTED, TYPE_SIMPLE, CheckVerdict, fail, show
 
 PYTHON_TYPES: dict[str, type] = {
     "string": str,
@@ -63,7 +63,7 @@ def options_type(options: list[Any]) -> type | None:
 
 @dataclass(frozen=True, slots=True)
 class TypeOutcome:
-    verdict: Verdict | None
+    verdict: CheckVerdict | None
     """None when the type is acceptable."""
     is_variable: bool = False
 

@@ -20,7 +20,7 @@ from bfcl_action.checker.verdict import (
     VALUE_LIST,
     VALUE_LIST_DICT_COUNT,
     VALUE_STRING,
-    Verdict,
+    CheckVerdict,
     fail,
     show,
 )
@@ -38,7 +38,7 @@ def _norm_sequence(option: Any) -> list[Any] | None:
     return None
 
 
-def check_string(where: str, value: str, options: list[Any]) -> Verdict:
+def check_string(where: str, value: str, options: list[Any]) -> CheckVerdict:
     wanted = normalize_text(value)
     for option in options:
         if type(option) is str and normalize_text(option) == wanted:
@@ -50,7 +50,7 @@ def check_string(where: str, value: str, options: list[Any]) -> Verdict:
     )
 
 
-def check_list(where: str, value: list[Any], options: list[Any]) -> Verdict:
+def check_list(where: str, value: list[Any], options: list[Any]) -> CheckVerdict:
     wanted = [_norm(item) for item in value]
     for option in options:
         if _norm_sequence(option) == wanted:
@@ -65,7 +65,7 @@ def _allows_absent(option_values: Any) -> bool:
         return False
 
 
-def _dict_against(where: str, value: dict[Any, Any], option: dict[Any, Any]) -> Verdict | None:
+def _dict_against(where: str, value: dict[Any, Any], option: dict[Any, Any]) -> CheckVerdict | None:
     """None if `value` matches this one option dict, else why not."""
     messages: list[str] = []
     error_type: str | None = None
@@ -88,10 +88,10 @@ def _dict_against(where: str, value: dict[Any, Any], option: dict[Any, Any]) -> 
             break
     if error_type is None:
         return None
-    return Verdict(False, error_type, tuple(messages))
+    return CheckVerdict(False, error_type, tuple(messages))
 
 
-def check_dict(where: str, value: Any, options: list[Any]) -> Verdict:
+def check_dict(where: str, value: Any, options: list[Any]) -> CheckVerdict:
     """Match a dict against each option dict; the last option's failure is reported.
 
     Within one option, an unexpected key or wrong value is reported unless a required key is
@@ -114,7 +114,7 @@ def check_dict(where: str, value: Any, options: list[Any]) -> Verdict:
     return outcome
 
 
-def check_list_of_dicts(where: str, value: list[Any], options: list[Any]) -> Verdict:
+def check_list_of_dicts(where: str, value: list[Any], options: list[Any]) -> CheckVerdict:
     """Each option is a list of option dicts matched position by position, same length."""
     outcome = fail(LIST_DICT_UNCLEAR, f"{where}: no expected options")
     for option in options:

@@ -42,7 +42,7 @@ INTERNAL_ERROR = "checker:internal_error"
 """A bug in the checker; the case is scored as failed and the message says what happened."""
 
 
-class Verdict(NamedTuple):
+class CheckVerdict(NamedTuple):
     """Whether the output is accepted; if not, BFCL's `error_type` and readable reasons.
 
     A named tuple (not pydantic, not a frozen dataclass): the checker builds one per failing
@@ -54,11 +54,11 @@ class Verdict(NamedTuple):
     error: tuple[str, ...] = ()
 
 
-PASS = Verdict(True)
+PASS = CheckVerdict(True)
 
 
-def fail(error_type: str, *messages: str) -> Verdict:
-    return Verdict(False, error_type, messages)
+def fail(error_type: str, *messages: str) -> CheckVerdict:
+    return CheckVerdict(False, error_type, messages)
 
 
 def show(value: Any, limit: int = 200) -> str:

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from bfcl_action.budget import loads_json, within_limits
 from bfcl_action.categories import Checker, get_category
 from bfcl_action.errors import BfclActionError, InputError
-from bfcl_action.models import ExpectedCall, FunctionDoc, Mode, TestCase
+from bfcl_action.records import ExpectedCall, FunctionDoc, Mode, TestCase
 
 INPUT_ERROR = "input_error"
 

@@ -20,8 +20,8 @@ from bfcl_action.config import load_config
 from bfcl_action.digest import RunDigest, make_digest
 from bfcl_action.errors import ConfigError, InputError
 from bfcl_action.impact import ToolChange
-from bfcl_action.models import RunReport
 from bfcl_action.numbers import number
+from bfcl_action.records import RunReport
 from bfcl_action.report import (
     render_comment,
     render_history_svg,
@@ -31,7 +31,8 @@ from bfcl_action.report import (
     render_tools_svg,
 )
 from bfcl_action.run_reports import load_baseline, load_report
-from bfcl_action.settings import ThresholdOverrides, Thresholds, resolve_thresholds
+from bfcl_action.settings import resolve_thresholds
+from bfcl_action.thresholds import ThresholdOverrides, Thresholds
 
 
 def register(subparsers: Any) -> None:

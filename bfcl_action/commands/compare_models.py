@@ -19,8 +19,8 @@ from typing import Any
 from bfcl_action import escape
 from bfcl_action.errors import InputError
 from bfcl_action.model_choice import choose_models, display_names
-from bfcl_action.models import RunReport
 from bfcl_action.numbers import number
+from bfcl_action.records import RunReport
 from bfcl_action.report.model_choice import (
     render_model_choice_json,
     render_model_choice_markdown,

@@ -30,8 +30,8 @@ from bfcl_action.generate.models import (
     Kind,
     Provenance,
 )
-from bfcl_action.models import FunctionDoc, Mode, TestCase
 from bfcl_action.numbers import integer, number
+from bfcl_action.records import FunctionDoc, Mode, TestCase
 
 if TYPE_CHECKING:  # the model layer (openai) loads only when generate runs
     from bfcl_action.generate.model import ModelLink

@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from bfcl_action.errors import InputError
-from bfcl_action.history import history_svg, read_history, trend_table, write_atomic
+from bfcl_action.history import read_history, trend_table, write_atomic
 from bfcl_action.numbers import integer
+from bfcl_action.report.charts import history_chart
 
 
 def register(subparsers: Any) -> None:
@@ -37,6 +38,6 @@ def main(args: argparse.Namespace) -> int:
     print(trend_table(records, last=args.last), end="")
     if args.svg is not None:
         title = f"{records[-1].check_name}: scheduled runs" if records else "scheduled runs"
-        write_atomic(args.svg, history_svg(records, title=title))
+        write_atomic(args.svg, history_chart(records, title=title))
         print(f"wrote {args.svg}")
     return 0

@@ -17,16 +17,15 @@ from bfcl_action.config import BfclConfig, MatrixModel
 from bfcl_action.credentials import ModelPath
 from bfcl_action.errors import ConfigError
 from bfcl_action.evaluation import (
-    evaluate,
-    evaluate_matrix,
+    evaluate_models,
     file_label,
     labelled_path,
     labelled_paths,
     print_summary,
     write_outputs,
 )
-from bfcl_action.models import Mode, RunReport
 from bfcl_action.numbers import integer, number
+from bfcl_action.records import Mode, RunReport
 from bfcl_action.runner.pipeline import infra_error_rate
 from bfcl_action.runner.progress import make_progress
 from bfcl_action.settings import (
@@ -35,8 +34,7 @@ from bfcl_action.settings import (
     RunOverrides,
     api_key,
     check_settings,
-    resolve_matrix,
-    resolve_run_settings,
+    resolve_model_runs,
 )
 
 
@@ -287,6 +285,9 @@ def overrides_from_args(args: argparse.Namespace) -> RunOverrides:
 
 
 def main(args: argparse.Namespace) -> int:
+    """Every model of the run (`--model`, or the entries of `models:`) on the same cases:
+    one report per model (a matrix entry's as `run.<label>.json`), the summaries, then
+    for several models which did best. One model is a matrix of one."""
     config = None
     if args.config is None and not args.dataset:
         from bfcl_action.config import find_config
@@ -296,47 +297,64 @@ def main(args: argparse.Namespace) -> int:
         from bfcl_action.config import load_config
 
         config = load_config(args.config)
-    overrides = overrides_from_args(args)
-    entries = matrix_entries(args, config)
-    if entries:
-        return run_matrix(
-            args, config, resolve_matrix(overrides, config, entries, environ=os.environ)
+    runs = resolve_model_runs(
+        overrides_from_args(args), config, matrix_entries(args, config), environ=os.environ
+    )
+    for run in runs:
+        check_settings(
+            run.settings,
+            model_hint=f"`models:` entry {run.label} has no name"
+            if run.label
+            else "give --model or `model.name` in --config",
         )
-    settings = resolve_run_settings(overrides, config, environ=os.environ)
-    check_settings(settings, model_hint="give --model or `model.name` in --config")
     if args.dry_run:
         from bfcl_action.evaluation import estimate
 
-        print(estimate(settings, config).line())
+        for run in runs:
+            line = estimate(run.settings, config).line()
+            print(f"{run.label}: {line}" if run.label else line)
         return 0
-    if not settings.replaying:
-        credentials.refuse_model_calls_on_fork(
-            ModelPath.BATCH if settings.batch else ModelPath.SINGLE
-        )
-    key = api_key(settings)
+    if not all(run.settings.replaying for run in runs):
+        credentials.refuse_model_calls_on_fork(model_path(runs))
+    keys: dict[str, str | None] = {}
+    for run in runs:
+        keys[run.label] = api_key(run.settings)  # held, out of the environment, redacted
     progress = make_progress(sys.stderr, enabled=not args.quiet)
-    report, cases = evaluate(settings, config, api_key=key, progress=progress)
-    write_outputs(report, args.output, args.results_dir, cases)
-    if args.metrics_json or args.metrics_openmetrics or args.metrics_emf:
-        from bfcl_action.metrics import write_metrics
+    reports, cases = evaluate_models(runs, config, api_keys=keys, progress=progress)
+    outputs = labelled_paths(args.output, [run.label for run in runs])
+    failed = False
+    for run, report in zip(runs, reports, strict=True):
+        results_dir = args.results_dir
+        if results_dir is not None and run.label:
+            results_dir = results_dir / file_label(run.label)
+        write_outputs(report, outputs[run.label], results_dir, cases)
+        _write_metrics(args, report, run.label)
+        if run.label:
+            print(f"\n== {run.label} ({report.model}, {report.mode})")
+        print_summary(report)
+        print(f"wrote the run report to {outputs[run.label]}" + _results_note(results_dir))
+        rate = infra_error_rate(report)
+        if rate > run.settings.max_infra_error_rate:
+            print(
+                f"bfcl-action run: {run.label + ': ' if run.label else ''}{rate:.1%} of cases "
+                f"got no answer (limit {run.settings.max_infra_error_rate:.1%}); failing",
+                file=sys.stderr,
+            )
+            failed = True
+    if len(reports) > 1:
+        from bfcl_action.model_choice import choose_models
+        from bfcl_action.report.model_choice import render_model_choice_text
 
-        write_metrics(
-            report,
-            json_path=args.metrics_json,
-            openmetrics_path=args.metrics_openmetrics,
-            emf_path=args.metrics_emf,
-        )
-    print_summary(report)
-    print(f"wrote the run report to {args.output}" + _results_note(args.results_dir))
-    rate = infra_error_rate(report)
-    if rate > settings.max_infra_error_rate:
-        print(
-            f"bfcl-action run: {rate:.1%} of cases got no answer "
-            f"(limit {settings.max_infra_error_rate:.1%}); failing",
-            file=sys.stderr,
-        )
-        return 1
-    return 0
+        print()
+        print(render_model_choice_text(choose_models(reports)))
+    return 1 if failed else 0
+
+
+def model_path(runs: list[MatrixRun]) -> ModelPath:
+    """How this run calls models, for the fork rule (`credentials.model_calls_allowed`)."""
+    if len(runs) > 1 or runs[0].label:
+        return ModelPath.MATRIX
+    return ModelPath.BATCH if runs[0].settings.batch else ModelPath.SINGLE
 
 
 def matrix_entries(args: argparse.Namespace, config: BfclConfig | None) -> list[MatrixModel]:
@@ -371,51 +389,6 @@ def matrix_entries(args: argparse.Namespace, config: BfclConfig | None) -> list[
             )
         chosen.append(by_key[label])
     return chosen
-
-
-def run_matrix(args: argparse.Namespace, config: BfclConfig | None, runs: list[MatrixRun]) -> int:
-    """Every model of the matrix on the same cases: one report per model
-    (`run.<label>.json`), the per-model summaries, then which model did best."""
-    for run in runs:
-        check_settings(run.settings, model_hint=f"`models:` entry {run.label} has no name")
-    if args.dry_run:
-        from bfcl_action.evaluation import estimate
-
-        for run in runs:
-            print(f"{run.label}: {estimate(run.settings, config).line()}")
-        return 0
-    keys: dict[str, str | None] = {}
-    if not all(run.settings.replaying for run in runs):
-        credentials.refuse_model_calls_on_fork(ModelPath.MATRIX)
-    for run in runs:
-        keys[run.label] = api_key(run.settings)
-    progress = make_progress(sys.stderr, enabled=not args.quiet)
-    reports, cases = evaluate_matrix(runs, config, api_keys=keys, progress=progress)
-    labels = [run.label for run in runs]
-    outputs = labelled_paths(args.output, labels)
-    failed = False
-    for run, report in zip(runs, reports, strict=True):
-        results_dir = args.results_dir / file_label(run.label) if args.results_dir else None
-        write_outputs(report, outputs[run.label], results_dir, cases)
-        _write_metrics(args, report, run.label)
-        print(f"\n== {run.label} ({report.model}, {report.mode})")
-        print_summary(report)
-        print(f"wrote the run report to {outputs[run.label]}" + _results_note(results_dir))
-        rate = infra_error_rate(report)
-        if rate > run.settings.max_infra_error_rate:
-            print(
-                f"bfcl-action run: {run.label}: {rate:.1%} of cases got no answer "
-                f"(limit {run.settings.max_infra_error_rate:.1%}); failing",
-                file=sys.stderr,
-            )
-            failed = True
-    if len(reports) > 1:
-        from bfcl_action.model_choice import choose_models
-        from bfcl_action.report.model_choice import render_model_choice_text
-
-        print()
-        print(render_model_choice_text(choose_models(reports)))
-    return 1 if failed else 0
 
 
 def _write_metrics(args: argparse.Namespace, report: RunReport, label: str) -> None:

@@ -25,6 +25,7 @@ from bfcl_action.categories import (
     NOT_SCORED,
     parse_categories,
 )
+from bfcl_action.compare import percent
 from bfcl_action.dataset import dataset_categories, load_dataset
 from bfcl_action.dataset.official import official_sizes
 from bfcl_action.errors import InputError
@@ -36,7 +37,7 @@ from bfcl_action.leaderboard import (
     latency_stats,
     leaderboard_of,
 )
-from bfcl_action.models import CaseResult, Mode, RunReport, TestCase
+from bfcl_action.records import CaseResult, Mode, RunReport, TestCase
 from bfcl_action.results_io import (
     ResultEntry,
     read_results,
@@ -155,9 +156,9 @@ def score_entries(
     """Check each result entry against its case; an id the dataset lacks is an input error.
 
     Multi-turn entries are judged by running their calls (`bfcl_action.multiturn`)."""
+    from bfcl_action.categories import is_multi_turn
     from bfcl_action.checker import check_case  # imported here so `--help` never needs it
     from bfcl_action.multiturn.check import check_conversation
-    from bfcl_action.multiturn.conversation import is_multi_turn
 
     results: list[CaseResult] = []
     for entry in entries:
@@ -169,7 +170,7 @@ def score_entries(
                 line=entry.line,
                 field="id",
             )
-        if is_multi_turn(case):
+        if is_multi_turn(case.category):
             result = check_conversation(case, entry.result, mode=mode, options=multi_turn)
         else:
             result = check_case(case, entry.result, mode=mode, underscore_to_dot=underscore_to_dot)
@@ -320,10 +321,6 @@ def leaderboard_table(board: Leaderboard, figures: FormatSensitivity | None = No
     return table
 
 
-def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{value * 100:.2f}%"
-
-
 def score_table(report: RunReport) -> Table:
     """Per-suite rows, then the summary columns that have a value."""
     title = f"{report.model} ({report.mode.value}) on {', '.join(report.datasets)}"
@@ -335,7 +332,10 @@ def score_table(report: RunReport) -> Table:
     for label, score in report.categories.items():
         infra = f" (+{score.infra_errors} infra)" if score.infra_errors else ""
         table.add_row(
-            escape(label), str(score.correct), f"{score.total}{infra}", _pct(score.accuracy)
+            escape(label),
+            str(score.correct),
+            f"{score.total}{infra}",
+            percent(score.accuracy, digits=2, unit="%"),
         )
     rows = [(k, v) for k, v in report.summary.items() if v is not None]
     if rows:
@@ -343,5 +343,5 @@ def score_table(report: RunReport) -> Table:
         order = {c: i for i, c in enumerate(SUMMARY_COLUMNS)}
         for key, value in sorted(rows, key=lambda kv: ("/" in kv[0], order.get(kv[0], 99))):
             name = SUMMARY_TITLES.get(key, key)
-            table.add_row(escape(name), "", "", _pct(value), style="bold")
+            table.add_row(escape(name), "", "", percent(value, digits=2, unit="%"), style="bold")
     return table

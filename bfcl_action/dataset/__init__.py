@@ -22,7 +22,7 @@ from bfcl_action.categories import (
 )
 from bfcl_action.dataset import live, official
 from bfcl_action.errors import ConfigError, DatasetError
-from bfcl_action.models import TestCase
+from bfcl_action.records import ExecutionData, TestCase
 
 __all__ = ["dataset_categories", "load_dataset", "parse_spec"]
 
@@ -118,7 +118,7 @@ def _with_environments(
     out = []
     for case in cases:
         if case.category in MULTI_TURN_OFFICIAL:
-            paths = list((case.model_extra or {}).get("environment_paths") or [])
+            paths = case.metadata_as(ExecutionData).environment_paths
             case = TestCase.model_validate(
                 {**case.model_dump(), "environment_paths": [*paths, root]}
             )

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from bfcl_action import jsonl
 from bfcl_action.categories import FORMAT_SENSITIVITY, get_category
 from bfcl_action.errors import DatasetError
-from bfcl_action.models import TestCase
+from bfcl_action.records import TestCase
 
 VERSION_PREFIX = "BFCL_v4"
 """File-name prefix of BFCL v4 data, result and score files."""

@@ -39,7 +39,7 @@ from bfcl_action.categories import CATEGORIES, Checker
 from bfcl_action.dataset import official
 from bfcl_action.dataset.bfcl_format import read_category
 from bfcl_action.errors import DatasetError, LiveUnavailable
-from bfcl_action.models import TestCase
+from bfcl_action.records import TestCase
 
 LIVE_DIR_ENV = "BFCL_ACTION_LIVE_DIR"
 VERSION_RE = re.compile(r"^(\d{4})-W(\d{2})$")

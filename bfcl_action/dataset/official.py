@@ -46,7 +46,7 @@ from bfcl_action.dataset.bfcl_format import (
 )
 from bfcl_action.dataset.multi_turn import read_multi_turn
 from bfcl_action.errors import DatasetError
-from bfcl_action.models import TestCase
+from bfcl_action.records import TestCase
 
 PACKAGE = "bfcl-eval"
 CACHE_ENV = "BFCL_ACTION_CACHE"

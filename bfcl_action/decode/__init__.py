@@ -28,7 +28,7 @@ from bfcl_action.decode.fc import decode_fc
 from bfcl_action.decode.java_calls import POSITIONAL_KEY, decode_java
 from bfcl_action.decode.javascript_calls import decode_javascript
 from bfcl_action.decode.python_calls import KWARGS_KEY, decode_python
-from bfcl_action.models import Call, Language, Mode
+from bfcl_action.records import Call, Language, Mode
 
 __all__ = [
     "DECODER_FAILED",

@@ -27,7 +27,7 @@ from typing import Any
 
 from bfcl_action.decode.errors import failed, wrong_format
 from bfcl_action.decode.limits import MAX_JSON_CHARS
-from bfcl_action.models import Call
+from bfcl_action.records import Call
 
 
 def decode_fc(output: Any) -> list[Call]:

@@ -49,7 +49,7 @@ from bfcl_action.decode._syntax import (
 )
 from bfcl_action.decode.errors import failed, wrong_format
 from bfcl_action.decode.prompt_text import bracket_text
-from bfcl_action.models import Call
+from bfcl_action.records import Call
 
 POSITIONAL_KEY = "<positional>"
 """Key of the (single) positional identifier argument upstream keeps under `None`."""

@@ -16,7 +16,7 @@ from typing import Any
 from bfcl_action.authoring import call_options, call_problems
 from bfcl_action.cases import read_cases
 from bfcl_action.generate.models import Candidate, Drop, DropReason, Kind
-from bfcl_action.models import FunctionDoc
+from bfcl_action.records import FunctionDoc
 from bfcl_action.redact import SECRET_SHAPES, has_secret_shape, redact
 from bfcl_action.tools.issues import ToolIssue
 from bfcl_action.tools.source import Document

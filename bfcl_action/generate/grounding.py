@@ -20,7 +20,7 @@ from typing import Any
 
 from bfcl_action.checker.normalize import normalize_text
 from bfcl_action.generate.models import Candidate, Drop, DropReason
-from bfcl_action.models import FunctionDoc
+from bfcl_action.records import FunctionDoc
 
 _WORD = re.compile(r"[^\W_]+")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")

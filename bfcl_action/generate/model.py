@@ -18,7 +18,7 @@ from bfcl_action.model.options import BackendOptions
 from bfcl_action.model.request import ModelClient, open_client
 from bfcl_action.model.retry import InfraFailure, RetryPolicy
 from bfcl_action.model.types import ChatRequest, ChatResponse
-from bfcl_action.models import Mode, TestCase
+from bfcl_action.records import Mode, TestCase
 from bfcl_action.runner.chat import ChatBackend
 from bfcl_action.runner.progress import NoProgress, Progress
 

@@ -36,7 +36,7 @@ from bfcl_action.generate.prompt import (
 )
 from bfcl_action.generate.proposals import read_proposals
 from bfcl_action.model.retry import InfraFailure
-from bfcl_action.models import FunctionDoc, Mode, TestCase
+from bfcl_action.records import FunctionDoc, Mode, TestCase
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,11 @@
 - `pull_request`: run on the PR head, baseline from the merge-base check run (else a file,
   else none), compare, then sticky comment, check run on the head sha, optional statuses,
   job summary, outputs, and only then the exit code.
+- a shard (`shard` without `report`): run one shard of the cases, keep the reports.
+
+One model is a matrix of one: every activity runs once over the list of models (the one
+model, or each entry of `models:`, docs/model-matrix.md), each compared with its own
+baseline; the rendering chooses the single-model layout for a run without `models:`.
 - `workflow_run`: post the comment (and check run) a read-only PR run left in an artifact.
 
 Every GitHub call is wrapped: a failure becomes a warning and a line in the job summary, and
@@ -26,11 +31,11 @@ from github import Github
 from github.Repository import Repository
 
 from bfcl_action import redact
-from bfcl_action.compare import compare_runs
+from bfcl_action.compare import percent
 from bfcl_action.credentials import ModelPath, model_calls_allowed
-from bfcl_action.digest import RunDigest
 from bfcl_action.errors import InputError
 from bfcl_action.escape import one_line, untrusted_markdown
+from bfcl_action.evaluation import labelled_path
 from bfcl_action.github import outputs, scheduled
 from bfcl_action.github.checks import (
     Annotation,
@@ -46,21 +51,25 @@ from bfcl_action.github.comment import (
     upsert_comment,
 )
 from bfcl_action.github.context import ActionContext, PullRequestInfo
-from bfcl_action.github.evaluate import Engine, annotations_for
+from bfcl_action.github.evaluate import Engine, matrix_entries
 from bfcl_action.github.publish import (
     COMMENT_DIR,
+    MODELS_OUTPUT,
+    ModelReport,
     Outcome,
     attempt,
     category_statuses,
     check_summary,
     check_title,
+    compare_models,
     conclusion_of,
     find_baselines,
     finish,
     keep_comment_if_unposted,
+    model_annotations,
+    model_ctx,
     output_dir,
     output_values,
-    pct,
     post_comment,
     problems_markdown,
     publish_check,
@@ -69,9 +78,9 @@ from bfcl_action.github.publish import (
 )
 from bfcl_action.github.scheduled import SCHEDULED_EVENTS
 from bfcl_action.github.statuses import post_statuses
-from bfcl_action.models import RunReport
+from bfcl_action.model_choice import choose_models
 from bfcl_action.report.coverage import tools_without_cases
-from bfcl_action.report.markdown import render_comment
+from bfcl_action.report.matrix import render_matrix_comment
 from bfcl_action.run_reports import load_report, save_report
 
 GithubFactory = Callable[[ActionContext], Github]
@@ -139,7 +148,7 @@ def model_calls_allowed_for(ctx: ActionContext, engine: Engine) -> bool:
         ctx.event_name,
         head_repo=pr.head_repo if pr is not None else None,
         base_repo=pr.base_repo if pr is not None else None,
-        path=ModelPath.MATRIX if engine.matrix(ctx) else ModelPath.SINGLE,
+        path=ModelPath.MATRIX if matrix_entries(ctx, engine.config(ctx)) else ModelPath.SINGLE,
     )
 
 
@@ -163,24 +172,32 @@ def main(
         )
     if activity is Activity.SKIP:
         return skip_without_key(ctx, github_factory)
-    if engine.matrix(ctx):
-        from bfcl_action.github.matrix import run_matrix
-
-        return run_matrix(ctx, engine, activity.value, github_factory)
-    report_path = output_dir(ctx) / "report.json"
-    report = redact.redact_model(engine.run(ctx, report_path))
-    if not report_path.is_file():
-        save_report(report, report_path)
+    models = evaluate_models(ctx, engine)
     if activity is Activity.SHARD:
-        return finish_shard(ctx, report, report_path)
-    scheduled.export_metrics(ctx, report)
+        return finish_shard(ctx, models)
+    for model in models:
+        scheduled.export_metrics(model_ctx(ctx, model.run, metrics=True), model.report)
     gh = github_factory(ctx)
     if activity is Activity.SCHEDULED:
-        return scheduled.run_scheduled(ctx, gh, engine, report, report_path)
+        return scheduled.run_scheduled_models(ctx, gh, engine, models)
     pr = ctx.pull_request
     if activity is Activity.PULL_REQUEST and pr is not None:
-        return process_pull_request(ctx, gh, engine, report, report_path, pr)
-    return save_baseline(ctx, gh, engine, report, report_path)
+        return process_pull_request(ctx, gh, engine, models, pr)
+    return save_baseline(ctx, gh, engine, models)
+
+
+def evaluate_models(ctx: ActionContext, engine: Engine) -> list[ModelReport]:
+    """Every model's report (the one model's, or a matrix's), redacted and saved in the
+    output directory (`report.json`; a matrix model's `report.<label>.json`)."""
+    folder = output_dir(ctx)
+    models = []
+    for run, report in engine.run_models(ctx, folder / "report.json"):
+        path = labelled_path(folder / "report.json", run.label)
+        report = redact.redact_model(report)
+        if not path.is_file():
+            save_report(report, path)
+        models.append(ModelReport(run=run, report=report, path=path))
+    return models
 
 
 # ------------------------------------------------------------------------------ activities
@@ -237,26 +254,52 @@ def skip_without_key(ctx: ActionContext, github_factory: GithubFactory = make_gi
     return 0
 
 
-def finish_shard(ctx: ActionContext, report: RunReport, report_path: Path) -> int:
-    """One shard of a matrix: keep the report for the merging job; publish nothing."""
-    answered = [r for r in report.results if r.infra_error is None]
-    correct = sum(r.valid for r in answered)
+def finish_shard(ctx: ActionContext, models: list[ModelReport]) -> int:
+    """One shard of the cases: keep each model's report for the job that reports them all
+    (`report:` with a glob over the shards' reports); publish nothing."""
+    lines = []
+    models_json: dict[str, dict[str, object]] = {}
+    for model in models:
+        results = [r for r in model.report.results if r.infra_error is None]
+        correct = sum(r.valid for r in results)
+        lines.append((correct, len(results)))
+        models_json[model.run.label] = {
+            "model": model.report.model,
+            "score": percent(correct / len(results) if results else None, digits=2, missing=""),
+            "verdict": "shard",
+            "informational": model.run.informational,
+            "report": str(model.path),
+        }
+    values = {
+        "score": str(models_json[models[0].run.label]["score"]),
+        "verdict": "shard",
+        "categories": "{}",
+        "report-path": str(models[0].path),
+        "comment-id": "",
+        "comment-file": "",
+        "check-run-id": "",
+    }
+    heading = f"## {title_for(ctx)}: shard {ctx.inputs.shard}\n\n"
+    if len(models) == 1 and not models[0].run.label:
+        correct, answered = lines[0]
+        outputs.append_summary(
+            ctx.step_summary_path,
+            f"{heading}{correct}/{answered} cases passed. The final job merges the shards and "
+            "reports (see docs/action.md).\n",
+        )
+        outputs.write_outputs(ctx.output_path, values)
+        return 0
     outputs.append_summary(
         ctx.step_summary_path,
-        f"## {title_for(ctx)}: shard {ctx.inputs.shard}\n\n{correct}/{len(answered)} cases "
-        f"passed. The final job merges the shards and reports (see docs/action.md).\n",
+        heading
+        + "\n".join(
+            f"- `{m.run.label}`: {correct}/{answered} cases passed"
+            for m, (correct, answered) in zip(models, lines, strict=True)
+        )
+        + "\n\nThe final job reports every model's shards together (docs/model-matrix.md).\n",
     )
     outputs.write_outputs(
-        ctx.output_path,
-        {
-            "score": pct(correct / len(answered) if answered else None),
-            "verdict": "shard",
-            "categories": "{}",
-            "report-path": str(report_path),
-            "comment-id": "",
-            "comment-file": "",
-            "check-run-id": "",
-        },
+        ctx.output_path, {**values, MODELS_OUTPUT: json.dumps(models_json, sort_keys=True)}
     )
     return 0
 
@@ -265,77 +308,59 @@ def process_pull_request(
     ctx: ActionContext,
     gh: Github,
     engine: Engine,
-    report: RunReport,
-    report_path: Path,
+    models: list[ModelReport],
     pr: PullRequestInfo,
 ) -> int:
-    outcome = Outcome(report_path=report_path)
+    """Compare each model with its merge-base baseline; one comment, one check run on the
+    head, statuses; then the job summary, outputs and exit code."""
+    outcome = Outcome(report_path=models[0].path)
     repo = attempt(outcome, "read the repository", lambda: gh.get_repo(ctx.repository))
-    base, where, merge_base = find_baseline(ctx, repo, pr, outcome, model=report.model)
-    changes = engine.changed_tools(ctx, merge_base) if merge_base else []
-    comparison = compare_runs(base, report, engine.thresholds(ctx), changed_tools=changes)
-    comparison.notes.insert(0, f"baseline: {where}")
-    outcome.comparison = comparison
-    outcome.verdict = comparison.verdict.value
+    baselines, where, merge_base = find_baselines(ctx, repo, pr, outcome)
+    matrix = compare_models(ctx, engine, models, baselines, where, merge_base)
+    reports = [m.report for m in models]
+    choice = choose_models(reports) if matrix.single is None else None
     tools = engine.tools(ctx)
-    notes = annotations_for(comparison, tools, report)
-    body = render_comment(
-        comparison,
+    notes = model_annotations(matrix, tools, reports)
+    body = render_matrix_comment(
+        matrix,
         title=title_for(ctx),
         full_report_url=ctx.run_url or None,
+        choice=choice,
         max_chars=COMMENT_LIMIT - len(comment_marker(ctx.inputs.check_name)) - 1,
-        uncovered_tools=tools_without_cases(tools.locations, report),
+        uncovered_tools=tools_without_cases(tools.locations, reports[0]),
     )
+    summary = check_summary(ctx, matrix, reports, choice)
     if repo is not None:
-        post_comment(ctx, outcome, gh, repo, pr.number, body, comparison.verdict)
-        publish_check(ctx, outcome, repo, pr.head_sha, report, comparison, notes)
+        post_comment(ctx, outcome, gh, repo, pr.number, body, matrix.verdict)
+        publish_check(ctx, outcome, repo, pr.head_sha, matrix, summary, notes)
         if ctx.inputs.statuses:
-            attempt(
-                outcome,
-                "post commit statuses",
-                lambda: post_statuses(
-                    repo,
-                    pr.head_sha,
-                    category_statuses(comparison),
-                    prefix=ctx.inputs.check_name,
-                    target_url=ctx.run_url or None,
-                ),
-            )
+            for entry in matrix.entries:
+                label = entry.label
+                attempt(
+                    outcome,
+                    "post commit statuses" + (f" of {label}" if label else ""),
+                    lambda entry=entry: post_statuses(  # type: ignore[misc]
+                        repo,
+                        pr.head_sha,
+                        category_statuses(entry.comparison),
+                        prefix=f"{ctx.inputs.check_name}/{entry.label}"
+                        if entry.label
+                        else ctx.inputs.check_name,
+                        target_url=ctx.run_url or None,
+                    ),
+                )
     keep_comment_if_unposted(
         ctx,
         outcome,
         repo,
         pr,
         body,
-        conclusion=conclusion_of(comparison),
-        title=check_title(comparison),
-        summary=check_summary(ctx, report, comparison),
+        conclusion=conclusion_of(matrix),
+        title=check_title(matrix),
+        summary=summary,
         annotations=notes,
     )
-    return finish(ctx, outcome)
-
-
-def find_baseline(
-    ctx: ActionContext,
-    repo: Repository | None,
-    pr: PullRequestInfo,
-    outcome: Outcome,
-    *,
-    model: str = "",
-) -> tuple[RunReport | RunDigest | None, str, str]:
-    """The merge-base check run's digest, else the baseline file, else nothing; plus the
-    merge-base sha when it is known. A check run of a model matrix holds one digest per
-    model: a single-model run takes the one of its `model` (else the last)."""
-    found, where, merge_base = find_baselines(ctx, repo, pr, outcome)
-    if not found:
-        return (
-            None,
-            "no baseline yet (no digest on the merge-base commit and no baseline file)",
-            merge_base,
-        )
-    unlabelled = [b for b in found if not b.label]
-    same_model = [b for b in found if b.model == model]
-    return (unlabelled or same_model or found)[-1], where, merge_base
+    return finish(ctx, outcome, matrix, models, choice)
 
 
 # ------------------------------------------------------------------------------ read-only PRs

@@ -1,8 +1,9 @@
 """What the GitHub activities need from the evaluation side, as replaceable functions.
 
 `Engine` bundles them: run the evaluation (or load a finished report), resolve thresholds,
-and locate tool definitions for annotations. The defaults call the `run` command, the
-`.bfcl.yml` loader and the tool loader; tests hand in their own.
+and locate tool definitions for annotations. The defaults call the evaluation core
+(`bfcl_action.evaluation`), the `.bfcl.yml` loader and the tool loader; tests hand in their
+own.
 """
 
 from __future__ import annotations
@@ -24,20 +25,18 @@ from bfcl_action.github.checks import Annotation
 from bfcl_action.github.context import ActionContext
 from bfcl_action.globs import glob_files
 from bfcl_action.impact import ToolChange
-from bfcl_action.models import CaseResult, RunReport, SourceLocation
 from bfcl_action.numbers import integer, number
+from bfcl_action.records import CaseResult, RunReport, SourceLocation
 from bfcl_action.settings import (
-    CategoryThreshold,
     MatrixRun,
     RunOverrides,
     RunSettings,
-    ThresholdOverrides,
-    Thresholds,
     check_settings,
-    resolve_matrix,
+    resolve_model_runs,
     resolve_run_settings,
     resolve_thresholds,
 )
+from bfcl_action.thresholds import CategoryThreshold, ThresholdOverrides, Thresholds
 
 REPLAY_PREFIX = "replay:"
 
@@ -148,7 +147,7 @@ def _number(ctx: ActionContext, name: str, kind: type[int] | type[float]) -> Any
 
 def run_overrides(ctx: ActionContext, config: Path | None) -> RunOverrides:
     """The Action inputs that set run settings (unset inputs leave `.bfcl.yml`'s value)."""
-    from bfcl_action.models import Mode
+    from bfcl_action.records import Mode
 
     mode = None
     if ctx.inputs.mode:
@@ -204,24 +203,6 @@ def run_settings(ctx: ActionContext, loaded: LoadedConfig) -> RunSettings:
     return settings
 
 
-def run_evaluation(ctx: ActionContext, loaded: LoadedConfig, output: Path) -> RunReport:
-    """The head run: the `report` input when given, else the evaluation, in this process.
-
-    The API key goes from the input straight to the backend; the report stays in memory
-    and is written to `output` for the step outputs and artifacts.
-    """
-    if ctx.inputs.report:
-        return load_reports(ctx)
-    from bfcl_action.evaluation import evaluate, print_summary, write_outputs
-
-    settings = run_settings(ctx, loaded)
-    api_key = ctx.inputs.api_key.get_secret_value() or None
-    report, cases = evaluate(settings, loaded.config, api_key=api_key)
-    write_outputs(report, output, None, cases)
-    print_summary(report)
-    return report
-
-
 def matrix_entries(ctx: ActionContext, loaded: LoadedConfig) -> list[MatrixModel]:
     """The model matrix of this run: the `models` input, else `.bfcl.yml`'s `models:`;
     empty for a single-model run. The `model` input beside a matrix is an error: which of
@@ -246,30 +227,35 @@ def matrix_entries(ctx: ActionContext, loaded: LoadedConfig) -> list[MatrixModel
     return entries
 
 
-def matrix_runs(ctx: ActionContext, loaded: LoadedConfig) -> list[MatrixRun]:
-    """Each matrix entry's settings (`settings.resolve_matrix`), checked."""
+def model_runs(ctx: ActionContext, loaded: LoadedConfig) -> list[MatrixRun]:
+    """The models of this run, checked (`settings.resolve_model_runs`): one per matrix
+    entry, else the one model (no label). A finished report (the `report` input) of one
+    model is not re-resolved: nothing is asked, so the inputs' defaults stand."""
     entries = matrix_entries(ctx, loaded)
-    if not entries:
-        return []
-    runs = resolve_matrix(
+    if not entries and ctx.inputs.report:
+        return [MatrixRun(label="", settings=RunSettings())]
+    runs = resolve_model_runs(
         run_overrides(ctx, loaded.path), loaded.config, entries, environ=os.environ
     )
     for run in runs:
-        check_settings(run.settings, model_hint=f"give the `models` entry {run.label} a name")
+        check_settings(
+            run.settings,
+            model_hint=f"give the `models` entry {run.label} a name"
+            if run.label
+            else "set the `model` input or `model.name` in .bfcl.yml",
+        )
     return runs
 
 
-def matrix_keys(ctx: ActionContext, runs: list[MatrixRun]) -> dict[str, str | None]:
-    """Each entry's API key: from the variable it names (set in the step's `env`, held by
-    `credentials` and redacted from every output), else the `api-key` input. A replay
-    needs none."""
+def model_keys(ctx: ActionContext, runs: list[MatrixRun]) -> dict[str, str | None]:
+    """Each model's API key: from the variable its matrix entry names (set in the step's
+    `env`, held by `credentials` and redacted from every output), else the `api-key`
+    input (a replay ignores it)."""
     from bfcl_action import credentials
 
     keys: dict[str, str | None] = {}
     for run in runs:
-        if run.settings.replaying:
-            keys[run.label] = None
-        elif run.key_variable:
+        if run.key_variable:
             keys[run.label] = credentials.get(run.key_variable) or None
         else:
             keys[run.label] = ctx.inputs.api_key.get_secret_value() or None
@@ -277,36 +263,60 @@ def matrix_keys(ctx: ActionContext, runs: list[MatrixRun]) -> dict[str, str | No
 
 
 def missing_keys(runs: list[MatrixRun], keys: dict[str, str | None]) -> list[str]:
-    """Entries that would call a hosted model without a key (a local `base-url` server
-    may need none, so those are left to the server to refuse)."""
+    """Matrix entries that would call a hosted model without a key (a local `base-url`
+    server may need none, so those are left to the server to refuse); the one model of a
+    run without `models:` is skipped earlier when it has no key (`Activity.SKIP`)."""
     return [
         run.label
         for run in runs
-        if keys.get(run.label) is None and not run.settings.replaying and not run.settings.base_url
+        if run.label
+        and keys.get(run.label) is None
+        and not run.settings.replaying
+        and not run.settings.base_url
     ]
 
 
-def run_matrix_evaluation(
-    ctx: ActionContext, loaded: LoadedConfig, runs: list[MatrixRun], output: Path
-) -> list[RunReport]:
-    """Every model of the matrix on the same cases, in this process (`evaluate_matrix`);
-    each report is written beside `output` as `report.<label>.json`. With the `report`
-    input, the given reports instead, grouped by their matrix label."""
-    from bfcl_action.evaluation import evaluate_matrix, labelled_paths, print_summary, write_outputs
-
+def given_reports(ctx: ActionContext, runs: list[MatrixRun]) -> list[tuple[MatrixRun, RunReport]]:
+    """The `report` input's reports: for one model, that report or the merge of its shard
+    reports; for a matrix, grouped by label (a model without a report is left out, with a
+    warning)."""
+    if len(runs) == 1 and not runs[0].label:
+        return [(runs[0], load_reports(ctx))]
     labels = [run.label for run in runs]
-    paths = labelled_paths(output, labels)
+    grouped = run_reports.load_labelled_reports(report_files(ctx))
+    found = [(run, grouped[run.label]) for run in runs if run.label in grouped]
+    if not found:
+        raise InputError(
+            f"no report of the matrix models ({', '.join(labels)}) in the `report` input; "
+            f"it holds {', '.join(sorted(g or '(no label)' for g in grouped)) or 'none'}",
+            field="report",
+        )
+    missing = [label for label in labels if label not in grouped]
+    if missing:  # a job of the matrix left no report
+        from bfcl_action.github import outputs
+
+        outputs.warning(
+            f"the `report` input holds no report of {', '.join(missing)}: left out of the "
+            "comparison",
+            title="bfcl-action",
+        )
+    return found
+
+
+def run_models(
+    ctx: ActionContext, loaded: LoadedConfig, runs: list[MatrixRun], output: Path
+) -> list[tuple[MatrixRun, RunReport]]:
+    """Every model of the run on the same cases, in this process (`evaluate_models`);
+    each report is written to `output`, a matrix model's beside it as
+    `report.<label>.json`. With the `report` input, the given reports instead.
+
+    The API keys go from the inputs straight to the backend; the reports stay in memory."""
     if ctx.inputs.report:
-        grouped = run_reports.load_labelled_reports(report_files(ctx))
-        found = [grouped[label] for label in labels if label in grouped]
-        if not found:
-            raise InputError(
-                f"no report of the matrix models ({', '.join(labels)}) in the `report` input; "
-                f"it holds {', '.join(sorted(g or '(no label)' for g in grouped)) or 'none'}",
-                field="report",
-            )
-        return found
-    keys = matrix_keys(ctx, runs)
+        return given_reports(ctx, runs)
+    from bfcl_action.evaluation import evaluate_models, labelled_paths, print_summary, write_outputs
+
+    paths = labelled_paths(output, [run.label for run in runs])
+    keys = model_keys(ctx, runs)
     missing = missing_keys(runs, keys)
     if missing:
         names = ", ".join(
@@ -318,12 +328,13 @@ def run_matrix_evaluation(
             field="models",
             file="action input",
         )
-    reports, cases = evaluate_matrix(runs, loaded.config, api_keys=keys)
-    for report in reports:
-        write_outputs(report, paths[report.label], None, cases)
-        print(f"== {report.label} ({report.model})")
+    reports, cases = evaluate_models(runs, loaded.config, api_keys=keys)
+    for run, report in zip(runs, reports, strict=True):
+        write_outputs(report, paths[run.label], None, cases)
+        if run.label:
+            print(f"== {report.label} ({report.model})")
         print_summary(report)
-    return reports
+    return list(zip(runs, reports, strict=True))
 
 
 _THRESHOLD_KEYS = {
@@ -529,7 +540,8 @@ def changed_tools(ctx: ActionContext, loaded: LoadedConfig, base_ref: str) -> li
         patterns = list(getattr(config, "tools", []) or [])
         if not patterns:
             return []
-        from bfcl_action.impact import describe_tool_changes, tools_at_ref, tree_at_ref
+        from bfcl_action.git_files import tools_at_ref, tree_at_ref
+        from bfcl_action.impact import describe_tool_changes
         from bfcl_action.tools.configured import load_configured
 
         exclude = list(getattr(config, "tools_exclude", []))
@@ -564,7 +576,7 @@ class Engine:
 
     def __init__(self) -> None:
         self._loaded: dict[tuple[str, str], LoadedConfig] = {}
-        self._matrix: dict[tuple[str, str, str], list[MatrixRun]] = {}
+        self._runs: dict[tuple[str, str, str], list[MatrixRun]] = {}
 
     def config(self, ctx: ActionContext) -> LoadedConfig:
         """The `.bfcl.yml` of `ctx`, read on first use and then kept."""
@@ -574,8 +586,8 @@ class Engine:
         return self._loaded[key]
 
     def needs_api_key(self, ctx: ActionContext) -> bool:
-        runs = self.matrix(ctx)
-        if runs:
+        if matrix_entries(ctx, self.config(ctx)):
+            runs = self.model_runs(ctx)
             return not ctx.inputs.report and any(not r.settings.replaying for r in runs)
         return needs_api_key(ctx, self.config(ctx))
 
@@ -584,21 +596,19 @@ class Engine:
         none: every secret is empty)."""
         if ctx.has_api_key:
             return True
-        runs = self.matrix(ctx)
-        return bool(runs) and any(v for v in matrix_keys(ctx, runs).values())
+        if not matrix_entries(ctx, self.config(ctx)):
+            return False
+        return any(v for v in model_keys(ctx, self.model_runs(ctx)).values())
 
-    def matrix(self, ctx: ActionContext) -> list[MatrixRun]:
-        """The matrix entries with their settings; empty for a single-model run."""
+    def model_runs(self, ctx: ActionContext) -> list[MatrixRun]:
+        """The models with their settings: a matrix's entries, or the one model."""
         key = (ctx.inputs.working_directory, ctx.inputs.config, ctx.inputs.models)
-        if key not in self._matrix:
-            self._matrix[key] = matrix_runs(ctx, self.config(ctx))
-        return self._matrix[key]
+        if key not in self._runs:
+            self._runs[key] = model_runs(ctx, self.config(ctx))
+        return self._runs[key]
 
-    def run_matrix(self, ctx: ActionContext, output: Path) -> list[RunReport]:
-        return run_matrix_evaluation(ctx, self.config(ctx), self.matrix(ctx), output)
-
-    def run(self, ctx: ActionContext, output: Path) -> RunReport:
-        return run_evaluation(ctx, self.config(ctx), output)
+    def run_models(self, ctx: ActionContext, output: Path) -> list[tuple[MatrixRun, RunReport]]:
+        return run_models(ctx, self.config(ctx), self.model_runs(ctx), output)
 
     def thresholds(self, ctx: ActionContext) -> Thresholds:
         return action_thresholds(ctx, self.config(ctx))

@@ -1,5 +1,7 @@
-"""Publishing one run, shared by every activity: outcome, resilient GitHub calls, check runs,
-job summary and step outputs.
+"""Publishing one run of one model or of a matrix, shared by every activity: outcome,
+resilient GitHub calls, comparing each model with its baseline, check runs, job summary and
+step outputs. A run of one model is a matrix of one (`ModelReport` per model); what differs
+is the layout, chosen by `MatrixComparison.single` when rendering.
 
 `attempt` wraps each GitHub call: a failure becomes a warning and a line in the job summary,
 never a crash, so `finish` can always write the report to the job summary and the outputs
@@ -20,9 +22,10 @@ from github import Github, GithubException
 from github.Repository import Repository
 
 from bfcl_action import escape, redact
-from bfcl_action.compare import Comparison, Verdict, compare_runs
+from bfcl_action.compare import Comparison, Verdict, compare_runs, percent
 from bfcl_action.digest import RunDigest, make_digest, parse_digests
 from bfcl_action.errors import BfclActionError, InputError
+from bfcl_action.evaluation import labelled_path
 from bfcl_action.github import outputs
 from bfcl_action.github.checks import (
     Annotation,
@@ -40,13 +43,19 @@ from bfcl_action.github.context import (
     CommentMode,
     PullRequestInfo,
 )
-from bfcl_action.github.evaluate import Engine
+from bfcl_action.github.evaluate import Engine, ToolIndex, annotations_for
 from bfcl_action.github.statuses import CategoryStatus
-from bfcl_action.models import RunReport
-from bfcl_action.report.markdown import DEFAULT_TITLE, render_comment, render_summary
+from bfcl_action.matrix import MatrixComparison, MatrixEntry, pick_baseline
+from bfcl_action.model_choice import ModelChoice, choose_models
+from bfcl_action.records import RunReport
+from bfcl_action.report.markdown import DEFAULT_TITLE
+from bfcl_action.report.matrix import render_matrix_comment, render_matrix_summary
 from bfcl_action.run_reports import load_baseline
+from bfcl_action.settings import MatrixRun
 
 T = TypeVar("T")
+MODELS_OUTPUT = "models"
+"""The step output holding a matrix's every model's score, verdict and report path (JSON)."""
 COMMENT_DIR = "comment"
 """Where a read-only pull-request run leaves its comment for a `workflow_run` job."""
 
@@ -90,17 +99,133 @@ def output_dir(ctx: ActionContext) -> Path:
     return path
 
 
+# ------------------------------------------------------------------------------ models
+@dataclass(frozen=True)
+class ModelReport:
+    """One model of this run (the one model, or a matrix entry): its settings, its report
+    (redacted) and the file it is saved in."""
+
+    run: MatrixRun
+    report: RunReport
+    path: Path
+
+
+def model_ctx(ctx: ActionContext, run: MatrixRun, *, metrics: bool = False) -> ActionContext:
+    """The context as one model's own step would see it: informational as
+    `fail-on-regression: false`; a matrix entry's check name (`<check-name>/<label>`,
+    scheduled runs) or its metrics files (`metrics=True`). The one model of a run without
+    `models:` sees `ctx` itself."""
+    update: dict[str, object] = {}
+    if run.informational:
+        update["fail_on_regression"] = False
+    if run.label and metrics:
+        for name in ("metrics_json", "metrics_openmetrics", "metrics_emf"):
+            value = getattr(ctx.inputs, name)
+            if value:
+                update[name] = str(labelled_path(Path(value), run.label))
+    elif run.label:
+        update["check_name"] = f"{ctx.inputs.check_name}/{run.label}"
+    if not update:
+        return ctx
+    return ctx.model_copy(update={"inputs": ctx.inputs.model_copy(update=update)})
+
+
+def entry_of(model: ModelReport, comparison: Comparison) -> MatrixEntry:
+    return MatrixEntry(
+        label=model.run.label,
+        model=model.report.model,
+        mode=str(model.report.mode),
+        informational=model.run.informational,
+        comparison=comparison,
+    )
+
+
+def compare_models(
+    ctx: ActionContext,
+    engine: Engine,
+    models: list[ModelReport],
+    baselines: list[RunDigest | RunReport],
+    where: str,
+    merge_base: str = "",
+) -> MatrixComparison:
+    """Each model against its own baseline (`matrix.pick_baseline`), the first note
+    saying which baseline."""
+    changes = engine.changed_tools(ctx, merge_base) if merge_base else []
+    entries = []
+    for model in models:
+        base, which = pick_baseline(baselines, model.run.label, model.report.model)
+        comparison = compare_runs(
+            base,
+            model.report,
+            engine.thresholds(model_ctx(ctx, model.run)),
+            changed_tools=changes,
+        )
+        if not model.run.label:
+            note = where if base is not None else NO_BASELINE
+        else:
+            note = which + (f" in {where}" if base is not None else "")
+        comparison.notes.insert(0, f"baseline: {note}")
+        entries.append(entry_of(model, comparison))
+    return MatrixComparison(entries=entries)
+
+
+NO_BASELINE = "no baseline yet (no digest on the merge-base commit and no baseline file)"
+
+
 # ------------------------------------------------------------------------------ check run
-def conclusion_of(comparison: Comparison) -> Conclusion:
-    if comparison.fails:
+def conclusion_of(matrix: MatrixComparison) -> Conclusion:
+    if matrix.fails:
         return "failure"
-    if comparison.verdict is Verdict.REGRESSION:
+    if any(e.comparison.verdict is Verdict.REGRESSION for e in matrix.entries):
         return "neutral"
     return "success"
 
 
-def check_title(comparison: Comparison) -> str:
-    return f"{comparison.overall.score_line()} · {comparison.verdict.value.replace('_', ' ')}"
+def check_title(matrix: MatrixComparison) -> str:
+    """One model: its score line and verdict; a matrix: each model's score and verdict."""
+    one = matrix.single
+    if one is not None:
+        return f"{one.overall.score_line()} · {one.verdict.value.replace('_', ' ')}"
+    parts = []
+    for entry in matrix.entries:
+        head = entry.comparison.overall.head
+        score = f"{head.accuracy:.1%}" if head is not None and head.accuracy is not None else "n/a"
+        parts.append(f"{entry.label} {score} {entry.comparison.verdict.value.replace('_', ' ')}")
+    return " · ".join(parts)
+
+
+def check_summary(
+    ctx: ActionContext,
+    matrix: MatrixComparison,
+    reports: list[RunReport],
+    choice: ModelChoice | None = None,
+) -> str:
+    """The comment's layout within the check run's room, then one digest per model (the
+    next runs' baselines)."""
+    digests = "\n\n".join(make_digest(r) for r in reports)
+    body = render_matrix_comment(
+        matrix,
+        title=title_for(ctx),
+        full_report_url=ctx.run_url or None,
+        choice=choice,
+        max_bytes=check_summary_room(digests),
+    )
+    return summary_with_digest(body, digests)
+
+
+def model_annotations(
+    matrix: MatrixComparison, tools: ToolIndex, reports: list[RunReport]
+) -> list[Annotation]:
+    """The tool files' problems once, then per model the tools in its newly failing cases
+    (a matrix's titled with the model)."""
+    out = list(tools.problems)
+    locations_only = ToolIndex(locations=tools.locations)
+    for entry, report in zip(matrix.entries, reports, strict=True):
+        for note in annotations_for(entry.comparison, locations_only, report):
+            if entry.label:
+                note = note.model_copy(update={"title": f"{entry.label}: {note.title}"})
+            out.append(note)
+    return out
 
 
 def publish_check(
@@ -108,18 +233,19 @@ def publish_check(
     outcome: Outcome,
     repo: Repository,
     sha: str,
-    report: RunReport,
-    comparison: Comparison,
+    matrix: MatrixComparison,
+    summary: str,
     annotations: list[Annotation],
 ) -> None:
+    """The run's one check run: conclusion and title from every model."""
     publish_summary(
         ctx,
         outcome,
         repo,
         sha,
-        conclusion=conclusion_of(comparison),
-        title=check_title(comparison),
-        summary=check_summary(ctx, report, comparison),
+        conclusion=conclusion_of(matrix),
+        title=check_title(matrix),
+        summary=summary,
         annotations=annotations,
     )
 
@@ -155,33 +281,34 @@ def publish_summary(
         outcome.check_run_id = run.id
 
 
-def check_summary(ctx: ActionContext, report: RunReport, comparison: Comparison) -> str:
-    digest = make_digest(report)
-    body = render_comment(
-        comparison,
-        title=title_for(ctx),
-        full_report_url=ctx.run_url or None,
-        max_bytes=check_summary_room(digest),
-    )
-    return summary_with_digest(body, digest)
-
-
 # ------------------------------------------------------------------------------ baseline
-def save_baseline(
-    ctx: ActionContext, gh: Github, engine: Engine, report: RunReport, report_path: Path
-) -> int:
-    outcome = Outcome(report_path=report_path)
-    comparison = compare_runs(None, report, engine.thresholds(ctx))
-    comparison.notes.append(
-        f"baseline run on {ctx.sha[:12]}: its digest is stored in the {ctx.inputs.check_name} "
-        "check run, where pull requests find it"
-    )
-    outcome.comparison = comparison
-    outcome.verdict = comparison.verdict.value
+def save_baseline(ctx: ActionContext, gh: Github, engine: Engine, models: list[ModelReport]) -> int:
+    """A push: every model's digest in one check run, where pull requests find them."""
+    outcome = Outcome(report_path=models[0].path)
+    entries = [
+        entry_of(m, compare_runs(None, m.report, engine.thresholds(model_ctx(ctx, m.run))))
+        for m in models
+    ]
+    matrix = MatrixComparison(entries=entries)
+    if matrix.single is not None:
+        matrix.single.notes.append(
+            f"baseline run on {ctx.sha[:12]}: its digest is stored in the "
+            f"{ctx.inputs.check_name} check run, where pull requests find it"
+        )
+    else:
+        for entry in matrix.entries:
+            entry.comparison.notes[:] = []
+        matrix.notes.append(
+            f"baseline run on {ctx.sha[:12]}: every model's digest is stored in the "
+            f"{ctx.inputs.check_name} check run, where pull requests find them"
+        )
+    reports = [m.report for m in models]
+    choice = choose_models(reports) if matrix.single is None else None
     repo = attempt(outcome, "read the repository", lambda: gh.get_repo(ctx.repository))
     if repo is not None and ctx.sha:
-        publish_check(ctx, outcome, repo, ctx.sha, report, comparison, [])
-    return finish(ctx, outcome)
+        summary = check_summary(ctx, matrix, reports, choice)
+        publish_check(ctx, outcome, repo, ctx.sha, matrix, summary, [])
+    return finish(ctx, outcome, matrix, models, choice)
 
 
 # ------------------------------------------------------------------------------ pull requests
@@ -365,32 +492,66 @@ def summary_trailer(outcome: Outcome) -> str:
     return text
 
 
-def finish(ctx: ActionContext, outcome: Outcome) -> int:
-    """Job summary, then outputs, then the exit code: always in this order."""
-    comparison = outcome.comparison
-    summary = ""
-    if comparison is not None:
-        summary = render_summary(
-            comparison,
-            title=title_for(ctx),
-            full_report_url=ctx.run_url or None,
-            max_bytes=outputs.SUMMARY_LIMIT - 64_000,
-        )
+def finish(
+    ctx: ActionContext,
+    outcome: Outcome,
+    matrix: MatrixComparison,
+    models: list[ModelReport],
+    choice: ModelChoice | None = None,
+) -> int:
+    """Job summary, then outputs (the first model's score and categories, the run's
+    verdict; a matrix's models under `models`), then the exit code: always in this order."""
+    summary = render_matrix_summary(
+        matrix,
+        title=title_for(ctx),
+        full_report_url=ctx.run_url or None,
+        choice=choice,
+        max_bytes=outputs.SUMMARY_LIMIT - 64_000,
+    )
     outputs.append_summary(ctx.step_summary_path, summary + summary_trailer(outcome))
-    outputs.write_outputs(ctx.output_path, output_values(outcome))
-    outcome.exit_code = comparison.exit_code if comparison is not None else 0
+    outcome.comparison = matrix.entries[0].comparison
+    outcome.verdict = matrix.verdict.value
+    outcome.exit_code = matrix.exit_code
+    values = output_values(outcome)
+    if matrix.single is not None:
+        outputs.write_outputs(ctx.output_path, values)
+        print(f"bfcl-action: verdict {outcome.verdict}, score {values['score']}%", file=sys.stderr)
+        print(escape.log_line(f"bfcl-action: {matrix.single.headline}", 2000), file=sys.stderr)
+        return outcome.exit_code
+    outputs.write_outputs(ctx.output_path, {**values, MODELS_OUTPUT: models_output(matrix, models)})
     print(
-        f"bfcl-action: verdict {outcome.verdict}"
-        + (f", score {output_values(outcome)['score']}%" if comparison else ""),
+        "bfcl-action: verdict "
+        + matrix.verdict.value
+        + " ("
+        + ", ".join(f"{e.label} {e.comparison.verdict.value}" for e in matrix.entries)
+        + ")",
         file=sys.stderr,
     )
-    if comparison is not None:
-        print(escape.log_line(f"bfcl-action: {comparison.headline}", 2000), file=sys.stderr)
+    for entry in matrix.entries:  # each model's verdict line, as its comment's first line
+        line = f"bfcl-action: {entry.label}: {entry.comparison.headline}"
+        print(escape.log_line(line, 2000), file=sys.stderr)
     return outcome.exit_code
 
 
-def pct(value: float | None) -> str:
-    return "" if value is None else f"{value * 100:.2f}"
+def models_output(matrix: MatrixComparison, models: list[ModelReport]) -> str:
+    """The `models` output: label -> model, score, verdict, informational, report."""
+    return json.dumps(
+        {
+            e.label: {
+                "model": e.model,
+                "score": percent(
+                    e.comparison.overall.head.accuracy if e.comparison.overall.head else None,
+                    digits=2,
+                    missing="",
+                ),
+                "verdict": e.comparison.verdict.value,
+                "informational": e.informational,
+                "report": str(m.path),
+            }
+            for e, m in zip(matrix.entries, models, strict=True)
+        },
+        sort_keys=True,
+    )
 
 
 def output_values(outcome: Outcome) -> dict[str, str]:
@@ -399,7 +560,7 @@ def output_values(outcome: Outcome) -> dict[str, str]:
     score = ""
     if comparison is not None:
         head = comparison.overall.head
-        score = pct(head.accuracy if head else None)
+        score = percent(head.accuracy if head else None, digits=2, missing="")
         for row in comparison.suites:
             if row.head is not None:
                 acc = row.head.accuracy

@@ -10,24 +10,28 @@ Steps, in this order (docs/scheduled.md):
 4. append the run to the history file and draw the trend chart, *before* anything else can
    fail (the local file is written atomically; in `branch` mode it is then pushed);
 5. open / update / close the alert; publish the check run (its digest is the next baseline);
-6. job summary, outputs, exit code (`activities.finish`).
+6. job summary, outputs, exit code (`publish.finish`).
+
+Each model of a matrix is tracked as if it had its own step (`run_scheduled_models`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from github import Github
 from github.Repository import Repository
 
-from bfcl_action.compare import Comparison, compare_runs
+from bfcl_action.compare import compare_runs
 from bfcl_action.digest import MARKER as DIGEST_MARKER
 from bfcl_action.digest import RunDigest, encode_digest, parse_digest
 from bfcl_action.errors import BfclActionError, InputError
 from bfcl_action.escape import md_code, md_inline
+from bfcl_action.git_files import BranchStore
 from bfcl_action.github import alerts, outputs
 from bfcl_action.github.checks import (
     PREVIOUS_DEFAULT_NAMES,
@@ -39,21 +43,24 @@ from bfcl_action.github.context import SCHEDULED_EVENTS as CONTEXT_SCHEDULED_EVE
 from bfcl_action.github.context import ActionContext
 from bfcl_action.github.evaluate import Engine, workdir
 from bfcl_action.github.publish import (
+    MODELS_OUTPUT,
+    ModelReport,
     Outcome,
     attempt,
     check_summary,
     check_title,
     conclusion_of,
+    entry_of,
     finish,
+    model_ctx,
+    models_output,
     output_dir,
     save_baseline,
     title_for,
 )
 from bfcl_action.history import (
-    BranchStore,
     HistoryRecord,
     append_line,
-    history_svg,
     last_digest,
     parse_history,
     read_history,
@@ -61,8 +68,12 @@ from bfcl_action.history import (
     trend_table,
     write_atomic,
 )
+from bfcl_action.matrix import MatrixComparison
 from bfcl_action.metrics import write_metrics
-from bfcl_action.models import RunReport
+from bfcl_action.model_choice import choose_models
+from bfcl_action.records import RunReport
+from bfcl_action.report.charts import history_chart
+from bfcl_action.report.model_choice import render_model_choice_markdown
 
 SCHEDULED_EVENTS = CONTEXT_SCHEDULED_EVENTS
 SCHEDULED_MARKER = "<!-- bfcl-action:scheduled -->"
@@ -216,7 +227,7 @@ class History:
             return
         records = [*self.records, record]
         write_atomic(self.local, append_line(self.text, record))
-        write_atomic(self.local_svg, history_svg(records, title=self.title(record.model)))
+        write_atomic(self.local_svg, history_chart(records, title=self.title(record.model)))
         self.saved = True
         self.records = records
         if self.mode != "branch" or self.store is None:
@@ -229,7 +240,7 @@ class History:
             earlier, _ = parse_history(text)
             return {
                 rel: append_line(text, record),
-                rel_svg: history_svg([*earlier, record], title=self.title(record.model)),
+                rel_svg: history_chart([*earlier, record], title=self.title(record.model)),
             }
 
         message = f"bfcl-action: {self.ctx.inputs.check_name} history, {record.created_at[:10]}"
@@ -243,17 +254,52 @@ class History:
 
 
 # ------------------------------------------------------------------------------ activity
+def run_scheduled_models(
+    ctx: ActionContext, gh: Github, engine: Engine, models: list[ModelReport]
+) -> int:
+    """Each model tracked on its own, as if it had its own step (a matrix entry as
+    `<check-name>/<label>`: check run, history, alert); for a matrix, then the job
+    summary's *Which model?* over this run and the matrix's outputs (written last, so they
+    are the step's)."""
+    codes = []
+    entries = []
+    for model in models:
+        own_ctx = model_ctx(ctx, model.run)
+        own_step = replace(model, run=model.run.model_copy(update={"label": ""}))
+        done: list[Outcome] = []
+        codes.append(run_scheduled(own_ctx, gh, engine, own_step, outcomes=done))
+        comparison = done[0].comparison if done else None
+        if comparison is None:  # not the default branch: only the check run was published
+            comparison = compare_runs(None, model.report, engine.thresholds(own_ctx))
+        entries.append(entry_of(model, comparison))
+    matrix = MatrixComparison(entries=entries)
+    if matrix.single is None:
+        if len(models) > 1:
+            outputs.append_summary(
+                ctx.step_summary_path,
+                "\n"
+                + render_model_choice_markdown(
+                    choose_models([m.report for m in models]), heading_level=2
+                ),
+            )
+        outputs.write_outputs(
+            ctx.output_path,
+            {"verdict": matrix.verdict.value, MODELS_OUTPUT: models_output(matrix, models)},
+        )
+    return max(codes, default=0)
+
+
 def run_scheduled(
     ctx: ActionContext,
     gh: Github,
     engine: Engine,
-    report: RunReport,
-    report_path: Path,
+    model: ModelReport,
     *,
     outcomes: list[Outcome] | None = None,
 ) -> int:
-    """One scheduled run (the module docstring's steps); `outcomes` collects its outcome
-    for a caller that reports several (a model matrix)."""
+    """One model's scheduled run (the module docstring's steps); `outcomes` collects its
+    outcome for the caller that reports every model."""
+    report, report_path = model.report, model.path
     if ctx.inputs.history not in HISTORY_MODES:
         raise InputError(
             f"expected one of {', '.join(HISTORY_MODES)}, found {ctx.inputs.history!r}",
@@ -268,7 +314,7 @@ def run_scheduled(
             "and no alert, only the check run",
             title="bfcl-action",
         )
-        return save_baseline(ctx, gh, engine, report, report_path)
+        return save_baseline(ctx, gh, engine, [model])
     thresholds = engine.thresholds(ctx)
     history = History(ctx, outcome)
     history.load()
@@ -338,8 +384,9 @@ def run_scheduled(
                 reference_label=label,
             ),
         )
+    matrix = MatrixComparison(entries=[entry_of(model, comparison)])
     if repo is not None and ctx.sha:
-        publish_scheduled_check(ctx, outcome, repo, report, comparison)
+        publish_scheduled_check(ctx, outcome, repo, report, matrix)
     outputs.append_summary(
         ctx.step_summary_path, scheduled_summary(ctx, history, decision, result, facts)
     )
@@ -359,7 +406,7 @@ def run_scheduled(
     )
     if outcomes is not None:
         outcomes.append(outcome)
-    return finish(ctx, outcome)
+    return finish(ctx, outcome, matrix, [model])
 
 
 def publish_scheduled_check(
@@ -367,10 +414,10 @@ def publish_scheduled_check(
     outcome: Outcome,
     repo: Repository,
     report: RunReport,
-    comparison: Comparison,
+    matrix: MatrixComparison,
 ) -> None:
     """The check run with the scheduled marker, so the next scheduled run finds it."""
-    summary = SCHEDULED_MARKER + "\n" + check_summary(ctx, report, comparison)
+    summary = SCHEDULED_MARKER + "\n" + check_summary(ctx, matrix, [report])
     run = attempt(
         outcome,
         f"publish the `{ctx.inputs.check_name}` check run on {ctx.sha[:12]}",
@@ -378,8 +425,8 @@ def publish_scheduled_check(
             repo,
             ctx.sha,
             ctx.inputs.check_name,
-            conclusion=conclusion_of(comparison),
-            title=check_title(comparison),
+            conclusion=conclusion_of(matrix),
+            title=check_title(matrix),
             summary=summary,
             details_url=ctx.run_url or None,
         ),

@@ -12,36 +12,6 @@ cache, retries, concurrency, whole-request deadline, counters, endpoint guards),
 (provider lookup by name), `providers/` (one file per provider: `openai`), `cache`, `retry`,
 `render` and `naming` (function docs -> tool schemas, API-safe names), `forms` (FC and prompt
 forms, answers back to BFCL's result form), `shapes` (server variations and their advice).
-Nothing here imports `bfcl_action.runner` or `bfcl_action.multiturn`.
+Nothing here imports `bfcl_action.runner` or `bfcl_action.multiturn`. Each name is imported
+from the module that defines it (this package re-exports nothing).
 """
-
-from bfcl_action.model.cache import ResponseCache
-from bfcl_action.model.options import BackendOptions
-from bfcl_action.model.request import ModelClient, ask, open_client
-from bfcl_action.model.retry import InfraFailure, RetryPolicy
-from bfcl_action.model.types import (
-    ChatRequest,
-    ChatResponse,
-    EndpointError,
-    PermanentError,
-    RequestStats,
-    ToolCallPart,
-    TransientError,
-)
-
-__all__ = [
-    "BackendOptions",
-    "ChatRequest",
-    "ChatResponse",
-    "EndpointError",
-    "InfraFailure",
-    "ModelClient",
-    "PermanentError",
-    "RequestStats",
-    "ResponseCache",
-    "RetryPolicy",
-    "ToolCallPart",
-    "TransientError",
-    "ask",
-    "open_client",
-]

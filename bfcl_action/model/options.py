@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bfcl_action.models import Mode
+from bfcl_action.records import Mode
 
 
 @dataclass(frozen=True)

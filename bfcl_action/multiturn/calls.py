@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bfcl_action.errors import InputError
-from bfcl_action.models import Call, FunctionDoc
+from bfcl_action.records import Call, FunctionDoc
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,8 @@ from pydantic import ValidationError
 
 from bfcl_action.dataset.bfcl_format import read_jsonl
 from bfcl_action.errors import InputError
-from bfcl_action.models import CASE_ID_PATTERN, TestCase
 from bfcl_action.multiturn.conversation import conversation_of
+from bfcl_action.records import CASE_ID_PATTERN, TestCase
 
 OWN_CATEGORY = "own_multi_turn"
 PATHS_FIELD = "environment_paths"

@@ -24,9 +24,9 @@ from typing import Any
 
 from bfcl_action.decode import decode_step
 from bfcl_action.errors import BfclActionError
-from bfcl_action.models import Call, CaseResult, Mode, TestCase
 from bfcl_action.multiturn.conversation import Conversation, conversation_of
 from bfcl_action.multiturn.sandbox import Sandbox, SandboxError, SandboxLimits
+from bfcl_action.records import Call, CaseResult, Mode, TestCase
 from bfcl_action.redact import shorten
 
 EMPTY_TURN = "multi_turn:empty_turn_model_response"

@@ -20,11 +20,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bfcl_action.categories import is_multi_turn as is_multi_turn_category
 from bfcl_action.errors import InputError
-from bfcl_action.models import FunctionDoc, Message, Mode, TestCase
 from bfcl_action.multiturn.calls import ToolCall, parse_call_text, with_keywords
 from bfcl_action.multiturn.sandbox import EnvironmentSpec
+from bfcl_action.records import ExecutionData, FunctionDoc, Message, Mode, TestCase
 
 OFFICIAL_MODULE = "bfcl_eval.eval_checker.multi_turn_eval.func_source_code"
 OFFICIAL_CLASSES: dict[str, str] = {
@@ -72,37 +71,52 @@ class Conversation(BaseModel):
         return offered
 
 
-def is_multi_turn(case: TestCase) -> bool:
-    """Whether `case` is a conversation (its category is checked by the multi-turn checker)."""
-    return is_multi_turn_category(case.category)
-
-
 def official_environments() -> dict[str, str]:
     return {name: f"{OFFICIAL_MODULE}.{mod}:{name}" for name, mod in OFFICIAL_CLASSES.items()}
 
 
+class MultiTurnData(BaseModel):
+    """The fields a multi-turn case carries beyond BFCL's single-turn ones (BFCL's entry
+    format; own conversations add `environments`), read with `TestCase.metadata_as`."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    involved_classes: list[str]
+    environments: dict[str, Any] | None = None
+    initial_config: dict[str, Any] | None = None
+    ground_truth: list[list[Any]]
+    missed_function: dict[str | int, Any] | None = None
+    long_context: bool = False
+
+
+_EXPECTED = {
+    "involved_classes": "expected a list of environment names",
+    "environments": "expected a mapping of name to 'module:Class'",
+    "initial_config": "expected a mapping of environment name to initial state",
+    "ground_truth": "expected one list of call strings per turn",
+    "missed_function": "expected a mapping of turn index to functions",
+}
+
+
 def conversation_of(case: TestCase) -> Conversation:
     """Validate a case's multi-turn fields; raises `InputError` naming the field."""
-    extra: dict[str, Any] = dict(case.model_extra or {})
     where = case.source.file if case.source else None
     line = case.source.line if case.source else None
 
     def bad(message: str, field: str) -> InputError:
         return InputError(f"{case.id}: {message}", file=where, line=line, field=field)
 
-    classes = extra.get("involved_classes")
-    if not isinstance(classes, list) or not all(isinstance(c, str) for c in classes):
-        raise bad("expected a list of environment names", "involved_classes")
+    try:
+        data = case.metadata_as(MultiTurnData)
+    except ValidationError as exc:
+        field = str(exc.errors()[0]["loc"][0])
+        raise bad(_EXPECTED[field], field) from None
     targets = dict(official_environments())
-    own = extra.get("environments") or {}
-    if not isinstance(own, dict):
-        raise bad("expected a mapping of name to 'module:Class'", "environments")
+    own = data.environments or {}
     targets.update({str(k): str(v) for k, v in own.items()})
-    config = extra.get("initial_config") or {}
-    if not isinstance(config, dict):
-        raise bad("expected a mapping of environment name to initial state", "initial_config")
+    config = data.initial_config or {}
     envs = []
-    for name in classes:
+    for name in data.involved_classes:
         if name not in targets:
             raise bad(f"no 'module:Class' for environment {name!r}", "environments")
         state = {} if name in STATELESS and name not in own else config.get(name, {})
@@ -110,9 +124,7 @@ def conversation_of(case: TestCase) -> Conversation:
             raise bad(f"initial state of {name!r} must be a mapping", "initial_config")
         envs.append(EnvironmentSpec(name, targets[name], state))
 
-    raw_truth = extra.get("ground_truth")
-    if not isinstance(raw_truth, list) or not all(isinstance(t, list) for t in raw_truth):
-        raise bad("expected one list of call strings per turn", "ground_truth")
+    raw_truth = data.ground_truth
     if len(raw_truth) != len(case.question):
         raise bad(
             f"{len(raw_truth)} ground-truth turns for {len(case.question)} question turns",
@@ -125,9 +137,7 @@ def conversation_of(case: TestCase) -> Conversation:
 
     functions = list(case.functions)
     added: dict[int, list[FunctionDoc]] = {}
-    missed = extra.get("missed_function") or {}
-    if not isinstance(missed, dict):
-        raise bad("expected a mapping of turn index to functions", "missed_function")
+    missed = data.missed_function or {}
     for key, items in missed.items():
         try:
             turn = int(key)
@@ -158,8 +168,8 @@ def conversation_of(case: TestCase) -> Conversation:
         functions=functions,
         added_functions=added,
         ground_truth=truth,
-        long_context=bool(extra.get("long_context", False)),
-        paths=[str(p) for p in extra.get("environment_paths") or []],
+        long_context=data.long_context,
+        paths=case.metadata_as(ExecutionData).environment_paths,
     )
 
 

@@ -32,7 +32,6 @@ from bfcl_action.model.render import FunctionRenderer, RenderedFunctions
 from bfcl_action.model.request import ModelClient
 from bfcl_action.model.retry import InfraFailure
 from bfcl_action.model.types import ChatRequest, ChatResponse, Message, PermanentError
-from bfcl_action.models import Call, Language, Mode, TestCase
 from bfcl_action.multiturn.check import ExecutionOptions
 from bfcl_action.multiturn.conversation import (
     ADDED_FUNCTIONS_PROMPT,
@@ -41,6 +40,7 @@ from bfcl_action.multiturn.conversation import (
     turn_messages,
 )
 from bfcl_action.multiturn.sandbox import Sandbox, SandboxError
+from bfcl_action.records import Call, Language, Mode, TestCase
 
 SIDE = "model"
 

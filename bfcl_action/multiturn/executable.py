@@ -31,10 +31,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bfcl_action.decode import DecodeError, decode_output
 from bfcl_action.errors import InputError
-from bfcl_action.models import Call, CaseResult, Mode, TestCase
 from bfcl_action.multiturn.check import ExecutionOptions, case_result
 from bfcl_action.multiturn.http_tools import http_invoke
 from bfcl_action.multiturn.sandbox import Sandbox, SandboxError
+from bfcl_action.records import Call, CaseResult, ExecutionData, Mode, TestCase
 
 FIELD = "execute"
 COMPARATORS = ("exact", "structural")
@@ -59,11 +59,12 @@ class ExecSpec(BaseModel):
 
 def exec_spec(case: TestCase) -> ExecSpec | None:
     """The case's `execute` block, validated; None if it has none."""
-    raw = (case.model_extra or {}).get(FIELD)
+    try:
+        raw = case.metadata_as(ExecutionData).execute
+    except ValidationError:
+        raise InputError(f"{case.id}: expected a mapping", field=FIELD) from None
     if raw is None:
         return None
-    if not isinstance(raw, dict):
-        raise InputError(f"{case.id}: expected a mapping", field=FIELD)
     try:
         spec = ExecSpec.model_validate({**raw, "has_result": "result" in raw})
     except ValidationError as exc:
@@ -140,7 +141,7 @@ def check_executable(
     if len(calls) != expected_calls:
         message = f"expected {expected_calls} call(s), found {len(calls)}"
         return case_result(case, False, "executable:wrong_count", [message], model_output, calls)
-    paths = [str(p) for p in (case.model_extra or {}).get("environment_paths") or []]
+    paths = case.metadata_as(ExecutionData).environment_paths
     with options.sandbox(paths) as sandbox:
         for index, call in enumerate(calls):
             try:

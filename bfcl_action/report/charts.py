@@ -17,7 +17,8 @@ import markupsafe
 
 from bfcl_action.digest import RunDigest
 from bfcl_action.escape import xml_text
-from bfcl_action.models import RunReport
+from bfcl_action.history import HistoryRecord, chart_label
+from bfcl_action.records import RunReport
 from bfcl_action.stats import wilson_interval
 
 PALETTE = [
@@ -187,6 +188,14 @@ def _suite_counts(report: RunReport | RunDigest) -> dict[str, tuple[int, int]]:
     else:
         counts = {k: (v.correct, v.total) for k, v in report.categories.items()}
     return counts
+
+
+def history_chart(records: Sequence[HistoryRecord], *, title: str, last: int = 52) -> str:
+    """The trend chart of a history file's newest `last` records (`render_history_svg`)."""
+    shown = list(records)[-last:]
+    return render_history_svg(
+        [r.as_digest() for r in shown], labels=[chart_label(r) for r in shown], title=title
+    )
 
 
 def render_history_svg(

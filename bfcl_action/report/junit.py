@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 
 from bfcl_action.compare import format_expected, format_got
 from bfcl_action.escape import xml_text
-from bfcl_action.models import CaseResult, RunReport
+from bfcl_action.records import CaseResult, RunReport
 
 _TEXT_LIMIT = 4000
 

@@ -27,9 +27,10 @@ from bfcl_action.compare import (
     SuiteComparison,
     Verdict,
     p_text,
+    percent,
 )
 from bfcl_action.impact import WordChange
-from bfcl_action.models import RunCost
+from bfcl_action.records import RunCost
 from bfcl_action.report.coverage import generate_command
 
 COMMENT_LIMIT = limits.COMMENT_BODY.size
@@ -66,18 +67,18 @@ _ICONS = {
 _TEXT = VERDICT_TEXT
 
 
-def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{value * 100:.1f}"
-
-
 def _score(side: SideScore | None) -> Safe:
-    return Safe("—" if side is None else _pct(side.accuracy) + ("%" if side.total else ""))
+    return Safe("—" if side is None else percent(side.accuracy) + ("%" if side.total else ""))
 
 
 def _score_ci(side: SideScore | None) -> Safe:
     if side is None:
         return Safe("—")
-    text = f"{_pct(side.accuracy)} ({_pct(side.low)}–{_pct(side.high)})" if side.total else "—"
+    text = (
+        f"{percent(side.accuracy)} ({percent(side.low)}–{percent(side.high)})"
+        if side.total
+        else "—"
+    )
     if side.infra_errors:
         text += f" · {side.infra_errors} infra"
     return Safe(text)

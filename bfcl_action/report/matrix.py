@@ -1,12 +1,13 @@
-"""The PR comment, check-run summary and job summary of a model matrix.
+"""The PR comment, check-run summary and job summary of a run: one model or a matrix.
 
-Layout (templates/matrix.md.j2): the verdict naming the models that moved; one row per model
-(verdict, overall score, change against *its own* baseline, p over question clusters, cost,
-latency, requests); a model x suite table; which model did best
-(`bfcl_action.model_choice`); then each model's own comment (`render_comment`: flips,
-per-tool diagnostics, distractor rows, changed tools) collapsed, open for a regressed model.
-Within the size limit the model rows are always kept; suite rows, then each model's details,
-are cut first, with a note.
+One model without `models:` (`MatrixComparison.single`) gets its own layout
+(`report.markdown`). A matrix's layout (templates/matrix.md.j2): the verdict naming the
+models that moved; one row per model (verdict, overall score, change against *its own*
+baseline, p over question clusters, cost, latency, requests); a model x suite table; which
+model did best (`bfcl_action.model_choice`); then each model's own comment
+(`render_comment`: flips, per-tool diagnostics, distractor rows, changed tools) collapsed,
+open for a regressed model. Within the size limit the model rows are always kept; suite
+rows, then each model's details, are cut first, with a note.
 """
 
 from __future__ import annotations
@@ -192,10 +193,20 @@ def render_matrix_comment(
     max_bytes: int | None = None,
     uncovered_tools: Sequence[str] = (),
 ) -> str:
-    """The matrix PR comment within `max_chars` (or `max_bytes` UTF-8 bytes: a check-run
-    summary). `choice` (`model_choice.choose_models` over the head reports) gives the
+    """The PR comment within `max_chars` (or `max_bytes` UTF-8 bytes: a check-run
+    summary): one model's layout (`render_comment`) for a run without `models:`, else the
+    matrix's. `choice` (`model_choice.choose_models` over the head reports) gives the
     latency column and the *Which model?* section; `uncovered_tools` are named once, in
     the first model's details."""
+    if matrix.single is not None:
+        return render_comment(
+            matrix.single,
+            title=title,
+            full_report_url=full_report_url,
+            max_chars=max_chars,
+            max_bytes=max_bytes,
+            uncovered_tools=uncovered_tools,
+        )
     where = full_report_url or "this workflow run's job summary and JSON reports"
     first = matrix.entries[0].label if matrix.entries else ""
     measure = len if max_bytes is None else limits.utf8_len
@@ -230,7 +241,12 @@ def render_matrix_summary(
     choice: ModelChoice | None = None,
     max_bytes: int,
 ) -> str:
-    """The job summary: the comment's layout with each model's full job summary inside."""
+    """The job summary: one model's (`render_summary`) for a run without `models:`, else
+    the comment's layout with each model's full job summary inside."""
+    if matrix.single is not None:
+        return render_summary(
+            matrix.single, title=title, full_report_url=full_report_url, max_bytes=max_bytes
+        )
     where = full_report_url or "the JSON reports of this run"
 
     def detail(entry: MatrixEntry, budget: int) -> str:

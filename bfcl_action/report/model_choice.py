@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bfcl_action import escape
-from bfcl_action.compare import SideScore, p_text
+from bfcl_action.compare import SideScore, p_text, percent
 from bfcl_action.model_choice import Latency, ModelChoice, ModelSummary, PairedTest, mirrored
 from bfcl_action.report.markdown import Safe, template
 
@@ -27,16 +27,12 @@ DEFAULT_MAX_SUITES = 30
 """Suite rows shown in Markdown; the JSON has every suite."""
 
 
-def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{value * 100:.1f}"
-
-
 def score_text(side: SideScore | None, *, interval: bool = True) -> str:
     """`91.2% (84.0–95.3)`: accuracy with its Wilson 95% interval; `—` with no case."""
     if side is None or not side.total:
         return "—"
-    text = f"{_pct(side.accuracy)}%"
-    return f"{text} ({_pct(side.low)}–{_pct(side.high)})" if interval else text
+    text = f"{percent(side.accuracy)}%"
+    return f"{text} ({percent(side.low)}–{percent(side.high)})" if interval else text
 
 
 def cost_text(model: ModelSummary) -> str:
@@ -173,7 +169,7 @@ def _against(choice: ModelChoice) -> list[_Against]:
         out.append(
             _Against(
                 name=entry.name,
-                score=Safe(f"{_pct(entry.accuracy)}%"),
+                score=Safe(f"{percent(entry.accuracy)}%"),
                 p=Safe(p_text(test.p_value)),
                 delta=Safe(delta_text(test.delta_points)),
             )
@@ -199,7 +195,7 @@ def _view(choice: ModelChoice, max_suites: int | None) -> dict[str, object]:
     return {
         "choice": choice,
         "best": best,
-        "top_score": Safe(f"{_pct(top.common.accuracy)}%") if top else Safe("—"),
+        "top_score": Safe(f"{percent(top.common.accuracy)}%") if top else Safe("—"),
         "against": _against(choice),
         "beats": [a for a in _against(choice) if best and a.name in best.beats],
         "level": [a for a in _against(choice) if best and a.name in best.level_with],
@@ -278,10 +274,10 @@ def verdict_text(choice: ModelChoice) -> str:
     if best.clear:
         vs = ", ".join(f"{a.score} ({_name(a.name)}, p {a.p})" for a in against.values())
         return (
-            f"{_name(best.name)} is best on your cases: {_pct(top.common.accuracy)}% vs {vs}, "
+            f"{_name(best.name)} is best on your cases: {percent(top.common.accuracy)}% vs {vs}, "
             f"on the {choice.common_cases:,} cases every model answered"
         )
-    text = f"no clear best: {_name(best.name)} leads with {_pct(top.common.accuracy)}%"
+    text = f"no clear best: {_name(best.name)} leads with {percent(top.common.accuracy)}%"
     if best.level_with:
         level = ", ".join(_name(n) for n in best.level_with)
         text += f" (as good as {level}; ranked first as {AHEAD_BY[best.ahead_by]})"

@@ -5,36 +5,24 @@
 Modules: `backends` (the case-level protocol and which backend serves a run), `chat`
 (single-turn cases over the request path; multi-turn ones to the conversation loop in
 `bfcl_action.multiturn.driver`), `replay`, `execute` (bounded asyncio pool over cases),
-`progress`, `verdicts` (the one call into the checker), `pipeline` (a whole run), `merge`
-(shards). Requests, cache and retries are in `bfcl_action.model`. Reading, writing
-and merging reports is `bfcl_action.run_reports`.
+`progress`, `verdicts` (the one call into the checker), `pipeline` (a whole run).
+Requests, cache and retries are in `bfcl_action.model` (`model.options.BackendOptions`,
+...). Reading, writing and merging reports is `bfcl_action.run_reports`.
 """
 
-from bfcl_action.model.cache import ResponseCache
-from bfcl_action.model.options import BackendOptions
-from bfcl_action.model.retry import InfraFailure, RetryPolicy, with_retries
-from bfcl_action.model.types import EndpointError, PermanentError, TransientError
 from bfcl_action.runner.backends import Backend, ModelAnswer, create_backend
 from bfcl_action.runner.execute import CaseOutcome, ExecutionStats, SampleOutcome, execute
 from bfcl_action.runner.pipeline import RunOptions, infra_error_rate, run_evaluation
 
 __all__ = [
     "Backend",
-    "BackendOptions",
     "CaseOutcome",
-    "EndpointError",
     "ExecutionStats",
-    "InfraFailure",
     "ModelAnswer",
-    "PermanentError",
-    "ResponseCache",
-    "RetryPolicy",
     "RunOptions",
     "SampleOutcome",
-    "TransientError",
     "create_backend",
     "execute",
     "infra_error_rate",
     "run_evaluation",
-    "with_retries",
 ]

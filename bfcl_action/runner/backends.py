@@ -40,4 +40,4 @@ def create_backend(
     return ChatBackend(client, options.mode, multi_turn=multi_turn)
 
 
-__all__ = ["Backend", "BackendOptions", "ModelAnswer", "create_backend"]
+__all__ = ["Backend", "ModelAnswer", "create_backend"]

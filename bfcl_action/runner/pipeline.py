@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from bfcl_action.compare import attach_case_context
+from bfcl_action.categories import is_multi_turn
 from bfcl_action.errors import ConfigError
 from bfcl_action.escape import log_line
 from bfcl_action.model.batch import BatchSettings, answer_by_batch
@@ -17,15 +17,14 @@ from bfcl_action.model.cache import DEFAULT_MAX_AGE_S, ResponseCache
 from bfcl_action.model.options import BackendOptions
 from bfcl_action.model.retry import RetryPolicy
 from bfcl_action.model.shapes import describe_shapes
-from bfcl_action.models import RequestCounts, RunReport, TestCase
 from bfcl_action.multiturn.check import ExecutionOptions
-from bfcl_action.multiturn.conversation import is_multi_turn
+from bfcl_action.records import RequestCounts, RunReport, TestCase
 from bfcl_action.runner.backends import Backend, create_backend
 from bfcl_action.runner.chat import ChatBackend
 from bfcl_action.runner.execute import CaseOutcome, ExecutionStats, execute
 from bfcl_action.runner.progress import Progress
 from bfcl_action.runner.verdicts import Judge, checker_judge, judge_outcomes
-from bfcl_action.scoring import build_report, repeat_summary
+from bfcl_action.scoring import attach_case_context, build_report, repeat_summary
 
 
 @dataclass(frozen=True)
@@ -160,14 +159,14 @@ async def answer_batch(
     requests = [
         backend.request(case, sample)[0]
         for case in cases
-        if not is_multi_turn(case)
+        if not is_multi_turn(case.category)
         for sample in range(options.repeat)
     ]
     outcome = await answer_by_batch(
         backend.client, requests, settings, log=lambda line: print(line, file=sys.stderr)
     )
     notes = outcome.notes(settings.on_failure)
-    if any(is_multi_turn(case) for case in cases):
+    if any(is_multi_turn(case.category) for case in cases):
         notes.append("batch: multi-turn cases were asked in real time (each step needs the last)")
     return notes
 

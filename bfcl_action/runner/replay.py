@@ -13,7 +13,7 @@ from typing import Any
 
 from bfcl_action.model.naming import NameMap
 from bfcl_action.model.types import PermanentError, RequestStats
-from bfcl_action.models import Mode, TestCase
+from bfcl_action.records import Mode, TestCase
 from bfcl_action.results_io import RESULT_FILE_RE, read_result_file, read_results
 from bfcl_action.run_reports import report_from_data
 from bfcl_action.runner.answer import ModelAnswer

@@ -12,12 +12,12 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from bfcl_action.categories import is_multi_turn
 from bfcl_action.checker import check_case
 from bfcl_action.fingerprint import canonical_json, sha256_hex
-from bfcl_action.models import CaseResult, Mode, TestCase
 from bfcl_action.multiturn.check import ExecutionOptions, check_conversation
-from bfcl_action.multiturn.conversation import is_multi_turn
 from bfcl_action.multiturn.executable import check_executable
+from bfcl_action.records import CaseResult, ExecutionData, Mode, TestCase
 from bfcl_action.runner.execute import CaseOutcome
 
 Judge = Callable[[TestCase, Any, Mode], CaseResult]
@@ -28,9 +28,9 @@ def checker_judge(multi_turn: ExecutionOptions | None = None) -> Judge:
     to `bfcl_action.multiturn.check_conversation`, which runs their environments."""
 
     def judge(case: TestCase, output: Any, mode: Mode) -> CaseResult:
-        if is_multi_turn(case):
+        if is_multi_turn(case.category):
             return check_conversation(case, output, mode=mode, options=multi_turn)
-        if (case.model_extra or {}).get("execute") is not None:
+        if case.metadata_as(ExecutionData).execute is not None:
             return check_executable(case, output, mode=mode, options=multi_turn)
         return check_case(case, output, mode=mode)
 
@@ -75,7 +75,7 @@ def judge_outcome(outcome: CaseOutcome, mode: Mode, judge: Judge) -> CaseResult:
 
 def runs_code(case: TestCase) -> bool:
     """Multi-turn and executable cases: judging them waits on sandbox processes."""
-    return is_multi_turn(case) or (case.model_extra or {}).get("execute") is not None
+    return is_multi_turn(case.category) or case.metadata_as(ExecutionData).execute is not None
 
 
 def judge_outcomes(
@@ -126,7 +126,7 @@ def mark_shared_requests(
     members: dict[str, list[int]] = {}
     for index, outcome in enumerate(outcomes):
         case = outcome.case
-        if not is_multi_turn(case):
+        if not is_multi_turn(case.category):
             members.setdefault(case.cluster_id(), []).append(index)
     out = list(results)
     for indexes in members.values():

@@ -20,7 +20,7 @@ from typing import Any
 from bfcl_action.budget import DEFAULT_BUDGET, ParseBudget, repository_root
 from bfcl_action.errors import InputError
 from bfcl_action.escape import log_line
-from bfcl_action.models import FunctionDoc, SourceLocation
+from bfcl_action.records import FunctionDoc, SourceLocation
 from bfcl_action.tools.formats import ToolFormat
 from bfcl_action.tools.issues import ToolIssue, ToolValidationError
 from bfcl_action.tools.load import ToolSet, display_name, read_tool_files, tools_from_sources

@@ -35,7 +35,7 @@ from urllib.parse import urlsplit
 from jsonschema.validators import Draft7Validator, validator_for
 from pydantic import BaseModel, ConfigDict
 
-from bfcl_action.models import FunctionDoc, SourceLocation
+from bfcl_action.records import FunctionDoc, SourceLocation
 from bfcl_action.redact import shorten
 from bfcl_action.tools.dialect import (
     BFCL_TO_JSON,

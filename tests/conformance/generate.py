@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bfcl_action.categories import CATEGORIES, Checker, Matching
-from bfcl_action.models import TestCase
+from bfcl_action.records import TestCase
 
 Calls = list[dict[str, dict[str, Any]]]
 

@@ -26,7 +26,7 @@ import pytest
 
 from bfcl_action.cli import main
 from bfcl_action.dataset import load_dataset
-from bfcl_action.models import CategoryScore, RunReport, TestCase
+from bfcl_action.records import CategoryScore, RunReport, TestCase
 from bfcl_action.results_io import bfcl_directory, read_score_file
 from bfcl_action.scoring import summarize
 

@@ -18,10 +18,10 @@ import pytest
 
 from bfcl_action.config import load_config
 from bfcl_action.suites import build_cases
+from tests.support.example_app import expected_calls, scripted_model
 from tests.support.github_server import GitHubServer
 from tests.support.installed import ActionYml, Installed, git, install_commands
 from tests.support.openai_server import OpenAIServer
-from tests.test_action_pr_loop_e2e import _expected_calls, _model
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "weather-app"
@@ -202,10 +202,10 @@ def test_a_model_matrix_on_push_and_pull_request(
 ) -> None:
     repo = example_repo(tmp_path, github)
     main_sha = git(repo, "rev-parse", "HEAD")
-    calls = _expected_calls(build_cases(load_config(repo / ".bfcl.yml"), base_dir=repo))
+    calls = expected_calls(build_cases(load_config(repo / ".bfcl.yml"), base_dir=repo))
     with OpenAIServer() as steady, OpenAIServer() as fragile:
-        steady.responder, steady.api_key = _model(calls, fragile=False), KEY
-        fragile.responder, fragile.api_key = _model(calls), KEY + "-fragile"
+        steady.responder, steady.api_key = scripted_model(calls, fragile=False), KEY
+        fragile.responder, fragile.api_key = scripted_model(calls), KEY + "-fragile"
         inputs = {
             "models": "steady-model label=steady\n"
             f"fragile-model label=fragile base-url={fragile.base_url} api-key-env=FRAGILE_API_KEY",

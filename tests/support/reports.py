@@ -12,7 +12,7 @@ from typing import Any
 
 from bfcl_action.categories import CATEGORIES
 from bfcl_action.fingerprint import case_set_hash, config_fingerprint
-from bfcl_action.models import Call, CaseResult, CategoryScore, Mode, RunReport
+from bfcl_action.records import Call, CaseResult, CategoryScore, Mode, RunReport
 
 
 def make_result(

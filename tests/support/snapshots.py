@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 
 UPDATE_ENV = "BFCL_UPDATE_SNAPSHOTS"
+SNAPSHOTS = Path(__file__).resolve().parents[1] / "fixtures" / "compare" / "snapshots"
+"""The comparison's rendered snapshots (comments, summaries, first lines)."""
 
 
 def assert_snapshot(path: Path, text: str) -> None:

@@ -3,20 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import re
+from pathlib import Path
 from typing import Any
 
-import pytest
-
-from bfcl_action.models import CaseResult, Mode, TestCase
-from bfcl_action.runner.backends import BackendOptions
+from bfcl_action.cli import main
+from bfcl_action.model.options import BackendOptions
+from bfcl_action.records import CaseResult, Mode, TestCase
 from tests.support.openai_server import OpenAIServer
-
-
-@pytest.fixture
-def server() -> Iterator[OpenAIServer]:
-    with OpenAIServer(hang_s=1.0) as srv:
-        yield srv
 
 
 def script(name: str, **arguments: Any) -> str:
@@ -77,3 +71,40 @@ def toy_judge(case: TestCase, output: Any, mode: Mode) -> CaseResult:
         names = [expected] if expected and f"{expected}(" in str(output) else []
     valid = expected in names if expected else not names
     return CaseResult(id=case.id, category=case.category, suite=case.suite, valid=valid)
+
+
+QUESTION = re.compile(r"Weather in city (\d+) for (\d+) days\?")
+LIVE = Path(__file__).resolve().parents[1] / "fixtures" / "dataset" / "live"
+
+
+def weather_responder(body: dict[str, Any]) -> dict[str, Any]:
+    text = body["messages"][-1]["content"]
+    match = QUESTION.search(text)
+    if not match:
+        return {"content": "I can only answer weather questions."}
+    city, days = match.group(1), int(match.group(2))
+    if body.get("tools"):
+        name = body["tools"][0]["function"]["name"]
+        return {"tool_calls": [{"name": name, "arguments": {"city": f"city {city}", "days": days}}]}
+    return {"content": f"[weather.get_forecast(city='city {city}', days={days})]"}
+
+
+def run_cli(srv: OpenAIServer, tmp: Path, *extra: str, out: str = "run.json") -> int:
+    return main(
+        [
+            "run",
+            "--dataset",
+            "live@2026-W48",
+            "--model",
+            "test-model",
+            "--base-url",
+            srv.base_url,
+            "--cache",
+            str(tmp / "cache"),
+            "--output",
+            str(tmp / out),
+            "--timeout",
+            "2",
+            *extra,
+        ]
+    )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -78,6 +78,21 @@ class FunctionDoc(BaseModel):
     source: SourceLocation | None = Field(default=None, exclude=True)
 
 
+class ExecutionData(BaseModel):
+    """What an executable case (`execute:`) and a case running environments carry beyond
+    BFCL's fields, read with `TestCase.metadata_as(ExecutionData)`."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    execute: dict[str, Any] | None = None
+    """The `execute` block (`multiturn.executable.exec_spec` checks it); None: not executable."""
+    environment_paths: list[str] = Field(default_factory=list)
+    """Directories the case's implementations and environments import from."""
+
+
+Metadata = TypeVar("Metadata", bound=BaseModel)
+
+
 class TestCase(BaseModel):
     """One evaluation entry: question turns, offered functions and BFCL possible answers.
 
@@ -108,6 +123,12 @@ class TestCase(BaseModel):
 
     def label(self) -> str:
         return self.suite or self.category
+
+    def metadata_as(self, kind: type[Metadata]) -> Metadata:
+        """The fields of this case beyond the declared ones (a kind's data: multi-turn
+        `involved_classes`, `ground_truth`, ...; `execute`; BFCL's own extras), as the typed
+        model of that kind: the one way to read them. Raises `ValidationError`."""
+        return kind.model_validate(self.model_extra or {})
 
     def cluster_id(self) -> str:
         return self.cluster or self.id
@@ -162,7 +183,7 @@ class CaseResult(BaseModel):
     cost_usd: float | None = None
     """What this answer costs at the rate it was asked at (`bfcl_action.cost`; None: no
     price for the model). Paid by this run unless `reused`."""
-    # Case context for reports (filled by `bfcl_action.compare.attach_case_context`), so a
+    # Case context for reports (filled by `bfcl_action.scoring.attach_case_context`), so a
     # stored report can show what was asked and expected without the dataset at hand.
     question: str | None = None
     """Excerpt of the question's last user message."""
