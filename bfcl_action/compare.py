@@ -88,6 +88,9 @@ VERDICT_TEXT = {
 }
 """How every report words a verdict."""
 
+WITHIN_NOISE = "within noise"
+"""An unchanged verdict on a move larger than allowed that is not significant."""
+
 
 class PairedOutcomes(BaseModel):
     """Outcomes on the cases both runs answered, and the test on their question clusters.
@@ -318,8 +321,16 @@ class Comparison(BaseModel):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def headline(self) -> str:
-        """The verdict and why, in one plain line: the comment's first line and the CLI's."""
-        return f"{VERDICT_TEXT[self.verdict]} — {self._why()}"
+        """The verdict and why, in one plain line: the comment's first line and the CLI's.
+        A move beyond `max_drop` that is not significant reads "within noise", as its row
+        does, never "unchanged"."""
+        return f"{self.verdict_text} — {self._why()}"
+
+    @property
+    def verdict_text(self) -> str:
+        if self.verdict is Verdict.UNCHANGED and self.overall.within_noise:
+            return WITHIN_NOISE
+        return VERDICT_TEXT[self.verdict]
 
     def _why(self) -> str:
         overall = self.overall

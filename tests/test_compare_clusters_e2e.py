@@ -196,7 +196,7 @@ def test_one_question_regressing_in_every_variant_and_repeat_is_not_a_regression
     assert paired["newly_failing"] == len(KS) + 1  # seven cases flipped...
     assert (paired["clusters_regressed"], paired["clusters_improved"]) == (1, 0)  # ...one question
     assert code == 0 and data["verdict"] == "unchanged" and data["rule"] is None
-    assert data["headline"].startswith("unchanged — no rule fired")
+    assert data["headline"].startswith("within noise — no rule fired")
     _same_line_everywhere(stdout, data, comment)
 
 

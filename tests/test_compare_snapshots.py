@@ -89,7 +89,7 @@ def test_non_significant_dip() -> None:
     base = make_report({"simple_python": "1" * 16 + "0" * 4})
     head = make_report({"simple_python": "1" * 15 + "0" * 5})
     text = _snapshot("dip", compare_runs(base, head))
-    assert "unchanged" in text.splitlines()[0]
+    assert "within noise — no rule fired" in text.splitlines()[0]  # a dip, not a verdict
 
 
 def test_incomparable_runs() -> None:

@@ -21,6 +21,7 @@ from bfcl_action import escape
 from bfcl_action import github_limits as limits
 from bfcl_action.compare import (
     VERDICT_TEXT,
+    WITHIN_NOISE,
     Comparison,
     FlippedCase,
     SideScore,
@@ -65,6 +66,14 @@ _ICONS = {
     Verdict.REMOVED: "🗑️",
 }
 _TEXT = VERDICT_TEXT
+NOISE_ICON = "〰️"
+
+
+def _headline_icon(comparison: Comparison) -> Safe:
+    """The comment title's icon: the one of its verdict text (within noise has its own)."""
+    if comparison.verdict_text == WITHIN_NOISE:
+        return Safe(NOISE_ICON)
+    return Safe(_ICONS[comparison.verdict])
 
 
 def _score(side: SideScore | None) -> Safe:
@@ -99,7 +108,7 @@ def _pval(p: float | None) -> Safe:
 def _row_verdict(row: SuiteComparison) -> Safe:
     """The table's verdict cell: a move larger than allowed but not significant says so."""
     if row.within_noise and row.verdict is Verdict.UNCHANGED:
-        return Safe("〰️ within noise")
+        return Safe(f"{NOISE_ICON} {WITHIN_NOISE}")
     return Safe(f"{_ICONS[row.verdict]} {_TEXT[row.verdict]}")
 
 
@@ -234,6 +243,7 @@ def _environment() -> jinja2.Environment:
     )
     filters: dict[str, Callable[..., Any]] = {
         "icon": lambda v: Safe(_ICONS[v]),
+        "headline_icon": _headline_icon,
         "verdict_text": lambda v: Safe(_TEXT[v]),
         "score": _score,
         "score_ci": _score_ci,
