@@ -39,7 +39,7 @@ from bfcl_action.records import (
     RunCost,
     RunReport,
 )
-from bfcl_action.stats import holm, sign_test, wilson_interval
+from bfcl_action.stats import fewest_for_significance, holm, sign_test, wilson_interval
 from bfcl_action.thresholds import OVERALL as OVERALL
 from bfcl_action.thresholds import Thresholds
 
@@ -360,6 +360,10 @@ class Comparison(BaseModel):
             if paired.p_value >= alpha
             else f"p {p_text(paired.p_value)} but within max_drop {self.thresholds.max_drop:g}"
         )
+        fewest = fewest_for_significance(alpha)
+        moved = paired.clusters_regressed + paired.clusters_improved
+        if paired.p_value >= alpha and 0 < moved < fewest:
+            why += f" (it takes at least {fewest} questions moving one way)"
         return (
             f"no rule fired: overall {percent(base.accuracy or 0)}% → "
             f"{percent(head.accuracy or 0)}% "

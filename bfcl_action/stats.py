@@ -81,6 +81,15 @@ def sign_test(regressed: int, improved: int) -> float:
     return mcnemar_exact(regressed, improved)
 
 
+def fewest_for_significance(alpha: float) -> int:
+    """The fewest clusters that must all move the same way before the two-sided sign test
+    can fall below `alpha` (6 at 0.05): with fewer, no change can be significant."""
+    n = 1
+    while sign_test(n, 0) >= alpha and n < 64:
+        n += 1
+    return n
+
+
 def holm(p_values: Sequence[float]) -> list[float]:
     """Holm's step-down adjusted p-values, in the order given (Holm 1979).
 

@@ -76,3 +76,11 @@ def test_wilson_interval_contains_the_observed_proportion(pair: tuple[int, int])
     successes, n = pair
     low, high = wilson_interval(successes, n)
     assert 0 <= low <= successes / n <= high <= 1
+
+
+def test_six_questions_moving_one_way_is_the_fewest_that_can_be_significant() -> None:
+    from bfcl_action.stats import fewest_for_significance, sign_test
+
+    assert fewest_for_significance(0.05) == 6
+    assert sign_test(5, 0) >= 0.05 > sign_test(6, 0)
+    assert fewest_for_significance(0.01) == 8
