@@ -138,7 +138,11 @@ def test_cancelled_run_keeps_received_answers_and_resume_asks_only_the_rest(
     server.reset_log()
     server.latency = 0
     outcomes, stats = run(server, cases, tmp_path)
-    assert server.count == 24 - kept
+    # A request the cancelled run sent may reach the server only after the log reset (a
+    # slow machine): it is for a question without a cached answer, which the resumed run
+    # asks too, so count the distinct questions asked, not the requests.
+    asked = {body["messages"][-1]["content"] for body in server.requests}
+    assert len(asked) == 24 - kept
     assert stats.cache_hits == kept
     assert all(o.samples[0].answer is not None for o in outcomes)
 
