@@ -27,8 +27,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -272,35 +270,18 @@ def ensure_release(version: str, *, cache: Path | None = None) -> Path:
     if (final / "MANIFEST.json").is_file():
         _check_manifest(final / "MANIFEST.json", wheel)
         return final
-    try:
-        final.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise DatasetError(
-            f"cannot create the data cache ({exc.strerror}); set {official.CACHE_ENV} to a "
-            "writable directory",
-            file=str(final.parent),
-        ) from None
-    with tempfile.TemporaryDirectory(dir=final.parent, prefix=".fetch-") as work:
-        found = official.fetch_wheel(wheel.requirement, Path(work), hashed=False)
+
+    def fill(work: Path, staging: Path) -> None:
+        found = official.fetch_wheel(wheel.requirement, work, hashed=False)
         if isinstance(found, str):
             raise LiveUnavailable(
                 f"live@{version}: could not download {wheel.requirement} ({found}). Check that "
                 f"your package index is reachable with your pip/uv configuration, or {_FIX}",
                 field="dataset",
             )
-        staging = Path(tempfile.mkdtemp(dir=final.parent, prefix=".extract-"))
-        try:
-            extract_release(found, wheel, staging)
-            staging.rename(final)
-        except OSError as exc:
-            if not (final / "MANIFEST.json").is_file():  # else another process finished first
-                raise DatasetError(
-                    f"cannot write the data cache: {exc.strerror or exc}", file=str(final)
-                ) from None
-        finally:
-            if staging.exists():
-                shutil.rmtree(staging, ignore_errors=True)
-    return final
+        extract_release(found, wheel, staging)
+
+    return official.fill_cache(final, fill)
 
 
 def extract_release(source: Path, wheel: LiveWheel, staging: Path) -> None:

