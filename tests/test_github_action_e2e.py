@@ -305,17 +305,7 @@ def test_workflow_run_posts_the_artifact_on_the_pr_found_through_the_api(
     artifact = Path(pr_run.outputs["comment-file"])
     body = artifact / "body.md"
     body.write_text(body.read_text() + "\nping @octo/admins")
-    event = {
-        "action": "completed",
-        "workflow_run": {
-            "head_sha": head_sha,
-            "head_branch": "patch",
-            "head_repository": {"full_name": "mallory/app"},
-            "pull_requests": [],
-            "event": "pull_request",
-        },
-        "repository": {"full_name": "octo/app"},
-    }
+    event = github_server.fork_workflow_run_event("octo/app", head_sha, "mallory/app")
 
     run = run_action(
         github_server, tmp_path / "poster", "workflow_run", event, comment_artifact=str(artifact)

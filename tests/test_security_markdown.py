@@ -73,17 +73,7 @@ def test_the_workflow_run_poster_publishes_a_fork_artifact_inert(
     (artifact / "meta.json").write_text(
         json.dumps({"conclusion": "success", "summary": HOSTILE, "title": "all good"})
     )
-    event = {
-        "action": "completed",
-        "workflow_run": {
-            "head_sha": head_sha,
-            "head_branch": "patch",
-            "head_repository": {"full_name": "mallory/app"},
-            "pull_requests": [],
-            "event": "pull_request",
-        },
-        "repository": {"full_name": "octo/app"},
-    }
+    event = github_server.fork_workflow_run_event("octo/app", head_sha, "mallory/app")
     run = run_action(
         github_server, tmp_path / "poster", "workflow_run", event, comment_artifact=str(artifact)
     )

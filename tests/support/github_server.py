@@ -432,6 +432,22 @@ class GitHubServer:
                 "sender": repo.issues[number]["user"],
             }
 
+    @staticmethod
+    def fork_workflow_run_event(full_name: str, head_sha: str, fork: str) -> dict[str, Any]:
+        """The `workflow_run` payload of a fork PR's finished `pull_request` run (the one a
+        poster job gets): the head lives in `fork`, the run lists no pull request."""
+        return {
+            "action": "completed",
+            "workflow_run": {
+                "head_sha": head_sha,
+                "head_branch": "patch",
+                "head_repository": {"full_name": fork},
+                "pull_requests": [],
+                "event": "pull_request",
+            },
+            "repository": {"full_name": full_name},
+        }
+
     def push_event(self, full_name: str, branch: str) -> dict[str, Any]:
         with self._lock:
             repo = self.repo(full_name)
