@@ -6,15 +6,17 @@ the SDK's failures into retry-or-not.
 
 The SDK's own retries are off (`max_retries=0`): `bfcl_action.model.retry` owns them so a
 429's `Retry-After`, jitter and the infrastructure-error budget are decided in one place.
-A chat request is one POST on a pooled httpx2 client (as the SDK's own), with the headers
-the SDK sends that an API reads (the key as a bearer token, JSON content type, the
-organization and project from `OPENAI_ORG_ID` / `OPENAI_PROJECT_ID`) and a body encoded
-once; the answer is read as plain JSON, and an HTTP error becomes the SDK's own
-`APIStatusError` for `translate_error`. The SDK's per-request path (request options, header
-merging, URL parsing, body re-encoding) cost about 1 ms of CPU per request, most of the
-client's work at 300 requests a second, and importing the SDK about 1 s of every run
-(issue 27): `openai` is imported only for the Batch API calls (files, batches, through the
-SDK client, which shares the first pool) and to translate a failure.
+A chat request is one POST with the headers the SDK sends that an API reads (the key as a
+bearer token, JSON content type, the organization and project from `OPENAI_ORG_ID` /
+`OPENAI_PROJECT_ID`) and a body encoded once, sent on the direct HTTP/1.1 pool
+(`bfcl_action.model.http1`) or, when the environment names a proxy or the server redirects,
+on a pooled httpx2 client (as the SDK's own); the answer is read as plain JSON, and an HTTP
+error becomes the SDK's own `APIStatusError` for `translate_error`. The SDK's per-request
+path (request options, header merging, URL parsing, body re-encoding) cost about 1 ms of CPU
+per request, httpx's own about 0.85 ms, most of the client's work at 300 requests a second,
+and importing the SDK about 1 s of every run (issue 27): `openai` is imported only for the
+Batch API calls (files, batches, through the SDK client, which shares the first httpx pool)
+and to translate a failure.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import email.utils
 import json
 import os
 import re
+import ssl
 import time
 from typing import TYPE_CHECKING, Any, Final, cast
 from urllib.parse import urlsplit
@@ -33,7 +36,8 @@ import httpx2
 from bfcl_action import __version__, redact
 from bfcl_action.errors import ConfigError
 from bfcl_action.escape import log_line
-from bfcl_action.model import shapes
+from bfcl_action.model import http1, shapes
+from bfcl_action.model.http1 import header_block
 from bfcl_action.model.options import BackendOptions
 from bfcl_action.model.types import (
     ChatRequest,
@@ -357,8 +361,34 @@ def _sdk_failures() -> tuple[type[BaseException], ...]:
     return (openai.OpenAIError, httpx2.TransportError, ConnectionError, TimeoutError)
 
 
+_DIRECT_HEADERS = {"Accept-Encoding": "gzip, deflate", "Connection": "keep-alive"}
+"""What httpx adds to every request, sent on the direct pool too."""
+_FRAMING_HEADERS = {"content-encoding", "content-length", "transfer-encoding"}
+"""Headers of the wire form, not of the decoded body a direct answer holds."""
+
+
+def _direct_pool(
+    url: httpx2.URL, headers: dict[str, str], tls: ssl.SSLContext, concurrency: int
+) -> http1.Http1Pool | None:
+    """The direct pool for chat requests to `url`, or None when httpx must carry them: a
+    proxy named by the environment, credentials in the URL (httpx sends them as basic
+    auth), a header value that could split the head."""
+    if url.scheme not in ("http", "https") or url.userinfo or not http1.direct_route(url.scheme):
+        return None
+    if header_block({**headers, **_DIRECT_HEADERS}) is None:
+        return None
+    return http1.Http1Pool(
+        scheme=url.scheme,
+        host=url.raw_host.decode("ascii"),
+        port=url.port or (443 if url.scheme == "https" else 80),
+        host_header=url.netloc.decode("ascii"),
+        tls=tls,
+        keep=concurrency,
+    )
+
+
 class OpenAIProvider:
-    """One pooled `AsyncOpenAI` per run; every request of every case reuses its connections."""
+    """One set of connection pools per run; every request of every case reuses them."""
 
     name = NAME
 
@@ -399,6 +429,8 @@ class OpenAIProvider:
         base = httpx2.URL(self.endpoint)  # joined as the SDK joins a path to its base URL
         raw_path = base.raw_path if base.raw_path.endswith(b"/") else base.raw_path + b"/"
         self._chat_url = base.copy_with(raw_path=raw_path + b"chat/completions")
+        self._direct = _direct_pool(self._chat_url, self._headers, tls, concurrency)
+        self._direct_headers = header_block({**self._headers, **_DIRECT_HEADERS}) or b""
 
     @property
     def client(self) -> openai.AsyncOpenAI:
@@ -435,10 +467,50 @@ class OpenAIProvider:
         return body
 
     async def chat(self, body: dict[str, Any]) -> dict[str, Any]:
-        """POST /chat/completions; the parsed JSON answer or a translated error."""
-        request = httpx2.Request(
-            "POST", self._chat_url, headers=self._headers, content=json.dumps(body).encode()
-        )
+        """POST /chat/completions; the parsed JSON answer or a translated error. Sent on the
+        direct pool when it may carry the request (`bfcl_action.model.http1`), on httpx
+        otherwise and for a redirect answer (httpx follows it, as the SDK's client does)."""
+        encoded = json.dumps(body).encode()
+        answer = await self._post_direct(encoded) if self._direct is not None else None
+        response: httpx2.Response | None = None
+        if answer is None:
+            response, content = await self._post_httpx(encoded)
+            failed = response.is_error
+        else:
+            content, failed = answer.content, answer.status >= 400
+        if failed:
+            if response is None:
+                assert answer is not None
+                response = httpx2.Response(
+                    answer.status,
+                    headers=[(k, v) for k, v in answer.headers if k not in _FRAMING_HEADERS],
+                    request=httpx2.Request("POST", self._chat_url),
+                )
+            error = _status_error(response, content)
+            raise translate_error(error, endpoint=self.endpoint, model=self.model) from error
+        try:
+            data = json.loads(content)
+        except ValueError as exc:
+            raise TransientError("malformed response body (not JSON)") from exc
+        if not isinstance(data, dict):
+            raise TransientError("malformed response body (not an object)")
+        return data
+
+    async def _post_direct(self, encoded: bytes) -> http1.Answer | None:
+        """The answer from the direct pool; None for a redirect (left to httpx)."""
+        assert self._direct is not None
+        try:
+            answer = await self._direct.post(
+                self._chat_url.raw_path, self._direct_headers, encoded, MAX_RESPONSE_BYTES
+            )
+        except http1.BodyTooLarge as exc:
+            raise PermanentError(str(exc)) from None
+        except (ConnectionError, TimeoutError) as exc:
+            raise translate_error(exc, endpoint=self.endpoint, model=self.model) from exc
+        return None if answer.redirect else answer
+
+    async def _post_httpx(self, encoded: bytes) -> tuple[httpx2.Response, bytes]:
+        request = httpx2.Request("POST", self._chat_url, headers=self._headers, content=encoded)
         pool = self._in_flight.index(min(self._in_flight))
         self._in_flight[pool] += 1
         try:  # streamed, so the body is read within the cap
@@ -450,16 +522,7 @@ class OpenAIProvider:
             raise translate_error(exc, endpoint=self.endpoint, model=self.model) from exc
         finally:
             self._in_flight[pool] -= 1
-        if response.is_error:
-            error = _status_error(response, content)
-            raise translate_error(error, endpoint=self.endpoint, model=self.model) from error
-        try:
-            data = json.loads(content)
-        except ValueError as exc:
-            raise TransientError("malformed response body (not JSON)") from exc
-        if not isinstance(data, dict):
-            raise TransientError("malformed response body (not an object)")
-        return data
+        return response, content
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
         start = time.perf_counter()
@@ -513,6 +576,8 @@ class OpenAIProvider:
         return content.content
 
     async def aclose(self) -> None:
+        if self._direct is not None:
+            await self._direct.aclose()
         for pool in self._pools:  # the SDK client, if made, shares the first
             await pool.aclose()
 
