@@ -13,7 +13,9 @@ cache, dataset folder) and is not timed; then `ROUNDS` PR jobs that reword `get_
 each on a fresh runner temp directory with the caches restored, are timed. Breakdown: each
 step's wall time, and within the evaluate step the time to the first GitHub request
 (interpreter, imports, config, cases), the model window (first request in to last answer
-out) and the GitHub requests and what follows them.
+out), the GitHub requests (how many were made during the model calls: the reads that need
+no answer, `bfcl_action.github.lookups`) and what follows the last answer and the last
+GitHub request.
 
 `BFCL_BENCH_ACTION_PATH` runs another checkout's action.yml and code (e.g. the commit before
 a change, for a before/after figure). Target (issue 27): <= 10 s.
@@ -321,6 +323,12 @@ def main() -> dict[str, Any]:
             figures["evaluate: after the last GitHub request"] = end - (
                 gh_times[-1] if gh_times else end
             )
+            # the reads that need no answer overlap the model calls (bfcl_action/github/lookups)
+            answered = model_times[-1] + LATENCY if model_times else begin
+            figures["github requests during the model calls"] = sum(
+                t <= answered for t in gh_times
+            )
+            figures["evaluate: after the last model answer"] = end - answered
             rounds.append(figures)
     keys = list(rounds[0])
     result: dict[str, Any] = {

@@ -52,6 +52,7 @@ from bfcl_action.github.comment import (
 )
 from bfcl_action.github.context import ActionContext, PullRequestInfo
 from bfcl_action.github.evaluate import Engine, matrix_entries
+from bfcl_action.github.lookups import Lookups, start_lookups
 from bfcl_action.github.publish import (
     COMMENT_DIR,
     MODELS_OUTPUT,
@@ -172,18 +173,25 @@ def main(
         )
     if activity is Activity.SKIP:
         return skip_without_key(ctx, github_factory)
-    models = evaluate_models(ctx, engine)
     if activity is Activity.SHARD:
-        return finish_shard(ctx, models)
-    for model in models:
-        scheduled.export_metrics(model_ctx(ctx, model.run, metrics=True), model.report)
+        return finish_shard(ctx, evaluate_models(ctx, engine))
     gh = github_factory(ctx)
-    if activity is Activity.SCHEDULED:
-        return scheduled.run_scheduled_models(ctx, gh, engine, models)
-    pr = ctx.pull_request
-    if activity is Activity.PULL_REQUEST and pr is not None:
-        return process_pull_request(ctx, gh, engine, models, pr)
-    return save_baseline(ctx, gh, engine, models)
+    pr = ctx.pull_request if activity is Activity.PULL_REQUEST else None
+    # the reads that need no answer run while the model answers (github/lookups.py)
+    lookups = None if activity is Activity.SCHEDULED else start_lookups(ctx, gh, pr)
+    try:
+        models = evaluate_models(ctx, engine)
+        for model in models:
+            scheduled.export_metrics(model_ctx(ctx, model.run, metrics=True), model.report)
+        if lookups is None:
+            return scheduled.run_scheduled_models(ctx, gh, engine, models)
+        lookups.join()
+        if pr is not None:
+            return process_pull_request(ctx, gh, engine, models, pr, lookups)
+        return save_baseline(ctx, gh, engine, models, repo=lookups.repo.result)
+    finally:
+        if lookups is not None:
+            lookups.close()
 
 
 def evaluate_models(ctx: ActionContext, engine: Engine) -> list[ModelReport]:
@@ -310,12 +318,17 @@ def process_pull_request(
     engine: Engine,
     models: list[ModelReport],
     pr: PullRequestInfo,
+    lookups: Lookups,
 ) -> int:
     """Compare each model with its merge-base baseline; one comment, one check run on the
-    head, statuses; then the job summary, outputs and exit code."""
+    head, statuses; then the job summary, outputs and exit code. The reads come from
+    `lookups` (made while the model answered), in the order they were asked."""
     outcome = Outcome(report_path=models[0].path)
-    repo = attempt(outcome, "read the repository", lambda: gh.get_repo(ctx.repository))
-    baselines, where, merge_base = find_baselines(ctx, repo, pr, outcome)
+    repo = attempt(outcome, "read the repository", lookups.repo.result)
+    baseline = lookups.baseline
+    baselines, where, merge_base = find_baselines(
+        ctx, repo, pr, outcome, baseline.result if baseline is not None else None
+    )
     matrix = compare_models(ctx, engine, models, baselines, where, merge_base)
     reports = [m.report for m in models]
     choice = choose_models(reports) if matrix.single is None else None
@@ -331,7 +344,17 @@ def process_pull_request(
     )
     summary = check_summary(ctx, matrix, reports, choice)
     if repo is not None:
-        post_comment(ctx, outcome, gh, repo, pr.number, body, matrix.verdict)
+        post_comment(
+            ctx,
+            outcome,
+            gh,
+            repo,
+            pr.number,
+            body,
+            matrix.verdict,
+            author=lookups.author.result if lookups.author is not None else None,
+            sticky=lookups.comment.result if lookups.comment is not None else None,
+        )
         publish_check(ctx, outcome, repo, pr.head_sha, matrix, summary, notes)
         if ctx.inputs.statuses:
             for entry in matrix.entries:

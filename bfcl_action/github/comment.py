@@ -60,11 +60,19 @@ def find_sticky_comment(
 
 
 def upsert_comment(
-    repo: Repository, number: int, body: str, check_name: str, author: str
+    repo: Repository,
+    number: int,
+    body: str,
+    check_name: str,
+    author: str,
+    found: IssueComment | None = None,
 ) -> tuple[IssueComment, bool]:
-    """Create or update the sticky comment; returns it and whether it was created."""
+    """Create or update the sticky comment; returns it and whether it was created. `found`
+    is the comment a search before the model calls found (`github.lookups`): it is edited;
+    without one the comments are searched now, so a comment another run of the pull request
+    posted meanwhile is edited, not duplicated."""
     text = with_marker(body, check_name)
-    existing = find_sticky_comment(repo, number, check_name, author)
+    existing = found or find_sticky_comment(repo, number, check_name, author)
     if existing is not None:
         existing.edit(text)
         return existing, False

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from github import Github, GithubException
+from github.IssueComment import IssueComment
 from github.Repository import Repository
 
 from bfcl_action import escape, redact
@@ -282,8 +283,16 @@ def publish_summary(
 
 
 # ------------------------------------------------------------------------------ baseline
-def save_baseline(ctx: ActionContext, gh: Github, engine: Engine, models: list[ModelReport]) -> int:
-    """A push: every model's digest in one check run, where pull requests find them."""
+def save_baseline(
+    ctx: ActionContext,
+    gh: Github,
+    engine: Engine,
+    models: list[ModelReport],
+    *,
+    repo: Callable[[], Repository] | None = None,
+) -> int:
+    """A push: every model's digest in one check run, where pull requests find them.
+    `repo` gives the repository read earlier (`github.lookups`)."""
     outcome = Outcome(report_path=models[0].path)
     entries = [
         entry_of(m, compare_runs(None, m.report, engine.thresholds(model_ctx(ctx, m.run))))
@@ -304,24 +313,31 @@ def save_baseline(ctx: ActionContext, gh: Github, engine: Engine, models: list[M
         )
     reports = [m.report for m in models]
     choice = choose_models(reports) if matrix.single is None else None
-    repo = attempt(outcome, "read the repository", lambda: gh.get_repo(ctx.repository))
-    if repo is not None and ctx.sha:
+    found = attempt(outcome, "read the repository", repo or (lambda: gh.get_repo(ctx.repository)))
+    if found is not None and ctx.sha:
         summary = check_summary(ctx, matrix, reports, choice)
-        publish_check(ctx, outcome, repo, ctx.sha, matrix, summary, [])
+        publish_check(ctx, outcome, found, ctx.sha, matrix, summary, [])
     return finish(ctx, outcome, matrix, models, choice)
 
 
 # ------------------------------------------------------------------------------ pull requests
 def find_baselines(
-    ctx: ActionContext, repo: Repository | None, pr: PullRequestInfo, outcome: Outcome
+    ctx: ActionContext,
+    repo: Repository | None,
+    pr: PullRequestInfo,
+    outcome: Outcome,
+    read: Callable[[], tuple[str, str | None]] | None = None,
 ) -> tuple[list[RunReport | RunDigest], str, str]:
     """Every digest of the merge-base check run (one per model of a matrix), else the
-    baseline file, else none; where they came from; the merge-base sha when known."""
+    baseline file, else none; where they came from; the merge-base sha when known. `read`
+    gives what `merge_base_digest` read earlier (`github.lookups`)."""
     mode = ctx.inputs.baseline
     merge_base = ""
     if mode in ("auto", "check-run") and repo is not None:
         found = attempt(
-            outcome, "read the merge-base check run", lambda: _merge_base_text(ctx, repo, pr)
+            outcome,
+            "read the merge-base check run",
+            read or (lambda: merge_base_digest(ctx, repo, pr)),
         )
         if found is not None:
             merge_base, text = found
@@ -346,7 +362,7 @@ def find_baselines(
     return [], "", merge_base
 
 
-def _merge_base_text(
+def merge_base_digest(
     ctx: ActionContext, repo: Repository, pr: PullRequestInfo
 ) -> tuple[str, str | None]:
     """The merge-base sha and the summary of its `check-name` check run with a digest."""
@@ -372,23 +388,33 @@ def post_comment(
     number: int,
     body: str,
     verdict: Verdict,
+    *,
+    author: Callable[[], str] | None = None,
+    sticky: Callable[[], IssueComment | None] | None = None,
 ) -> None:
+    """The sticky comment, created or edited (`on-regression`: only edited unless the run
+    regressed). `author` and `sticky` give what a search before the model calls found
+    (`github.lookups`); without them both are read now."""
     mode = ctx.inputs.comment
     if mode is CommentMode.OFF:
         return
-    author = resolve_author(gh, ctx.inputs.comment_author)
+    login = author() if author is not None else resolve_author(gh, ctx.inputs.comment_author)
+
+    def search() -> IssueComment | None:
+        if sticky is not None:
+            return sticky()
+        return find_sticky_comment(repo, number, ctx.inputs.check_name, login)
+
     if mode is CommentMode.ON_REGRESSION and verdict is not Verdict.REGRESSION:
-        existing = attempt(
-            outcome,
-            "look for the existing comment",
-            lambda: find_sticky_comment(repo, number, ctx.inputs.check_name, author),
-        )
+        existing = attempt(outcome, "look for the existing comment", search)
         if existing is None:
             return
     result = attempt(
         outcome,
         f"post the pull request comment on #{number}",
-        lambda: upsert_comment(repo, number, body, ctx.inputs.check_name, author),
+        lambda: upsert_comment(
+            repo, number, body, ctx.inputs.check_name, login, sticky() if sticky else None
+        ),
     )
     if result is not None:
         outcome.comment_id = result[0].id
