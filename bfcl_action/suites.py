@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from pydantic import ValidationError
 from rapidfuzz import fuzz, process
 
 from bfcl_action.cases import load_cases
@@ -38,7 +39,8 @@ from bfcl_action.categories import (
     parse_categories,
 )
 from bfcl_action.config import BfclConfig
-from bfcl_action.dataset import dataset_categories, load_dataset
+from bfcl_action.dataset import dataset_categories, load_dataset, load_pool_functions
+from bfcl_action.dataset.bfcl_format import PoolFunction
 from bfcl_action.errors import ConfigError, DatasetError, LiveUnavailable
 from bfcl_action.fingerprint import sha256_hex
 from bfcl_action.globs import glob_files
@@ -65,6 +67,11 @@ class CaseSource(Protocol):
     def categories(self, spec: str) -> list[str]: ...
 
     def load(self, spec: str, categories: Sequence[str] | None = None) -> list[TestCase]: ...
+
+    def pool_functions(self, spec: str, categories: Sequence[str]) -> list[PoolFunction]:
+        """The functions of those categories' entries, in the compact form a distractor
+        pool reads (no case built per entry)."""
+        ...
 
 
 class DatasetSource:
@@ -97,6 +104,17 @@ class DatasetSource:
         if local is not None:
             return [c for c in local if categories is None or c.category in categories]
         return list(load_dataset(spec, categories))
+
+    def pool_functions(self, spec: str, categories: Sequence[str]) -> list[PoolFunction]:
+        local = self._local(spec)
+        if local is not None:
+            return compact_functions(c for c in local if c.category in categories)
+        return load_pool_functions(spec, categories)
+
+
+def compact_functions(cases: Iterable[TestCase]) -> list[PoolFunction]:
+    """Cases' functions in the compact pool form (already validated)."""
+    return [PoolFunction(c.id, fn, "", 0) for c in cases for fn in c.functions]
 
 
 def _category_of(entry: dict[str, Any]) -> str:
@@ -269,17 +287,40 @@ def derive_irrelevance(
 
 
 def distractor_pool(pool: Sequence[TestCase]) -> list[FunctionDoc]:
-    """Pool functions usable as distractors, unique by (mapped) name.
+    """Pool functions usable as distractors, unique by (mapped) name (`distractor_functions`
+    over the cases' functions)."""
+    return distractor_functions(compact_functions(pool))
+
+
+def distractor_functions(pool: Sequence[PoolFunction]) -> list[FunctionDoc]:
+    """Pool functions usable as distractors, unique by (mapped) name: of each name, the
+    function of the entry first by id. Only those become `FunctionDoc`s, so a whole dataset
+    as the pool costs its unique functions, not a case per entry.
 
     Deliberately independent of your tools: which of them a case may not be offered beside
     (same name, near duplicate) is decided per case in `derive_distractors`, against the tools
     *that case* offers, so editing one tool cannot move another case's distractors.
     """
-    by_name: dict[str, FunctionDoc] = {}
-    for case in sorted(pool, key=lambda c: c.id):
-        for fn in case.functions:
-            by_name.setdefault(mapped_name(fn.name), fn)
-    return [fn for _, fn in sorted(by_name.items())]
+    by_name: dict[str, PoolFunction] = {}
+    for entry in sorted(pool, key=lambda e: e.case_id):  # stable: an entry's order is kept
+        name = entry.raw.name if isinstance(entry.raw, FunctionDoc) else entry.raw["name"]
+        by_name.setdefault(mapped_name(name), entry)
+    return [_function_doc(entry) for _, entry in sorted(by_name.items())]
+
+
+def _function_doc(entry: PoolFunction) -> FunctionDoc:
+    if isinstance(entry.raw, FunctionDoc):
+        return entry.raw
+    try:
+        return FunctionDoc.model_validate(entry.raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise DatasetError(
+            f"entry {entry.case_id!r} does not match BFCL's format: {first['msg']}",
+            file=entry.file,
+            line=entry.line,
+            field=".".join(["functions", *(str(p) for p in first["loc"])]),
+        ) from None
 
 
 def derive_distractors(
@@ -354,6 +395,36 @@ def pool_cases(
     it is an error naming the version and the fix. Any other DatasetError (a corrupt or
     tampered release) is an error."""
     out: list[TestCase] = []
+    for spec, wanted in _pool_categories(source, specs, checker, asked=asked, field=field):
+        out.extend(source.load(spec, wanted))
+    return out
+
+
+def pool_functions(
+    source: CaseSource,
+    specs: Sequence[str],
+    *,
+    asked: SourceLocation | None = None,
+    field: str = "pools",
+) -> list[PoolFunction]:
+    """The functions of every spec's single-turn entries, in the compact form (the
+    distractor pool; what `pool_cases` selects, without a case per entry)."""
+    out: list[PoolFunction] = []
+    for spec, wanted in _pool_categories(source, specs, None, asked=asked, field=field):
+        out.extend(source.pool_functions(spec, wanted))
+    return out
+
+
+def _pool_categories(
+    source: CaseSource,
+    specs: Sequence[str],
+    checker: Checker | None,
+    *,
+    asked: SourceLocation | None,
+    field: str,
+) -> list[tuple[str, list[str]]]:
+    """Each available spec with its pool categories (see `pool_cases`)."""
+    out: list[tuple[str, list[str]]] = []
     for spec in specs:
         try:
             available = source.categories(spec)
@@ -377,7 +448,7 @@ def pool_cases(
             and (checker is None or CATEGORIES[c].checker is checker)
         ]
         if wanted:
-            out.extend(source.load(spec, wanted))
+            out.append((spec, wanted))
     return out
 
 
@@ -524,14 +595,13 @@ def _derived(
         )
     dis = config.derived.distractors
     if dis.enabled and dis.k and "own_distractors" in own_categories:
-        pooled = pool_cases(
+        pooled = pool_functions(
             src,
             dis.pools,
-            None,
             asked=_pools_asked(config, "distractors"),
             field="derived.distractors.pools",
         )
-        functions = distractor_pool(pooled)
+        functions = distractor_functions(pooled)
         out.extend(
             derive_distractors(
                 own, functions, ks=dis.k, seed=config.seed, max_similarity=dis.max_similarity

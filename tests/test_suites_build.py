@@ -8,10 +8,12 @@ from pathlib import Path
 import pytest
 
 from bfcl_action.config import load_config, parse_config
+from bfcl_action.dataset.bfcl_format import PoolFunction
 from bfcl_action.errors import DatasetError
 from bfcl_action.records import FunctionDoc, Message, TestCase
 from bfcl_action.suites import (
     build_cases,
+    compact_functions,
     derive_distractors,
     derive_irrelevance,
     distractor_pool,
@@ -65,6 +67,9 @@ class FixtureSource:
     def load(self, spec: str, categories: Sequence[str] | None = None) -> list[TestCase]:
         self.loaded.append((spec, tuple(categories) if categories else None))
         return [c for c in self.cases if categories is None or c.category in categories]
+
+    def pool_functions(self, spec: str, categories: Sequence[str]) -> list[PoolFunction]:
+        return compact_functions(self.load(spec, categories))
 
 
 @pytest.fixture(scope="module")

@@ -21,6 +21,7 @@ from bfcl_action.categories import (
     parse_categories,
 )
 from bfcl_action.dataset import live, official
+from bfcl_action.dataset.bfcl_format import PoolFunction
 from bfcl_action.errors import ConfigError, DatasetError
 from bfcl_action.records import ExecutionData, TestCase
 
@@ -101,6 +102,23 @@ def load_dataset(
             cases = _with_environments(cases, release, wheel=wheel, cache_dir=cache_dir)
         return cases
     return live.load_live(version, chosen, root=live_dir)
+
+
+def load_pool_functions(
+    spec: str,
+    categories: Sequence[str],
+    *,
+    wheel: Path | None = None,
+    cache_dir: Path | None = None,
+    live_dir: Path | None = None,
+) -> list[PoolFunction]:
+    """The functions of a dataset's single-turn `categories` (names as `dataset_categories`
+    gives them), in the compact form a distractor pool reads: no case is built."""
+    name, version = parse_spec(spec)
+    if name == "bfcl":
+        release = official.get_release(version)
+        return official.load_official_functions(release, categories, wheel=wheel, cache=cache_dir)
+    return live.load_live_functions(version, categories, root=live_dir)
 
 
 def _with_environments(

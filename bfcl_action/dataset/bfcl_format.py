@@ -11,7 +11,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
@@ -105,6 +105,56 @@ def parse_entries(
                 field=where,
             ) from None
     return cases
+
+
+class PoolFunction(NamedTuple):
+    """One function of a pool entry, as read (not yet a `FunctionDoc`): the compact form
+    the distractor suite reads a whole dataset in (`suites.distractor_functions`), which
+    validates only the functions it keeps instead of building a case for every entry."""
+
+    case_id: str
+    raw: Any
+    """The function object of the entry file, or a `FunctionDoc` already validated."""
+    file: str
+    line: int
+
+
+def read_pool_functions(
+    root: Path,
+    category: str,
+    *,
+    display: str,
+    expected_sha256: dict[str, str] | None = None,
+) -> tuple[list[PoolFunction], int]:
+    """Every function of `<root>/BFCL_v4_<category>.json` with its entry's id (as
+    `read_category` names it), and the number of entries; the possible answers are not
+    read. An entry without a string id, or whose `function` is not a list of named
+    objects, is a `DatasetError`, as `read_category` makes it."""
+    known = get_category(category)
+    name = entry_file_name(known.data_file or category)
+    data = _read(root, name, display=display, expected_sha256=expected_sha256)
+    file = f"{display}{name}"
+    out: list[PoolFunction] = []
+    rows = read_jsonl(data, file=file)
+    for number, row in rows:
+        entry_id = row.get("id")
+        if not isinstance(entry_id, str):
+            raise DatasetError("missing string 'id'", file=file, line=number, field="id")
+        if known.data_file and entry_id.startswith(known.data_file):
+            entry_id = category + entry_id[len(known.data_file) :]
+        functions = row.get("function", [])
+        if not isinstance(functions, list) or not all(
+            isinstance(fn, dict) and isinstance(fn.get("name"), str) for fn in functions
+        ):
+            raise DatasetError(
+                f"entry {entry_id!r} does not match BFCL's format: "
+                "expected a list of functions with a name",
+                file=file,
+                line=number,
+                field="functions",
+            )
+        out.extend(PoolFunction(entry_id, fn, file, number) for fn in functions)
+    return out, len(rows)
 
 
 def read_category(

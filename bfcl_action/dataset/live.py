@@ -35,7 +35,7 @@ from typing import Any
 
 from bfcl_action.categories import CATEGORIES, Checker
 from bfcl_action.dataset import official
-from bfcl_action.dataset.bfcl_format import read_category
+from bfcl_action.dataset.bfcl_format import PoolFunction, read_category, read_pool_functions
 from bfcl_action.errors import DatasetError, LiveUnavailable
 from bfcl_action.records import TestCase
 
@@ -228,6 +228,39 @@ def load_live(
             )
         cases.extend(loaded)
     return cases
+
+
+def load_live_functions(
+    version: str, categories: Sequence[str], *, root: Path | None = None
+) -> list[PoolFunction]:
+    """The functions of every entry of `categories` of one release, in the compact form a
+    distractor pool reads (`bfcl_format.read_pool_functions`); the manifest's entry counts
+    are checked as `load_live` checks them."""
+    base = live_root(root)
+    resolved = resolve_version(version, base)
+    path = release_path(resolved, base)
+    manifest = read_manifest(path)
+    available = [c for c in CATEGORIES if c in manifest["categories"]]
+    dataset = f"live@{resolved}"
+    out: list[PoolFunction] = []
+    for category in categories:
+        if category not in available:
+            raise DatasetError(
+                f"category {category!r} is not in {dataset}; available: {', '.join(available)}",
+                field="categories",
+            )
+        functions, entries = read_pool_functions(
+            path, category, display=f"{dataset}:", expected_sha256=manifest.get("files", {})
+        )
+        expected = manifest["categories"][category]
+        if isinstance(expected, int) and expected != entries:
+            raise DatasetError(
+                f"{category}: manifest lists {expected} entries, the file has {entries}",
+                file=str(path / "MANIFEST.json"),
+                field="categories",
+            )
+        out.extend(functions)
+    return out
 
 
 def suite_label(dataset: str, category: str) -> str:

@@ -40,9 +40,11 @@ from bfcl_action.categories import (
     SINGLE_TURN_OFFICIAL,
 )
 from bfcl_action.dataset.bfcl_format import (
+    PoolFunction,
     entry_file_name,
     read_category,
     read_format_sensitivity,
+    read_pool_functions,
 )
 from bfcl_action.dataset.multi_turn import read_multi_turn
 from bfcl_action.errors import DatasetError
@@ -222,6 +224,32 @@ def load_official(
             )
         )
     return cases
+
+
+def load_official_functions(
+    release: BfclRelease,
+    categories: Sequence[str],
+    *,
+    wheel: Path | None = None,
+    cache: Path | None = None,
+) -> list[PoolFunction]:
+    """The functions of every entry of `categories` (single-turn ones), in the compact form
+    a distractor pool reads (`bfcl_format.read_pool_functions`)."""
+    root = ensure_extracted(release, wheel=wheel, cache=cache)
+    files: dict[str, str] = _read_manifest(root)["files"]
+    out: list[PoolFunction] = []
+    for category in categories:
+        if category not in SINGLE_TURN_OFFICIAL and category not in AGENTIC_OFFICIAL:
+            raise DatasetError(
+                f"category {category!r} is not loadable from {release.spec}; "
+                f"available: {', '.join(SINGLE_TURN_OFFICIAL)}",
+                field="categories",
+            )
+        functions, _ = read_pool_functions(
+            root, category, display=f"{release.spec}:", expected_sha256=files
+        )
+        out.extend(functions)
+    return out
 
 
 def ensure_extracted(
