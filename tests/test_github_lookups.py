@@ -15,10 +15,10 @@ from typing import Any
 
 from github import Auth, Github
 
-from bfcl_action.config import load_config
+from bfcl_action.cases.suites import build_cases
 from bfcl_action.github.comment import comment_marker
 from bfcl_action.github.context import DEFAULT_CHECK_NAME
-from bfcl_action.suites import build_cases
+from bfcl_action.settings.config import load_config
 from tests.support.action import ActionRun, git, run_action
 from tests.support.example_app import EXAMPLE, expected_calls, scripted_model
 from tests.support.github_server import GitHubServer

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
+from bfcl_action.core.records import Mode
 from bfcl_action.model import http1
 from bfcl_action.model.options import BackendOptions
 from bfcl_action.model.providers.openai import OpenAIProvider
 from bfcl_action.model.types import PermanentError, TransientError
-from bfcl_action.records import Mode
 from tests.support.raw_http import RawRequest, RawServer, reply
 
 ANSWER = {"choices": [{"message": {"role": "assistant", "content": "hello"}}]}

@@ -12,12 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action.categories import CATEGORIES, Checker
+from bfcl_action.cases.suites import (
+    DatasetSource,
+    distractor_functions,
+    distractor_pool,
+    pool_functions,
+)
+from bfcl_action.core.categories import CATEGORIES, Checker
+from bfcl_action.core.errors import DatasetError
 from bfcl_action.dataset import dataset_categories, load_dataset, load_pool_functions
 from bfcl_action.dataset.bfcl_format import read_pool_functions
 from bfcl_action.dataset.official import load_official, load_official_functions
-from bfcl_action.errors import DatasetError
-from bfcl_action.suites import DatasetSource, distractor_functions, distractor_pool, pool_functions
 from tests.support.bfcl_wheel import build_wheel, release_for
 
 ROOT = Path(__file__).resolve().parents[1]
