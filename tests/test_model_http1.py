@@ -8,6 +8,7 @@ import asyncio
 import gzip
 import json
 import zlib
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,7 +18,7 @@ from bfcl_action.model import http1
 from bfcl_action.model.options import BackendOptions
 from bfcl_action.model.providers.openai import OpenAIProvider
 from bfcl_action.model.types import PermanentError, TransientError
-from tests.support.raw_http import RawRequest, RawServer, reply
+from tests.support.raw_http import RawRequest, RawServer, reply, self_signed_tls
 
 ANSWER = {"choices": [{"message": {"role": "assistant", "content": "hello"}}]}
 BODY = json.dumps(ANSWER).encode()
@@ -214,3 +215,21 @@ def test_a_key_that_could_split_the_head_never_reaches_the_server_as_a_header() 
     with server, pytest.raises((TransientError, PermanentError)):
         chat(server.base_url, api_key="sk-a\r\nX-Injected: 1")
     assert all("x-injected" not in r.headers for r in server.requests)
+
+
+def test_https_goes_direct_and_checks_the_certificate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made = self_signed_tls(tmp_path)
+    if made is None:
+        pytest.skip("no openssl command to make a certificate with")
+    context, cert = made
+    for name in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy", "SSL_CERT_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    with RawServer(always(reply(body=BODY)), tls=context) as server:
+        with pytest.raises(TransientError) as refused:  # not a certificate we trust
+            chat(server.base_url)
+        assert refused.value.connection and "ConnectError" in str(refused.value)
+        monkeypatch.setenv("SSL_CERT_FILE", str(cert))  # as httpx, the variable is honoured
+        assert chat(server.base_url, times=2) == [ANSWER] * 2
+    assert len(server.requests) == 2

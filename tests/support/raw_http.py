@@ -5,16 +5,21 @@ malformed heads). 127.0.0.1, ephemeral port, one thread per connection.
 `server.answers` is a list of callables `(request) -> bytes | None` used in order, the last
 one for every later request; None closes the connection without answering, and so does
 every answer when `close_after` is set. `requests` records each `RawRequest`;
-`connections` counts accepted connections.
+`connections` counts accepted connections. With `tls` (a server context), every connection is
+TLS (`self_signed_tls` makes one for 127.0.0.1 with the `openssl` command).
 """
 
 from __future__ import annotations
 
 import contextlib
+import shutil
 import socket
+import ssl
+import subprocess
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass
@@ -44,9 +49,16 @@ def reply(
 
 
 class RawServer:
-    def __init__(self, answers: list[Answer], *, close_after: bool = False) -> None:
+    def __init__(
+        self,
+        answers: list[Answer],
+        *,
+        close_after: bool = False,
+        tls: ssl.SSLContext | None = None,
+    ) -> None:
         self.answers = answers
         self.close_after = close_after
+        self.tls = tls
         self.requests: list[RawRequest] = []
         self.connections = 0
         self._sock = socket.create_server(("127.0.0.1", 0))
@@ -57,7 +69,8 @@ class RawServer:
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        scheme = "https" if self.tls is not None else "http"
+        return f"{scheme}://127.0.0.1:{self.port}/v1"
 
     def _accept(self) -> None:
         while True:
@@ -72,6 +85,12 @@ class RawServer:
             thread.start()
 
     def _serve(self, conn: socket.socket) -> None:
+        if self.tls is not None:
+            try:
+                conn = self.tls.wrap_socket(conn, server_side=True)
+            except (OSError, ssl.SSLError):  # the client refused our certificate
+                conn.close()
+                return
         with conn:
             reader = conn.makefile("rb")
             while True:
@@ -108,3 +127,23 @@ class RawServer:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def self_signed_tls(directory: Path) -> tuple[ssl.SSLContext, Path] | None:
+    """A server context with a fresh self-signed certificate for 127.0.0.1, and the
+    certificate's file (for a client to trust); None without the `openssl` command."""
+    if shutil.which("openssl") is None:
+        return None
+    cert, key = directory / "cert.pem", directory / "key.pem"
+    subprocess.run(
+        [
+            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+            "-keyout", str(key), "-out", str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    return context, cert
