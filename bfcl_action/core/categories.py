@@ -388,3 +388,8 @@ def parse_categories(spec: str | None, available: list[str]) -> list[str]:
             picked = [item]
         chosen.extend(p for p in picked if p not in chosen)
     return chosen
+
+
+def natural_key(label: str) -> list[tuple[int, int | str]]:
+    """Numbers inside a label sort as numbers: `own_distractors_k4` before `_k16`."""
+    return [(0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", label)]
