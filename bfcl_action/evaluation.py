@@ -133,6 +133,30 @@ def select(settings: RunSettings, cases: list[TestCase]) -> list[TestCase]:
     return chosen
 
 
+def check_prompt_variants(settings: RunSettings, cases: Sequence[TestCase], label: str = "") -> None:
+    """Format-sensitivity cases are asked in prompt mode only (bfcl-eval skips them for FC
+    models): a `ConfigError` before any request when this run would ask them in FC mode, and
+    a `DatasetError` when the texts their system prompts are built from cannot be read
+    (rather than one infrastructure error per case)."""
+    from bfcl_action.categories import CATEGORIES
+
+    variants = {c.dataset for c in cases if CATEGORIES[c.category].prompt_variants}
+    if not variants or settings.replaying:
+        return
+    if settings.mode is not Mode.PROMPT:
+        model = f"model {label!r}" if label else "this run"
+        raise ConfigError(
+            f"format_sensitivity asks prompt-mode models only (as bfcl-eval does), but "
+            f"{model} is in {settings.mode.value} mode: run it with --mode prompt "
+            "(`model.mode: prompt` in .bfcl.yml)",
+            field="mode",
+        )
+    from bfcl_action.dataset.official import prompt_templates_for
+
+    for spec in sorted(variants):
+        prompt_templates_for(spec)
+
+
 def execution_options(settings: RunSettings) -> ExecutionOptions:
     """Sandbox settings for multi-turn environments."""
     return ExecutionOptions(
@@ -200,6 +224,7 @@ def evaluate_cases(
     backend: Backend | None = None,
 ) -> RunReport:
     """Ask the model about `cases` (already built and selected), check, score and price."""
+    check_prompt_variants(settings, cases)
     report, _stats = run_evaluation(
         cases, run_options(settings, datasets, api_key), backend=backend, progress=progress
     )
@@ -224,6 +249,8 @@ def evaluate_models(
         raise ConfigError("the model matrix is empty", field="models")
     cases, datasets = gather_cases(runs[0].settings, config)
     cases = select(runs[0].settings, cases)
+    for run in runs:
+        check_prompt_variants(run.settings, cases, run.label)
     batched = [run for run in runs if run.settings.batch]
     if len(batched) > 1:  # every batch first: they run at once, the waits overlap
         from bfcl_action.runner.pipeline import submit_batch
@@ -291,6 +318,7 @@ def estimate(settings: RunSettings, config: BfclConfig | None) -> RunEstimate:
         raise ConfigError("a replay asks no model: nothing to estimate", field="dry-run")
     cases, datasets = gather_cases(settings, config)
     cases = select(settings, cases)
+    check_prompt_variants(settings, cases)
     options = run_options(settings, datasets, api_key=None)
     backend, cache = open_backend(options)
     try:
