@@ -133,7 +133,9 @@ def select(settings: RunSettings, cases: list[TestCase]) -> list[TestCase]:
     return chosen
 
 
-def check_prompt_variants(settings: RunSettings, cases: Sequence[TestCase], label: str = "") -> None:
+def check_prompt_variants(
+    settings: RunSettings, cases: Sequence[TestCase], label: str = ""
+) -> None:
     """Format-sensitivity cases are asked in prompt mode only (bfcl-eval skips them for FC
     models): a `ConfigError` before any request when this run would ask them in FC mode, and
     a `DatasetError` when the texts their system prompts are built from cannot be read

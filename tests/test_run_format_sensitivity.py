@@ -10,7 +10,6 @@ it, so a prompt that asks for the wrong thing shows up as a wrong answer.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -122,9 +121,7 @@ def test_the_result_file_is_bfcl_evals_and_scores_the_same(
     assert run(server, tmp_path, "--mode", "prompt", "--results-dir", str(out)) == 0
     path = out / "format_sensitivity" / "BFCL_v4_format_sensitivity_result.json"
     rows = [json.loads(line) for line in path.read_text().splitlines()]
-    assert [r["id"].split(":")[0] for r in rows] == [
-        f"format_sensitivity_{i}" for i in range(26)
-    ]
+    assert [r["id"].split(":")[0] for r in rows] == [f"format_sensitivity_{i}" for i in range(26)]
     assert [r["id"].split(":")[1] for r in rows] == [c.key for c in PROMPT_CONFIGS]
     assert all(isinstance(r["result"], str) for r in rows)
     capsys.readouterr()
@@ -139,13 +136,19 @@ def test_the_result_file_is_bfcl_evals_and_scores_the_same(
 
 PROMPT_PARTS: list[tuple[str, Callable[[PromptConfig], bool]]] = [
     ("CLASSIC-PERSONA.", lambda c: c.style == "classic"),
-    ("CLASSIC-PERSONA.CLASSIC-TASK.", lambda c: c.prompt_format == "plaintext" and c.style == "classic"),
+    (
+        "CLASSIC-PERSONA.CLASSIC-TASK.",
+        lambda c: c.prompt_format == "plaintext" and c.style == "classic",
+    ),
     ("EXPERIMENTAL-PERSONA.", lambda c: c.style == "experimental"),
     ("# TASK\nCLASSIC-TASK.", lambda c: c.prompt_format == "markdown"),
     ("-TAG <TOOLCALL>", lambda c: c.tool_call_tag),
     ("-NO-TAG ", lambda c: not c.tool_call_tag),
     ("XML-TYPES:", lambda c: c.return_format.value.endswith("xml")),
-    ('<function name="math.add">\n  <desc>Add two numbers.', lambda c: c.function_doc_format == "xml"),
+    (
+        '<function name="math.add">\n  <desc>Add two numbers.',
+        lambda c: c.function_doc_format == "xml",
+    ),
     ("# Function: math.add\n", lambda c: c.function_doc_format == "python"),
     ('"name": "math.add"', lambda c: c.function_doc_format == "json"),
     (" in xml:\n", lambda c: c.function_doc_format == "xml" and c.style == "classic"),
@@ -153,14 +156,13 @@ PROMPT_PARTS: list[tuple[str, Callable[[PromptConfig], bool]]] = [
 
 
 def pieces(text: str) -> tuple[object, ...]:
-    return (asked_format({"messages": [{"role": "system", "content": text}]}),) + tuple(
-        part in text for part, _ in PROMPT_PARTS
-    )
+    asked = asked_format({"messages": [{"role": "system", "content": text}]})
+    return (asked, *(part in text for part, _ in PROMPT_PARTS))
 
 
 def expected_pieces(config: PromptConfig) -> tuple[object, ...]:
     asked = (config.return_format.value, config.tool_call_tag)
-    return (asked,) + tuple(wanted(config) for _, wanted in PROMPT_PARTS)
+    return (asked, *(wanted(config) for _, wanted in PROMPT_PARTS))
 
 
 def test_each_configuration_is_asked_once_with_exactly_its_pieces(
@@ -176,4 +178,5 @@ def test_each_configuration_is_asked_once_with_exactly_its_pieces(
     assert sent == sorted(map(repr, map(expected_pieces, PROMPT_CONFIGS)))
     for body in server.requests:
         text = system_text(body)
-        assert "Add two numbers. Note that the provided function is in Python 3 syntax." in text
+        note = " Note that the provided function is in Python 3 syntax."
+        assert f"Add two numbers.{note}{note}" in text, "noted twice, as bfcl-eval does"

@@ -23,9 +23,9 @@ from bfcl_action.model.render import (
     function_docs_json,
     with_language_notes,
 )
-from bfcl_action.model.variant_prompts import variant_system_prompt
 from bfcl_action.model.types import ChatRequest, ChatResponse, Message, PermanentError
-from bfcl_action.records import Mode, TestCase
+from bfcl_action.model.variant_prompts import variant_system_prompt
+from bfcl_action.records import Language, Mode, TestCase
 
 SYSTEM_PROMPT = """\
 You are an expert at composing function calls. You receive a question and a list of \
@@ -126,7 +126,10 @@ def _variant_prompt(
     memo = prompts if prompts is not None else {}
     prompt = memo.get(key)
     if prompt is None:
+        # bfcl-eval notes the language twice here: once loading the entry from its own
+        # category, once more loading it as a format-sensitivity case (always "Python 3")
         noted = with_language_notes(function_docs_json(case.functions), case.language)
+        noted = with_language_notes(noted, Language.PYTHON)
         prompt = memo[key] = variant_system_prompt(templates, config, noted)
     return prompt
 

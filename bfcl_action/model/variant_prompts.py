@@ -12,7 +12,9 @@ Assembly, as bfcl-eval does it (behaviour read, code our own):
   `<param>` per property, nested properties inside it), or as Python-style docstrings
   (`# Function: name`, `Args:` with `name (type): description` lines).
 
-Quirks kept so the text is byte-for-byte bfcl-eval's: commas inside an XML `<param>`
+Quirks kept so the text is byte-for-byte bfcl-eval's: the language note is added twice
+(`forms.case_request`: bfcl-eval adds it when it loads the entry's own category and again
+when it loads the entry as a format-sensitivity case); commas inside an XML `<param>`
 opening tag are removed (also inside a default value); enum values are written as a Python
 list; defaults as Python reprs; XML text is not escaped; a parameter list absent from the
 schema means every parameter is required (XML).

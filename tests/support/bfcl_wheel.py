@@ -80,8 +80,10 @@ UNRELATED = 20
 OUTPUT_FORMAT_MAPPING = {
     "python": "[f(a=1), g(b=2)]",
     "json": '[{"function": "f", "parameters": {"a": 1}}]',
-    "verbose_xml": '<functions><function name="f"><params><param name="a" value="1" type="integer"/></params></function></functions>',
-    "concise_xml": '<functions><function name="f"><param name="a" type="integer">1</param></function></functions>',
+    "verbose_xml": '<functions><function name="f"><params>'
+    '<param name="a" value="1" type="integer"/></params></function></functions>',
+    "concise_xml": '<functions><function name="f">'
+    '<param name="a" type="integer">1</param></function></functions>',
 }
 
 _XML_TYPES = "XML-TYPES: string, integer, float, boolean, array, dict, tuple."
@@ -97,7 +99,8 @@ PROMPT_STYLE_TEMPLATES = {
         "persona": "CLASSIC-PERSONA.",
         "task": "CLASSIC-TASK.",
         "tool_call_no_tag": "CLASSIC-NO-TAG {output_format}. {param_types} END.",
-        "tool_call_with_tag": "CLASSIC-TAG <TOOLCALL>{output_format}</TOOLCALL>. {param_types} END.",
+        "tool_call_with_tag": "CLASSIC-TAG <TOOLCALL>{output_format}</TOOLCALL>. "
+        "{param_types} END.",
         "multiturn_behavior": "CLASSIC-TURNS.",
         "available_tools": "CLASSIC-TOOLS in {format}:\\n{functions}\\n",
     },
@@ -105,7 +108,8 @@ PROMPT_STYLE_TEMPLATES = {
         "persona": "EXPERIMENTAL-PERSONA.",
         "task": "EXPERIMENTAL-TASK.",
         "tool_call_no_tag": "EXPERIMENTAL-NO-TAG {output_format}. {param_types}",
-        "tool_call_with_tag": "EXPERIMENTAL-TAG <TOOLCALL>{output_format}</TOOLCALL>. {param_types}",
+        "tool_call_with_tag": "EXPERIMENTAL-TAG <TOOLCALL>{output_format}</TOOLCALL>. "
+        "{param_types}",
         "multiturn_behavior": "EXPERIMENTAL-TURNS.",
         "available_tools": "EXPERIMENTAL-TOOLS ({format}):\\n{functions}\\n",
     },
