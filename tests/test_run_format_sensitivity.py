@@ -10,6 +10,7 @@ it, so a prompt that asks for the wrong thing shows up as a wrong answer.
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -180,3 +181,82 @@ def test_each_configuration_is_asked_once_with_exactly_its_pieces(
         text = system_text(body)
         note = " Note that the provided function is in Python 3 syntax."
         assert f"Add two numbers.{note}{note}" in text, "noted twice, as bfcl-eval does"
+
+
+def slipper(body: dict[str, Any]) -> dict[str, Any]:
+    """A model that gets each configuration wrong in a way of its own."""
+    fmt, tag = asked_format(body)
+    if tag:
+        return {"content": CALLS[fmt]}  # forgets the tag
+    return {
+        "python": {"content": "[math.add(a=5, b=2)]"},
+        "json": {"content": "Sorry, I cannot."},
+        "verbose_xml": {"content": '<functions><function name="math.add">'},
+        "concise_xml": {"content": CALLS["concise_xml"].replace("math.add", "math.sum")},
+    }[fmt]
+
+
+def test_bad_answers_fail_with_the_error_type_of_each_slip(
+    server: OpenAIServer, tmp_path: Path
+) -> None:
+    server.responder = slipper
+    assert run(server, tmp_path, "--mode", "prompt") == 0
+    errors: dict[tuple[str, bool], set[str]] = {}
+    for case_id, result in results(tmp_path).items():
+        variant = variant_of(case_id)
+        assert variant is not None and result["valid"] is False and not result["infra_error"]
+        config = variant[0]
+        errors.setdefault((config.return_format.value, config.tool_call_tag), set()).add(
+            result["error_type"]
+        )
+    assert errors == {
+        **{(fmt, True): {"ast_decoder:decoder_failed"} for fmt in CALLS},
+        ("python", False): {"value_error:others"},
+        ("json", False): {"simple_function_checker:wrong_count"},
+        ("verbose_xml", False): {"ast_decoder:decoder_failed"},
+        ("concise_xml", False): {"simple_function_checker:wrong_func_name"},
+    }
+
+
+def test_fc_mode_is_refused_before_any_request(
+    server: OpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(server, tmp_path, "--mode", "fc") == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "format_sensitivity asks prompt-mode models only" in err
+    assert "--mode prompt" in err
+    assert server.requests == []
+
+
+def test_a_release_without_the_prompt_texts_fails_before_any_request(
+    server: OpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    wheel = build_wheel(tmp_path / "bare", skip=("prompts",))
+    monkeypatch.setitem(official.RELEASES, "2026.3.23", release_for(wheel))
+    monkeypatch.setenv("BFCL_ACTION_CACHE", str(tmp_path / "bare-cache"))
+    monkeypatch.setenv("BFCL_ACTION_BFCL_WHEEL", str(wheel))
+    assert run(server, tmp_path, "--mode", "prompt") == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "lacks bfcl_eval/constants/default_prompts.py" in err
+    assert server.requests == []
+
+
+def test_a_cache_made_before_the_prompt_texts_gets_them_from_the_wheel(
+    server: OpenAIServer, tmp_path: Path, stand_in_release: Path
+) -> None:
+    """An older cache (data only) is completed once, like the multi-turn environments."""
+    root = official.ensure_extracted(official.get_release("2026.3.23"))
+    shutil.rmtree(root / official.PROMPTS_DIR)
+    server.responder = follower
+    assert run(server, tmp_path, "--mode", "prompt") == 0
+    assert (root / official.PROMPTS_DIR / "MANIFEST.json").is_file()
+    assert all(r["valid"] for r in results(tmp_path).values())
+
+
+def test_a_dry_run_counts_the_26_requests(
+    server: OpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(server, tmp_path, "--mode", "prompt", "--dry-run") == 0
+    assert "dry run: 26 cases, 26 requests: 26 to ask" in capsys.readouterr().out
+    assert server.requests == []

@@ -93,8 +93,8 @@ def case_request(
     rendered = renderer.render(case.functions, case.language)
     category = CATEGORIES.get(case.category)
     if category is not None and category.prompt_variants:
-        prompt = _variant_prompt(case, mode, rendered, prompts, templates)
-        messages = with_system_prompt(messages, prompt)
+        variant = _variant_prompt(case, mode, rendered, prompts, templates)
+        messages = with_system_prompt(messages, variant)
         return ChatRequest(messages, [], "", sample, case.id), rendered
     if mode is Mode.PROMPT:
         memo = prompts if prompts is not None else {}
