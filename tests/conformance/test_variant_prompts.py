@@ -22,6 +22,7 @@ from bfcl_action.dataset import load_dataset, official
 from bfcl_action.model.forms import case_request
 from bfcl_action.model.render import FunctionRenderer
 from bfcl_action.records import Mode, TestCase
+from tests.conformance.official import differing_ids, official_evaluate
 from tests.support.openai_server import OpenAIServer
 
 pytestmark = pytest.mark.conformance
@@ -84,8 +85,6 @@ def test_a_run_sends_bfcl_evals_prompts_and_bfcl_eval_scores_its_result_files(
 ) -> None:
     from bfcl_eval.utils import load_dataset_entry
 
-    from tests.conformance.test_score_agreement import _differing_ids, _official_evaluate
-
     answers = {str(c.question[0][-1].content): python_calls(c) for c in cases}
 
     def python_speaker(body: dict[str, Any]) -> dict[str, Any]:
@@ -125,10 +124,10 @@ def test_a_run_sends_bfcl_evals_prompts_and_bfcl_eval_scores_its_result_files(
         "".join(json.dumps({k: v for k, v in r.items() if k != "latency"}) + "\n" for r in rows)
     )
     official_dir, ours = tmp_path / "official", tmp_path / "ours"
-    _official_evaluate(scored.parent, official_dir, "prompt")
+    official_evaluate(scored.parent, official_dir, "prompt")
     score = ["score", "--results", str(scored.parent), "--model-name", PROMPT_MODEL]
     assert main([*score, "--bfcl-score-dir", str(ours)]) == 0
-    assert not _differing_ids(official_dir, ours)
+    assert not differing_ids(official_dir, ours)
     report = json.loads((tmp_path / "run.json").read_text())
     valid = {r["id"].split(":")[1] for r in report["results"] if r["valid"]}
     assert valid and all("ret_fmt=python" in key for key in valid)
