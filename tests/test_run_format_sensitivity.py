@@ -260,3 +260,17 @@ def test_a_dry_run_counts_the_26_requests(
     assert run(server, tmp_path, "--mode", "prompt", "--dry-run") == 0
     assert "dry run: 26 cases, 26 requests: 26 to ask" in capsys.readouterr().out
     assert server.requests == []
+
+
+def test_a_matrix_entry_in_fc_mode_is_named_in_the_refusal() -> None:
+    from bfcl_action.dataset import load_dataset
+    from bfcl_action.errors import ConfigError
+    from bfcl_action.evaluation import check_prompt_variants
+    from bfcl_action.records import Mode
+    from bfcl_action.settings import RunSettings
+
+    cases = load_dataset(SPEC, ["format_sensitivity"])
+    check_prompt_variants(RunSettings(model="m", mode=Mode.PROMPT), cases, "big")
+    check_prompt_variants(RunSettings(model="replay:out/", mode=Mode.FC), cases, "old")
+    with pytest.raises(ConfigError, match="model 'small' is in fc mode"):
+        check_prompt_variants(RunSettings(model="m", mode=Mode.FC), cases, "small")
