@@ -21,7 +21,13 @@ from bfcl_action.config import BfclConfig
 from bfcl_action.cost import cost_line, price_for, priced, run_cost
 from bfcl_action.dataset.official import official_sizes
 from bfcl_action.errors import ConfigError
-from bfcl_action.leaderboard import LEADERBOARD_CATEGORIES, OVERALL_ACC, cell_text, leaderboard_of
+from bfcl_action.leaderboard import (
+    LEADERBOARD_CATEGORIES,
+    OVERALL_ACC,
+    cell_text,
+    format_sensitivity_stats,
+    leaderboard_of,
+)
 from bfcl_action.model.batch import BatchSettings
 from bfcl_action.model.naming import NameMap, with_api_names
 from bfcl_action.multiturn.check import ExecutionOptions
@@ -378,6 +384,13 @@ def print_summary(report: RunReport) -> None:
         print(note)
     if report.cost is not None and report.cost.answers:
         print(cost_line(report.cost))
+    figures = format_sensitivity_stats(report.results)
+    if figures is not None:
+        print(
+            f"Format sensitivity: max delta {figures.max_delta:.2f} pp, standard deviation "
+            f"{figures.std:.2f} pp across {len(figures.configs)} prompt configurations "
+            "(never part of Overall Acc)"
+        )
     sizes = official_sizes(report.datasets)
     board = leaderboard_of(report, sizes) if sizes is not None else None
     if board is not None:

@@ -197,10 +197,11 @@ def slipper(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_bad_answers_fail_with_the_error_type_of_each_slip(
-    server: OpenAIServer, tmp_path: Path
+    server: OpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     server.responder = slipper
     assert run(server, tmp_path, "--mode", "prompt") == 0
+    assert "format_sensitivity 0/26 0.00%" in " ".join(capsys.readouterr().out.split())
     errors: dict[tuple[str, bool], set[str]] = {}
     for case_id, result in results(tmp_path).items():
         variant = variant_of(case_id)

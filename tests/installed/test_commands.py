@@ -172,6 +172,8 @@ def test_run_asks_format_sensitivity_in_its_26_prompt_configurations(
     )  # fmt: skip
     assert run.code == 0, run
     assert "format_sensitivity" in run.stdout and "8/26" in run.stdout
+    # 8 Python configurations at 100%, the other 18 at 0%
+    assert "Format sensitivity: max delta 100.00 pp, standard deviation 47.07 pp" in run.stdout
     assert len({str(b["messages"][0]["content"]) for b in openai.requests}) == 26
     written = tmp_path / "result" / "m" / "format_sensitivity"
     assert [p.name for p in written.iterdir()] == ["BFCL_v4_format_sensitivity_result.json"]
