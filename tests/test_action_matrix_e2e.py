@@ -16,9 +16,9 @@ import os
 import shutil
 from pathlib import Path
 
-from bfcl_action.config import load_config
-from bfcl_action.digest import parse_digests
-from bfcl_action.suites import build_cases
+from bfcl_action.cases.suites import build_cases
+from bfcl_action.results.digest import parse_digests
+from bfcl_action.settings.config import load_config
 from tests.support.action import ActionRun, git, run_action
 from tests.support.example_app import EXAMPLE, expected_calls, scripted_model
 from tests.support.github_server import GitHubServer

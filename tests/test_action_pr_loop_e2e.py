@@ -16,10 +16,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from bfcl_action.config import load_config
-from bfcl_action.git_files import tree_at_ref
-from bfcl_action.records import TestCase
-from bfcl_action.suites import build_cases
+from bfcl_action.cases.suites import build_cases
+from bfcl_action.compare.git_files import tree_at_ref
+from bfcl_action.core.records import TestCase
+from bfcl_action.settings.config import load_config
 from tests.support.action import git, run_action
 from tests.support.example_app import EXAMPLE, expected_calls, predicted_impact, scripted_model
 from tests.support.github_server import GitHubServer

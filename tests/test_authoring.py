@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from bfcl_action.authoring import (
+from bfcl_action.cases.authoring import (
     call_problems,
     call_shape,
     checker_objection,
@@ -17,8 +17,8 @@ from bfcl_action.authoring import (
     option_problem,
     to_options,
 )
-from bfcl_action.cases import parse_cases
-from bfcl_action.records import FunctionDoc, Message, TestCase
+from bfcl_action.cases.own import parse_cases
+from bfcl_action.core.records import FunctionDoc, Message, TestCase
 from bfcl_action.tools import load_tools
 from curation.categorize import categorize
 from curation.intake import Intake

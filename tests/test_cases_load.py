@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bfcl_action.authoring import to_options
-from bfcl_action.cases import infer_category, load_cases, parse_cases
+from bfcl_action.cases.authoring import to_options
+from bfcl_action.cases.own import infer_category, load_cases, parse_cases
 from bfcl_action.tools import load_tools
 from bfcl_action.tools.issues import CaseValidationError
 
@@ -234,7 +234,7 @@ def test_example_cases_cover_every_own_category(tools) -> None:
 
 
 def test_checker_verifies_the_first_options_pass(tools) -> None:
-    from bfcl_action.authoring import checker_objection as checker_rejects
+    from bfcl_action.cases.authoring import checker_objection as checker_rejects
 
     case = one(
         "- {id: t, question: Pollen in Oslo, tools: [get_pollen_count],"

@@ -1,6 +1,6 @@
 import pytest
 
-from bfcl_action.categories import (
+from bfcl_action.core.categories import (
     CATEGORIES,
     SINGLE_TURN_OFFICIAL,
     Checker,
@@ -8,8 +8,8 @@ from bfcl_action.categories import (
     get_category,
     parse_categories,
 )
-from bfcl_action.errors import ConfigError
-from bfcl_action.records import Language
+from bfcl_action.core.errors import ConfigError
+from bfcl_action.core.records import Language
 
 
 def test_official_single_turn_categories_are_the_thirteen_bfcl_ships() -> None:
@@ -56,7 +56,7 @@ def test_category_missing_from_dataset_is_an_error() -> None:
 
 
 def test_the_table_names_each_categorys_column_folder_and_kind() -> None:
-    from bfcl_action.categories import (
+    from bfcl_action.core.categories import (
         LIVE_CATEGORIES,
         MULTI_TURN_OFFICIAL,
         Column,

@@ -8,17 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action.categories import (
+from bfcl_action.cli import main
+from bfcl_action.core.categories import (
     CATEGORIES,
     SELECTION_GROUPS,
     expand_categories,
     parse_categories,
 )
-from bfcl_action.cli import main
-from bfcl_action.config import parse_config
-from bfcl_action.errors import ConfigError
-from bfcl_action.records import Message, TestCase
-from bfcl_action.select import select_cases
+from bfcl_action.core.errors import ConfigError
+from bfcl_action.core.records import Message, TestCase
+from bfcl_action.settings.config import parse_config
+from bfcl_action.settings.select import select_cases
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "weather-app"
 

@@ -16,7 +16,7 @@ from bfcl_action.checker.agentic import (
     check_answer_text,
     standardize,
 )
-from bfcl_action.records import Mode
+from bfcl_action.core.records import Mode
 
 CALL_FC: Any = [{"search_engine_query": '{"keywords": "tea"}'}]
 CALL_PROMPT = "[search_engine_query(keywords='tea')]"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bfcl_action.checker import check_case, judge
-from bfcl_action.records import Language, Mode
+from bfcl_action.core.records import Language, Mode
 from tests.support.checker_cases import INTEGER, STRING, call, case, fn
 
 WEATHER = case(

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from bfcl_action.checker import CheckVerdict, check_calls
 from bfcl_action.checker.java_types import JAVA_TYPES, convert_java
-from bfcl_action.records import Language
+from bfcl_action.core.records import Language
 from tests.support.checker_cases import call, case, fn
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bfcl_action.checker import check_calls, expected_name, needs_underscore_to_dot
-from bfcl_action.records import Mode
+from bfcl_action.core.records import Mode
 from tests.support.checker_cases import STRING, call, case, fn
 
 DOTTED = case("simple_python", [fn("math.hypot", x=STRING)], [{"math.hypot": {"x": ["1"]}}])

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bfcl_action.checker import check_calls, normalize_text
-from bfcl_action.records import Call
+from bfcl_action.core.records import Call
 from tests.support.checker_cases import INTEGER, STRING, array, call, case, fn
 
 _DROPPED = re.compile(r"[ ,./\-_*^]")

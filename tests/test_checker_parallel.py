@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bfcl_action.checker import check_calls
-from bfcl_action.records import Call, ExpectedCall
+from bfcl_action.core.records import Call, ExpectedCall
 from tests.support.checker_cases import INTEGER, STRING, call, case, fn
 
 DOCS = [fn("weather", ("city",), city=STRING, days=INTEGER), fn("time", ("zone",), zone=STRING)]

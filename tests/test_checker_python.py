@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from bfcl_action.checker import CheckVerdict, check_calls
-from bfcl_action.records import Call
+from bfcl_action.core.records import Call
 from tests.support.checker_cases import (
     ANY,
     BOOLEAN,

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from bfcl_action.cli import main
+from bfcl_action.core.records import RunReport
 from bfcl_action.dataset import official
-from bfcl_action.records import RunReport
-from bfcl_action.results_io import read_score_file
+from bfcl_action.results.results_io import read_score_file
 from tests.support.bfcl_wheel import ENTRIES_PER_CATEGORY, build_wheel, release_for
 
 SPEC = "bfcl@2026.3.23"
@@ -212,7 +212,7 @@ def test_mode_is_inferred_from_the_model_name_then_the_results(
     name: str, results: list[Any], mode: str
 ) -> None:
     from bfcl_action.commands.score import infer_mode
-    from bfcl_action.results_io import ResultEntry
+    from bfcl_action.results.results_io import ResultEntry
 
     entries = [ResultEntry(id=f"x_{i}", category="x", result=r) for i, r in enumerate(results)]
     assert infer_mode(name, entries).value == mode
@@ -334,7 +334,7 @@ def test_format_sensitivity_is_scored_per_prompt_configuration(
 def test_run_summaries_name_the_leaderboards_overall_acc_beside_the_suites(
     results: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from bfcl_action.evaluation import print_summary
+    from bfcl_action.runner.evaluation import print_summary
 
     out = tmp_path / "report.json"
     assert (

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from bfcl_action.cli import main
-from bfcl_action.digest import make_digest
-from bfcl_action.records import RunReport
+from bfcl_action.core.records import RunReport
+from bfcl_action.results.digest import make_digest
 from tests.support.reports import make_report
 
 
@@ -133,7 +133,7 @@ def test_config_thresholds_apply_and_flags_override_them(
 
 
 def test_help_states_the_thresholds_real_defaults(capsys: pytest.CaptureFixture[str]) -> None:
-    from bfcl_action.thresholds import Thresholds
+    from bfcl_action.settings.thresholds import Thresholds
 
     with pytest.raises(SystemExit):
         main(["compare", "--help"])

@@ -15,10 +15,10 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bfcl_action.compare import Rule, Thresholds, Verdict, compare_runs
-from bfcl_action.digest import digest_of, encode_digest, make_digest, parse_digest
-from bfcl_action.records import CaseResult, RunReport
+from bfcl_action.compare.runs import Rule, Thresholds, Verdict, compare_runs
+from bfcl_action.core.records import CaseResult, RunReport
 from bfcl_action.report import render_comment
+from bfcl_action.results.digest import digest_of, encode_digest, make_digest, parse_digest
 from tests.support.reports import make_report, make_result
 from tests.support.snapshots import SNAPSHOTS, assert_snapshot
 
@@ -342,7 +342,7 @@ def test_a_change_spread_over_many_independent_clusters_is_found(n: int, extra: 
 
 
 def test_compare_models_counts_a_question_once_and_holm_adjusts_its_suites() -> None:
-    from bfcl_action.model_choice import choose_models
+    from bfcl_action.compare.model_choice import choose_models
 
     good, worse = team_run(), team_run({3: EVERYWHERE})
     pair = choose_models([good.model_copy(update={"label": "a"}), worse]).pairs[0]

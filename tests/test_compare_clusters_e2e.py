@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from bfcl_action import escape
+from bfcl_action.safety import escape
 from tests.support.openai_server import OpenAIServer
 
 KS = (0, 2, 4, 8, 16, 32)

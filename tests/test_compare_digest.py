@@ -4,9 +4,9 @@ import random
 
 import pytest
 
-from bfcl_action.compare import compare_runs
-from bfcl_action.digest import DIGEST_VERSION, digest_of, make_digest, parse_digest
-from bfcl_action.errors import InputError
+from bfcl_action.compare.runs import compare_runs
+from bfcl_action.core.errors import InputError
+from bfcl_action.results.digest import DIGEST_VERSION, digest_of, make_digest, parse_digest
 from tests.support.reports import make_report
 
 CHECK_RUN_SUMMARY_LIMIT = 65_535

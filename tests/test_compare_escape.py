@@ -5,7 +5,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bfcl_action.escape import ZWJ, log_line, md_code, md_inline, xml_text
+from bfcl_action.safety.escape import ZWJ, log_line, md_code, md_inline, xml_text
 
 
 def test_html_is_shown_as_text() -> None:

@@ -5,9 +5,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from bfcl_action.compare import compare_runs
-from bfcl_action.digest import make_digest, parse_digest
-from bfcl_action.records import CaseResult
+from bfcl_action.compare.runs import compare_runs
+from bfcl_action.core.records import CaseResult
 from bfcl_action.report import (
     render_comment,
     render_history_svg,
@@ -17,6 +16,7 @@ from bfcl_action.report import (
     render_tools_svg,
     tool_count_curve,
 )
+from bfcl_action.results.digest import make_digest, parse_digest
 from tests.support.reports import distractor_report, make_report, make_result
 
 SVG = "{http://www.w3.org/2000/svg}"

@@ -9,11 +9,11 @@ from __future__ import annotations
 import random
 import re
 
-from bfcl_action.compare import Comparison, compare_runs
-from bfcl_action.impact import describe_tool_changes
-from bfcl_action.records import FunctionDoc
+from bfcl_action.compare.impact import describe_tool_changes
+from bfcl_action.compare.runs import Comparison, compare_runs
+from bfcl_action.core.records import FunctionDoc
 from bfcl_action.report import COMMENT_LIMIT, render_comment
-from bfcl_action.thresholds import Thresholds
+from bfcl_action.settings.thresholds import Thresholds
 from tests.support.reports import make_report, make_result
 from tests.support.snapshots import SNAPSHOTS, assert_snapshot
 

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bfcl_action.stats import binomial_cdf_half, mcnemar_exact, wilson_interval
+from bfcl_action.compare.stats import binomial_cdf_half, mcnemar_exact, wilson_interval
 
 # Newcombe (1998), "Two-sided confidence intervals for the single proportion", Table I,
 # method 3 (score interval without continuity correction), plus the textbook 8/10.
@@ -79,7 +79,7 @@ def test_wilson_interval_contains_the_observed_proportion(pair: tuple[int, int])
 
 
 def test_six_questions_moving_one_way_is_the_fewest_that_can_be_significant() -> None:
-    from bfcl_action.stats import fewest_for_significance, sign_test
+    from bfcl_action.compare.stats import fewest_for_significance, sign_test
 
     assert fewest_for_significance(0.05) == 6
     assert sign_test(5, 0) >= 0.05 > sign_test(6, 0)

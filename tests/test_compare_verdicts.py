@@ -1,14 +1,14 @@
 """Verdicts: what counts as a regression, an improvement, or no news."""
 
-from bfcl_action.compare import (
+from bfcl_action.compare.impact import ToolChange, describe_tool_changes
+from bfcl_action.compare.runs import (
     Verdict,
     compare_runs,
     format_expected,
 )
-from bfcl_action.impact import ToolChange, describe_tool_changes
-from bfcl_action.records import FunctionDoc, Message, RunReport, TestCase
-from bfcl_action.scoring import attach_case_context
-from bfcl_action.thresholds import Thresholds
+from bfcl_action.core.records import FunctionDoc, Message, RunReport, TestCase
+from bfcl_action.results.scoring import attach_case_context
+from bfcl_action.settings.thresholds import Thresholds
 from tests.support.reports import make_report, make_result
 
 

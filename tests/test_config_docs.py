@@ -5,8 +5,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from bfcl_action.cases import parse_cases
-from bfcl_action.config import BfclConfig, parse_config
+from bfcl_action.cases.own import parse_cases
+from bfcl_action.settings.config import BfclConfig, parse_config
 from bfcl_action.tools import load_tools
 
 DOC = (Path(__file__).parents[1] / "docs" / "own-tools.md").read_text()
@@ -65,7 +65,7 @@ def _value(cell: str) -> object:
 
 def test_the_runner_settings_table_states_the_code_defaults() -> None:
     """docs/runner.md's table is the one place defaults are written; it equals DEFAULTS."""
-    from bfcl_action.settings import DEFAULTS
+    from bfcl_action.settings.resolve import DEFAULTS
 
     by_flag = {
         "--mode": DEFAULTS.mode.value,
@@ -90,8 +90,8 @@ def test_the_runner_settings_table_states_the_code_defaults() -> None:
 
 def test_the_reference_config_shows_the_default_model_and_thresholds() -> None:
     """The `.bfcl.yml` reference writes each default as its value, never a different one."""
-    from bfcl_action.settings import DEFAULTS, settings_of_section
-    from bfcl_action.thresholds import Thresholds
+    from bfcl_action.settings.resolve import DEFAULTS, settings_of_section
+    from bfcl_action.settings.thresholds import Thresholds
 
     config = parse_config(yaml_blocks()[0], "docs/own-tools.md")
     settings = settings_of_section(config.model)
@@ -107,7 +107,7 @@ def test_the_reference_config_shows_the_default_model_and_thresholds() -> None:
 
 
 def test_the_compare_thresholds_table_states_the_code_defaults() -> None:
-    from bfcl_action.thresholds import Thresholds
+    from bfcl_action.settings.thresholds import Thresholds
 
     rows = {row[1].strip("`"): row[4] for row in _table(COMPARE, "| Setting | Flag |") if row[1]}
     defaults = Thresholds()

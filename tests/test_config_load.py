@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action.config import BfclConfig, find_config, load_config, parse_config
-from bfcl_action.errors import ConfigError
-from bfcl_action.records import Mode
+from bfcl_action.core.errors import ConfigError
+from bfcl_action.core.records import Mode
+from bfcl_action.settings.config import BfclConfig, find_config, load_config, parse_config
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "weather-app"
 

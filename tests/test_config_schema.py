@@ -8,15 +8,16 @@ import jsonschema
 import pytest
 from ruamel.yaml import YAML
 
-from bfcl_action.config import parse_config
-from bfcl_action.config_schema import SCHEMA_FILE, config_schema, render
+from bfcl_action.settings.config import parse_config
+from bfcl_action.settings.config_schema import SCHEMA_FILE, config_schema, render
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_the_shipped_schema_is_the_one_the_model_generates() -> None:
     assert SCHEMA_FILE.read_text(encoding="utf-8") == render(), (
-        "bfcl_action/data/bfcl-config.schema.json is stale: python -m bfcl_action.config_schema"
+        "bfcl_action/data/bfcl-config.schema.json is stale: "
+        "python -m bfcl_action.settings.config_schema"
     )
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action.categories import SINGLE_TURN_OFFICIAL
+from bfcl_action.core.categories import SINGLE_TURN_OFFICIAL
 from tests.conformance import run
 from tests.conformance.generate import case_samples
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 import json
 
-from bfcl_action.records import Language, TestCase
+from bfcl_action.core.records import Language, TestCase
 from tests.conformance import run
 from tests.conformance.generate import (
     case_samples,

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from prometheus_client.openmetrics.parser import text_string_to_metric_families as parse_om
 
-from bfcl_action.config import load_config
-from bfcl_action.cost import Price, answer_cost, cost_line, price_for, priced, run_cost
-from bfcl_action.errors import ConfigError
-from bfcl_action.metrics import render_cloudwatch_emf, render_openmetrics, run_metrics
-from bfcl_action.records import CaseResult, RunReport
+from bfcl_action.compare.metrics import render_cloudwatch_emf, render_openmetrics, run_metrics
+from bfcl_action.core.cost import Price, answer_cost, cost_line, price_for, priced, run_cost
+from bfcl_action.core.errors import ConfigError
+from bfcl_action.core.records import CaseResult, RunReport
+from bfcl_action.settings.config import load_config
 from tests.support.openai_server import OpenAIServer
 
 PRICE = Price(input=2.0, output=8.0, cached_input=0.5)
@@ -153,7 +153,7 @@ def test_a_run_reports_tokens_and_dollars_from_the_responses(
 
 
 def test_the_pr_comment_states_the_head_runs_cost() -> None:
-    from bfcl_action.compare import compare_runs
+    from bfcl_action.compare.runs import compare_runs
     from bfcl_action.report import render_comment
 
     head = priced_report()

@@ -1,4 +1,4 @@
-"""Curation's budgets (the shared `bfcl_action.budget`) never let another exception out."""
+"""Curation's budgets (the shared `bfcl_action.safety.budget`) never let another exception out."""
 
 import json
 from typing import Any
@@ -6,7 +6,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bfcl_action.errors import InputError
+from bfcl_action.core.errors import InputError
 from curation.budget import BudgetExceeded, check_value, load_json
 
 _json = st.recursive(

@@ -176,7 +176,7 @@ def test_the_cap_is_read_from_curation_yml(tmp_path: Path) -> None:
 def test_a_corrupt_queue_names_its_line(tmp_path: Path) -> None:
     import pytest
 
-    from bfcl_action.errors import InputError
+    from bfcl_action.core.errors import InputError
 
     live = tmp_path / "live"
     _build(tmp_path, live, "2026-W51", _flood(7), cap=5)

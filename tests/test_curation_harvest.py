@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from bfcl_action.errors import ConfigError, InputError
+from bfcl_action.core.errors import ConfigError, InputError
 from curation.harvest import Source, fetch, load_sources, read_approved
 from tests.support.curation import contribution, weather_doc
 from tests.support.generate_script import responder
@@ -261,7 +261,7 @@ def test_harvest_drafts_fresh_functions_and_a_build_releases_only_approved_ones(
 def test_a_source_must_be_pinned_and_the_error_names_its_line(tmp_path: Path) -> None:
     path = tmp_path / "sources.yml"
     path.write_text(
-        "- url: https://example.com/a.json\n  sha256: \"" + "0" * 64 + "\"\n  license: MIT\n"
+        '- url: https://example.com/a.json\n  sha256: "' + "0" * 64 + '"\n  license: MIT\n'
         "- url: https://example.com/b.json\n  license: MIT\n"
     )
     with pytest.raises(ConfigError, match=r"sources.yml:4: .*pin the file"):

@@ -1,6 +1,6 @@
 import pytest
 
-from bfcl_action.errors import InputError
+from bfcl_action.core.errors import InputError
 from curation.ids import Registry, assign_ids, dump_registry, load_registry, withdraw
 
 

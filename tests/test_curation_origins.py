@@ -8,7 +8,7 @@ from pathlib import Path
 import git
 import pytest
 
-from bfcl_action.records import FunctionDoc, Message, TestCase
+from bfcl_action.core.records import FunctionDoc, Message, TestCase
 from curation.build import build, gather
 from curation.intake import Intake
 from tests.support.curation import contribution, weather_doc

@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action.errors import InputError
+from bfcl_action.core.errors import InputError
 from curation.models import StageCount
 from curation.release import release_files, write_release
 from curation.store import read_release_items, verify_release

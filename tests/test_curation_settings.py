@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action.errors import ConfigError
+from bfcl_action.core.errors import ConfigError
 from curation.settings import load_settings
 
 

@@ -2,7 +2,7 @@
 
 from bfcl_action.checker import check_calls
 from bfcl_action.checker.answers import concrete_calls
-from bfcl_action.records import Message, TestCase
+from bfcl_action.core.records import Message, TestCase
 from curation.models import Item
 from curation.pipeline import hold_contradictions, validate_items
 from curation.settings import CurationSettings

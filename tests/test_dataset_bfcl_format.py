@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from bfcl_action.core.errors import DatasetError
+from bfcl_action.core.records import FunctionDoc, Message, TestCase
 from bfcl_action.dataset.bfcl_format import read_category, write_category
-from bfcl_action.errors import DatasetError
-from bfcl_action.records import FunctionDoc, Message, TestCase
 
 
 def _case(index: int) -> TestCase:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from bfcl_action.core.errors import ConfigError, DatasetError
 from bfcl_action.dataset import dataset_categories, load_dataset
-from bfcl_action.errors import ConfigError, DatasetError
 
 FIXTURE = Path(__file__).parent / "fixtures" / "dataset" / "live"
 

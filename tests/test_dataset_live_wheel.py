@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from bfcl_action.core.errors import DatasetError, LiveUnavailable
 from bfcl_action.dataset import live, load_dataset, official
-from bfcl_action.errors import DatasetError, LiveUnavailable
 from curation.live_wheel import build_wheel, registry_for, render_registry
 from tests.support.package_index import PackageIndex, running_index
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action.categories import SINGLE_TURN_OFFICIAL
+from bfcl_action.core.categories import SINGLE_TURN_OFFICIAL
+from bfcl_action.core.errors import ConfigError, DatasetError
+from bfcl_action.core.records import Language
 from bfcl_action.dataset import dataset_categories, load_dataset, official
-from bfcl_action.errors import ConfigError, DatasetError
-from bfcl_action.records import Language
 from tests.support.bfcl_wheel import ENTRIES_PER_CATEGORY, build_wheel, release_for
 
 SPEC = "bfcl@2026.3.23"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from bfcl_action.core.records import Call
 from bfcl_action.decode import WRONG_OUTPUT_FORMAT, DecodeError, decode_fc, decode_prompt
-from bfcl_action.records import Call
 
 
 def test_a_decoded_call_with_two_keys_is_the_wrong_output_format() -> None:

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from bfcl_action.core.records import Call, Mode
 from bfcl_action.decode import (
     DECODER_FAILED,
     WRONG_OUTPUT_FORMAT,
@@ -14,7 +15,6 @@ from bfcl_action.decode import (
     decode_fc,
     decode_output,
 )
-from bfcl_action.records import Call, Mode
 
 
 def error_type_of(output: object) -> str:

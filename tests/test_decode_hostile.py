@@ -12,8 +12,8 @@ from contextlib import contextmanager, suppress
 
 import pytest
 
+from bfcl_action.core.records import Call, Language
 from bfcl_action.decode import DECODER_FAILED, DecodeError, decode_fc, decode_prompt
-from bfcl_action.records import Call, Language
 
 TEN_MB = 10 * 1024 * 1024
 HANG = 10.0

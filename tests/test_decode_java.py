@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from bfcl_action.core.records import Call
 from bfcl_action.decode import (
     DECODER_FAILED,
     POSITIONAL_KEY,
@@ -11,7 +12,6 @@ from bfcl_action.decode import (
     DecodeError,
     decode_prompt,
 )
-from bfcl_action.records import Call
 
 
 def decode(text: str) -> list[Call]:

@@ -11,9 +11,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bfcl_action.core.records import Call, Language
 from bfcl_action.decode import DecodeError, decode_fc, decode_prompt
 from bfcl_action.decode.prompt_text import bracket_text
-from bfcl_action.records import Call, Language
 
 identifiers = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True).filter(
     lambda name: not keyword.iskeyword(name)

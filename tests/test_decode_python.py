@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from bfcl_action.core.records import Call
 from bfcl_action.decode import DECODER_FAILED, KWARGS_KEY, DecodeError, decode_prompt
-from bfcl_action.records import Call
 
 
 def decode(text: str) -> list[Call]:

@@ -8,7 +8,7 @@ import importlib.util
 
 import pytest
 
-from bfcl_action.categories import SINGLE_TURN_OFFICIAL
+from bfcl_action.core.categories import SINGLE_TURN_OFFICIAL
 from bfcl_action.decode import DECODER_FAILED, DecodeError
 from bfcl_action.decode.prompt_text import bracket_text
 from bfcl_action.decode.python_calls import decode_python_ast

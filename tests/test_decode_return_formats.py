@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bfcl_action.checker.variants import PROMPT_CONFIGS, parse_config, variant_of
+from bfcl_action.core.records import Call
 from bfcl_action.decode import DecodeError
 from bfcl_action.decode.errors import DECODER_FAILED, WRONG_OUTPUT_FORMAT
 from bfcl_action.decode.return_formats import ReturnFormat, decode_return_format, json_span
-from bfcl_action.records import Call
 
 PY, JSON, VXML, CXML = (
     ReturnFormat.PYTHON,

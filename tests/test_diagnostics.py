@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from bfcl_action.compare import compare_runs
-from bfcl_action.diagnostics import argument_faults, call_balance, diagnose_tools
-from bfcl_action.digest import FAIL, PASS
-from bfcl_action.records import Call, CaseResult, RunReport
+from bfcl_action.compare.diagnostics import argument_faults, call_balance, diagnose_tools
+from bfcl_action.compare.runs import compare_runs
+from bfcl_action.core.records import Call, CaseResult, RunReport
 from bfcl_action.report import render_comment
+from bfcl_action.results.digest import FAIL, PASS
 from tests.support.reports import make_report
 
 

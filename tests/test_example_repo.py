@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from bfcl_action.cases.suites import build_cases
 from bfcl_action.checker import check_case
-from bfcl_action.config import load_config
-from bfcl_action.impact import changed_requests, options_for, tool_changes
-from bfcl_action.records import Mode
-from bfcl_action.results_io import read_results
-from bfcl_action.suites import build_cases
+from bfcl_action.compare.impact import changed_requests, options_for, tool_changes
+from bfcl_action.core.records import Mode
+from bfcl_action.results.results_io import read_results
+from bfcl_action.settings.config import load_config
 from bfcl_action.tools import load_tools
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "weather-app"

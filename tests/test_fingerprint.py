@@ -1,4 +1,4 @@
-from bfcl_action.fingerprint import case_set_hash, config_fingerprint
+from bfcl_action.core.fingerprint import case_set_hash, config_fingerprint
 
 
 def test_case_set_hash_ignores_order_and_repeats() -> None:

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
-from bfcl_action.cases import load_cases
+from bfcl_action.cases.own import load_cases
 from bfcl_action.checker import check_calls
 from bfcl_action.checker.answers import concrete_calls
 from bfcl_action.cli import main

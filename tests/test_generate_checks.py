@@ -8,13 +8,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bfcl_action.core.records import FunctionDoc
 from bfcl_action.generate.checks import format_check, hostile_text
 from bfcl_action.generate.diversity import drop_near_duplicates, rank
 from bfcl_action.generate.grounding import grounding_check
 from bfcl_action.generate.models import Candidate, DropReason, Kind
 from bfcl_action.generate.prompt import ProposeTask, share_out
 from bfcl_action.generate.proposals import read_proposals
-from bfcl_action.records import FunctionDoc
 
 WEATHER = FunctionDoc(
     name="get_weather",

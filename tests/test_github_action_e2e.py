@@ -18,11 +18,11 @@ from unittest import mock
 
 import pytest
 
-from bfcl_action import evaluation
-from bfcl_action.digest import make_digest
+from bfcl_action.core.records import RunReport
 from bfcl_action.github.comment import comment_marker
 from bfcl_action.github.context import DEFAULT_CHECK_NAME, ActionContext
-from bfcl_action.records import RunReport
+from bfcl_action.results.digest import make_digest
+from bfcl_action.runner import evaluation
 from tests.support.action import (
     ROOT,
     ActionRun,
@@ -505,7 +505,7 @@ def test_a_rate_limited_comment_is_waited_out_and_posted_once(
 
 def _counting_parses() -> tuple[list[str], Any]:
     """Patch `.bfcl.yml` parsing to count it (every loader goes through `parse_config`)."""
-    import bfcl_action.config as config_module
+    import bfcl_action.settings.config as config_module
 
     calls: list[str] = []
     real = config_module.parse_config

@@ -7,9 +7,9 @@ from github import Auth, Github, GithubException
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bfcl_action import github_limits as limits
 from bfcl_action.github.checks import Annotation, publish_check_run, summary_with_digest
 from bfcl_action.github.comment import comment_marker, with_marker
+from bfcl_action.report import github_limits as limits
 from tests.support.github_server import GitHubServer
 
 CJK = "函数调用回归测试天气预报"

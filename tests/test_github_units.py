@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from github import GithubException
 
-from bfcl_action.errors import ConfigError
+from bfcl_action.core.errors import ConfigError
+from bfcl_action.core.records import Mode
 from bfcl_action.github import outputs
 from bfcl_action.github.checks import Annotation, publish_check_run, summary_with_digest
 from bfcl_action.github.client import describe_error, make_github
@@ -21,8 +22,7 @@ from bfcl_action.github.comment import (
 )
 from bfcl_action.github.context import ActionContext, CommentMode, parse_inputs
 from bfcl_action.github.evaluate import needs_api_key, parse_thresholds, read_config, run_settings
-from bfcl_action.records import Mode
-from bfcl_action.thresholds import Thresholds
+from bfcl_action.settings.thresholds import Thresholds
 from tests.support.github_server import GitHubServer
 
 
@@ -265,8 +265,8 @@ def test_shard_reports_given_by_glob_are_merged(tmp_path: Path) -> None:
 
 def test_a_tool_called_exactly_as_expected_is_not_blamed_for_a_failing_case() -> None:
     """A parallel case fails on one tool: the other, called right, gets no annotation."""
+    from bfcl_action.core.records import Call, CaseResult
     from bfcl_action.github.evaluate import involved_names
-    from bfcl_action.records import Call, CaseResult
 
     result = CaseResult(
         id="pm_current_and_air_beijing",

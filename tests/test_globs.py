@@ -8,9 +8,9 @@ from pathlib import Path
 import git
 import pytest
 
-from bfcl_action.git_files import tools_at_ref
-from bfcl_action.globs import expand_globs, glob_files, glob_match
-from bfcl_action.impact import tool_changes
+from bfcl_action.compare.git_files import tools_at_ref
+from bfcl_action.compare.impact import tool_changes
+from bfcl_action.safety.globs import expand_globs, glob_files, glob_match
 from bfcl_action.tools import load_tools
 
 TREE = [

@@ -16,12 +16,12 @@ from typing import ClassVar
 
 import pytest
 
-from bfcl_action.config import BfclConfig, load_config
-from bfcl_action.impact import changed_requests
+from bfcl_action.cases.suites import DatasetSource, build_cases
+from bfcl_action.compare.impact import changed_requests
+from bfcl_action.core.records import FunctionDoc, Message, TestCase
 from bfcl_action.model.options import BackendOptions
-from bfcl_action.records import FunctionDoc, Message, TestCase
 from bfcl_action.runner.pipeline import RunOptions, collect_answers
-from bfcl_action.suites import DatasetSource, build_cases
+from bfcl_action.settings.config import BfclConfig, load_config
 from bfcl_action.tools import load_tools
 from bfcl_action.tools.load import ToolSet
 from tests.support.openai_server import OpenAIServer

@@ -7,12 +7,12 @@ from pathlib import Path
 import git
 import pytest
 
+from bfcl_action.cases.suites import build_cases
 from bfcl_action.cli import main
-from bfcl_action.config import load_config
-from bfcl_action.errors import InputError
-from bfcl_action.git_files import tools_at_ref
-from bfcl_action.impact import changed_requests, options_for, tool_changes
-from bfcl_action.suites import build_cases
+from bfcl_action.compare.git_files import tools_at_ref
+from bfcl_action.compare.impact import changed_requests, options_for, tool_changes
+from bfcl_action.core.errors import InputError
+from bfcl_action.settings.config import load_config
 from bfcl_action.tools import load_tools
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "weather-app"

@@ -9,7 +9,7 @@ from ruamel.yaml import YAML
 
 from bfcl_action.cli import main
 from bfcl_action.commands.init import ACTION_REPOSITORY, find_tool_files
-from bfcl_action.config import load_config
+from bfcl_action.settings.config import load_config
 from bfcl_action.tools import load_tools
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "weather-app"
@@ -124,7 +124,7 @@ def test_init_fits_the_repository_it_finds(repo: Path, capsys: pytest.CaptureFix
     to do, in order."""
     import git
 
-    from bfcl_action.suites import build_cases
+    from bfcl_action.cases.suites import build_cases
 
     shutil.copytree(EXAMPLE / "cases", repo / "cases")
     git.Repo.init(repo, initial_branch="master")

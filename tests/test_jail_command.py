@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action.multiturn.jail import (
+from bfcl_action.safety.jail import (
     CommandLimits,
     JailStartError,
     jail_command,

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bfcl_action.errors import DatasetError, InputError
-from bfcl_action.jsonl import read_jsonl, scan_jsonl
+from bfcl_action.core.errors import DatasetError, InputError
+from bfcl_action.safety.jsonl import read_jsonl, scan_jsonl
 
 
 def test_lines_are_numbered_from_one_and_blank_lines_are_skipped() -> None:

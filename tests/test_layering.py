@@ -1,8 +1,10 @@
-"""The import-linter contracts (pyproject.toml, run by `nox -s lint`) can fail, and cover
-every module: a new top-level module must be placed in the layering before it lands."""
+"""The import-linter contracts (pyproject.toml, run by `nox -s lint`) can fail, and place
+every module: the root holds only the command line and stage packages, every package sits in
+the `stage-layers` contract, and docs/design.md draws the same layers."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -14,16 +16,24 @@ import pytest
 ROOT = Path(__file__).parents[1]
 CONFIG = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 CONTRACTS = {c["id"]: c for c in CONFIG["tool"]["importlinter"]["contracts"]}
-FRONT_ENDS = {"bfcl_action.cli", "bfcl_action.commands", "bfcl_action.github"}
-BOTTOM = {"bfcl_action.checker", "bfcl_action.decode", "bfcl_action.records"}
-ALLOWED_BELOW_CHECKER = {"bfcl_action.errors", "bfcl_action.categories"}
+LAYERS: list[str] = CONTRACTS["stage-layers"]["layers"]
 
 
-def top_level_modules() -> set[str]:
-    package = ROOT / "bfcl_action"
-    names = {p.stem for p in package.glob("*.py") if p.stem != "__init__"}
-    names |= {p.parent.name for p in package.glob("*/__init__.py")}
-    return {f"bfcl_action.{n}" for n in names}
+def layer_names(layer: str) -> set[str]:
+    return {name.strip() for name in re.split(r"[:|]", layer)}
+
+
+def top_level_packages() -> set[str]:
+    return {p.parent.name for p in (ROOT / "bfcl_action").glob("*/__init__.py")}
+
+
+def design_layers() -> list[str]:
+    """The first column of the code block under "Packages and layers" in docs/design.md."""
+    text = (ROOT / "docs" / "design.md").read_text(encoding="utf-8")
+    section = text.split("## Packages and layers", 1)[1]
+    block = section.split("```", 2)[1]
+    rows = [line for line in block.splitlines()[1:] if line.strip()]
+    return [re.split(r"\s{2,}", row.strip(), maxsplit=1)[0] for row in rows]
 
 
 def lint_imports(cwd: Path, *contracts: str) -> subprocess.CompletedProcess[str]:
@@ -54,14 +64,20 @@ def test_a_pending_contract_is_still_broken_else_it_must_be_enforced(contract: s
     )
 
 
-def test_every_core_module_is_forbidden_to_import_the_front_ends() -> None:
-    sources = set(CONTRACTS["core-below-front-ends"]["source_modules"])
-    assert top_level_modules() - FRONT_ENDS - {"bfcl_action.__main__"} <= sources
+def test_the_root_holds_only_the_command_line_and_packages() -> None:
+    """A module at the root would sit outside every layer: it belongs in a stage package."""
+    modules = {p.name for p in (ROOT / "bfcl_action").glob("*.py")}
+    assert modules == {"__init__.py", "cli.py"}
 
 
-def test_the_checker_may_import_nothing_above_it() -> None:
-    forbidden = set(CONTRACTS["checker-bottom"]["forbidden_modules"])
-    assert top_level_modules() - BOTTOM - ALLOWED_BELOW_CHECKER <= forbidden
+def test_every_package_is_placed_in_the_stage_layers_once() -> None:
+    placed = [name for layer in LAYERS for name in layer_names(layer)]
+    assert len(placed) == len(set(placed))
+    assert set(placed) == top_level_packages() | {"cli"}
+
+
+def test_the_design_diagram_draws_the_contracts_layers() -> None:
+    assert design_layers() == LAYERS
 
 
 @pytest.fixture(scope="module")
@@ -76,48 +92,75 @@ def copy_of_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_contracts_hold_on_the_copy(copy_of_project: Path) -> None:
-    done = lint_imports(copy_of_project, "checker-bottom", "core-below-front-ends")
+    done = lint_imports(copy_of_project, "stage-layers", "checker-bottom")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "2 kept, 0 broken" in done.stdout
 
 
-def test_an_upward_import_in_the_checker_breaks_lint(copy_of_project: Path) -> None:
-    verdict = copy_of_project / "bfcl_action" / "checker" / "verdict.py"
-    original = verdict.read_text(encoding="utf-8")
-    verdict.write_text(original + "\nimport bfcl_action.runner.pipeline  # upward\n")
+def with_line(
+    root: Path, path: Path, line: str, *contracts: str
+) -> subprocess.CompletedProcess[str]:
+    """Lint the copy at `root` with `line` appended to `path` (created when new), then undo
+    it."""
+    original = path.read_text(encoding="utf-8") if path.exists() else None
+    path.write_text((original or '"""A new module."""\n') + f"\n{line}\n", encoding="utf-8")
     try:
-        done = lint_imports(copy_of_project, "checker-bottom")
+        return lint_imports(root, *contracts)
     finally:
-        verdict.write_text(original)
+        if original is None:
+            path.unlink()
+        else:
+            path.write_text(original, encoding="utf-8")
+
+
+def test_the_checker_reaching_up_to_the_runner_breaks_the_layers(copy_of_project: Path) -> None:
+    verdict = copy_of_project / "bfcl_action" / "checker" / "verdict.py"
+    done = with_line(
+        copy_of_project, verdict, "import bfcl_action.runner.pipeline  # upward", "stage-layers"
+    )
     assert done.returncode == 1
     assert "BROKEN" in done.stdout
     assert "bfcl_action.checker.verdict -> bfcl_action.runner.pipeline" in done.stdout
 
 
-def test_a_core_module_importing_a_command_breaks_lint(copy_of_project: Path) -> None:
-    scoring = copy_of_project / "bfcl_action" / "scoring.py"
-    original = scoring.read_text(encoding="utf-8")
-    scoring.write_text(original + "\nfrom bfcl_action.commands import run  # upward\n")
-    try:
-        done = lint_imports(copy_of_project, "core-below-front-ends")
-    finally:
-        scoring.write_text(original)
+def test_the_checker_importing_safety_breaks_checker_bottom(copy_of_project: Path) -> None:
+    """Below it in the layers, yet not allowed: the checker needs only the core."""
+    verdict = copy_of_project / "bfcl_action" / "checker" / "verdict.py"
+    done = with_line(
+        copy_of_project, verdict, "from bfcl_action.safety import redact", "checker-bottom"
+    )
     assert done.returncode == 1
-    assert "bfcl_action.scoring -> bfcl_action.commands" in done.stdout
+    assert "bfcl_action.checker.verdict -> bfcl_action.safety.redact" in done.stdout
 
 
-def test_a_stage_importing_a_later_stage_breaks_lint(copy_of_project: Path) -> None:
-    """The stage order is a `layers` contract: the report records reaching up to the
-    rendering edge (as the history module once did for its chart) fails lint."""
-    history = copy_of_project / "bfcl_action" / "history.py"
-    original = history.read_text(encoding="utf-8")
-    history.write_text(original + "\nfrom bfcl_action.report import charts  # upward\n")
-    try:
-        done = lint_imports(copy_of_project, "stage-layers")
-    finally:
-        history.write_text(original)
+def test_a_results_module_importing_a_command_breaks_the_layers(copy_of_project: Path) -> None:
+    scoring = copy_of_project / "bfcl_action" / "results" / "scoring.py"
+    done = with_line(
+        copy_of_project, scoring, "from bfcl_action.commands import run  # upward", "stage-layers"
+    )
     assert done.returncode == 1
-    assert "bfcl_action.history -> bfcl_action.report" in done.stdout
+    assert "bfcl_action.results.scoring -> bfcl_action.commands" in done.stdout
+
+
+def test_a_stage_importing_a_later_stage_breaks_the_layers(copy_of_project: Path) -> None:
+    """The comparison reaching up to the rendering edge (as the history module once did for
+    its chart) fails lint."""
+    history = copy_of_project / "bfcl_action" / "compare" / "history.py"
+    done = with_line(
+        copy_of_project, history, "from bfcl_action.report import charts  # upward", "stage-layers"
+    )
+    assert done.returncode == 1
+    assert "bfcl_action.compare.history -> bfcl_action.report" in done.stdout
+
+
+def test_a_new_module_is_placed_by_the_package_it_lives_in(copy_of_project: Path) -> None:
+    """No list to extend: a module added to `core/` is held to the core's layer at once."""
+    new = copy_of_project / "bfcl_action" / "core" / "brand_new.py"
+    done = with_line(
+        copy_of_project, new, "from bfcl_action.settings import resolve  # upward", "stage-layers"
+    )
+    assert done.returncode == 1
+    assert "bfcl_action.core.brand_new -> bfcl_action.settings.resolve" in done.stdout
 
 
 def test_no_test_module_imports_another_test_module() -> None:

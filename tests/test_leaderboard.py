@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from bfcl_action.categories import CATEGORIES
-from bfcl_action.leaderboard import (
+from bfcl_action.core.categories import CATEGORIES
+from bfcl_action.core.records import CaseResult, CategoryScore
+from bfcl_action.results.leaderboard import (
     LEADERBOARD_CATEGORIES,
     OVERALL_ACC,
     compute_leaderboard,
     latency_stats,
 )
-from bfcl_action.records import CaseResult, CategoryScore
 
 SIZES = {c: 100 for c in LEADERBOARD_CATEGORIES} | {"live_simple": 258, "live_multiple": 1053}
 

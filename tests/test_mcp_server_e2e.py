@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from bfcl_action.config import load_config
-from bfcl_action.suites import build_cases
+from bfcl_action.cases.suites import build_cases
+from bfcl_action.settings.config import load_config
 from tests.support.action import ROOT, git, run_action
 from tests.support.github_server import GitHubServer
 from tests.support.openai_server import OpenAIServer

@@ -14,8 +14,8 @@ import pytest
 from prometheus_client.openmetrics.parser import text_string_to_metric_families as parse_om
 from prometheus_client.parser import text_string_to_metric_families as parse_prom
 
-from bfcl_action.metrics import percentile, render_openmetrics, run_metrics
-from bfcl_action.records import RunReport
+from bfcl_action.compare.metrics import percentile, render_openmetrics, run_metrics
+from bfcl_action.core.records import RunReport
 from tests.support.openai_server import OpenAIServer
 from tests.support.reports import make_report
 from tests.support.runner import run_cli

@@ -11,16 +11,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bfcl_action import escape
 from bfcl_action.cli import main
-from bfcl_action.model_choice import ModelChoice, choose_models, display_names, mirrored
-from bfcl_action.records import Mode, RunCost, RunReport
+from bfcl_action.compare.model_choice import ModelChoice, choose_models, display_names, mirrored
+from bfcl_action.core.records import Mode, RunCost, RunReport
 from bfcl_action.report.model_choice import (
     render_model_choice_json,
     render_model_choice_markdown,
     render_model_choice_text,
 )
-from bfcl_action.run_reports import save_report
+from bfcl_action.results.run_reports import save_report
+from bfcl_action.safety import escape
 from tests.support.reports import make_report
 
 SUITE = "simple_python"

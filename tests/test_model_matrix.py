@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action.compare import Verdict, compare_runs
-from bfcl_action.config import parse_config, parse_models_input
-from bfcl_action.digest import digest_of, make_digest, parse_digest, parse_digests
-from bfcl_action.errors import ConfigError
-from bfcl_action.evaluation import labelled_paths
-from bfcl_action.matrix import MatrixComparison, MatrixEntry, pick_baseline
-from bfcl_action.records import Mode
+from bfcl_action.compare.matrix import MatrixComparison, MatrixEntry, pick_baseline
+from bfcl_action.compare.runs import Verdict, compare_runs
+from bfcl_action.core.errors import ConfigError
+from bfcl_action.core.records import Mode
 from bfcl_action.report.matrix import render_matrix_comment
-from bfcl_action.settings import RunOverrides, resolve_model_runs
-from bfcl_action.thresholds import Thresholds
+from bfcl_action.results.digest import digest_of, make_digest, parse_digest, parse_digests
+from bfcl_action.runner.evaluation import labelled_paths
+from bfcl_action.settings.config import parse_config, parse_models_input
+from bfcl_action.settings.resolve import RunOverrides, resolve_model_runs
+from bfcl_action.settings.thresholds import Thresholds
 from tests.support.reports import make_report
 
 MATRIX = """\
@@ -188,7 +188,7 @@ def test_only_a_gating_model_fails_the_matrix() -> None:
 
 
 def test_matrix_comment_names_the_regressed_model_and_keeps_both_rows() -> None:
-    from bfcl_action.model_choice import choose_models
+    from bfcl_action.compare.model_choice import choose_models
 
     steady = _entry("steady", "1" * 40, "1" * 40)
     broken = _entry("broken", "1" * 40, "1" * 20 + "0" * 20)
@@ -258,9 +258,9 @@ def test_run_evaluates_every_model_of_the_matrix_on_the_same_cases(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from bfcl_action import cli
-    from bfcl_action.config import load_config
-    from bfcl_action.run_reports import load_report
-    from bfcl_action.suites import build_cases
+    from bfcl_action.cases.suites import build_cases
+    from bfcl_action.results.run_reports import load_report
+    from bfcl_action.settings.config import load_config
     from tests.support.example_app import expected_calls
     from tests.support.openai_server import OpenAIServer
 
@@ -396,12 +396,12 @@ def test_impact_predicts_the_requests_of_every_model(tmp_path: Path) -> None:
 def test_a_batch_matrix_submits_every_models_batch_before_waiting(tmp_path: Path) -> None:
     """With `batch`, each model's batch is created before the first one is waited for, so
     the models' batches run at the same time; the answers equal a real-time matrix's."""
-    from bfcl_action.evaluation import evaluate_models
+    from bfcl_action.runner.evaluation import evaluate_models
     from tests.support.openai_batches import BatchPlan
     from tests.support.openai_server import OpenAIServer
 
     config_path = _example_with_matrix(tmp_path, "models:\n  - name: a\n  - name: b\n")
-    from bfcl_action.config import load_config
+    from bfcl_action.settings.config import load_config
 
     config = load_config(config_path)
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from bfcl_action.core.records import Mode
 from bfcl_action.model import providers
 from bfcl_action.model.options import BackendOptions
 from bfcl_action.model.registry import create_provider, provider_names, split_model
-from bfcl_action.records import Mode
 from bfcl_action.runner import RunOptions, run_evaluation
 from tests.support.runner import make_case
 

@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
-from bfcl_action.errors import ConfigError
+from bfcl_action.core.errors import ConfigError
+from bfcl_action.core.records import Mode, TestCase
 from bfcl_action.model.options import BackendOptions
 from bfcl_action.model.providers.openai import is_reasoning_model, sampling_params
 from bfcl_action.model.request import ask
 from bfcl_action.model.shapes import describe_shapes
 from bfcl_action.model.types import EndpointError, RequestStats
 from bfcl_action.multiturn.cases import load_conversation_cases
-from bfcl_action.records import Mode, TestCase
 from bfcl_action.runner import RunOptions, run_evaluation
 from tests.support.openai_server import OpenAIServer, history_problem
 from tests.support.runner import make_case, options

@@ -3,11 +3,11 @@ and a refusal comes back (what `bfcl-action generate` relies on)."""
 
 from __future__ import annotations
 
+from bfcl_action.core.records import Mode
 from bfcl_action.model.options import BackendOptions
 from bfcl_action.model.providers.openai import OpenAIProvider, read_message
 from bfcl_action.model.request import request_key
 from bfcl_action.model.types import ChatRequest, ChatResponse
-from bfcl_action.records import Mode
 
 FORMAT = {"type": "json_schema", "json_schema": {"name": "x", "strict": False, "schema": {}}}
 IDENTITY = {"endpoint": "http://127.0.0.1/v1", "model": "m", "params": {}}

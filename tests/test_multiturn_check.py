@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from bfcl_action.core.records import Mode, TestCase
 from bfcl_action.multiturn import check_conversation, conversation_of
 from bfcl_action.multiturn.cases import load_conversation_cases
 from bfcl_action.multiturn.conversation import ground_truth_output
-from bfcl_action.records import Mode, TestCase
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "notes-app" / "cases.multi_turn.jsonl"
 

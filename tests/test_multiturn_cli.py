@@ -61,9 +61,9 @@ def test_tool_limits_are_validated(tmp_path: Path, capsys: pytest.CaptureFixture
 def test_official_multi_turn_categories_run_with_an_environment_interpreter(
     tmp_path: Path,
 ) -> None:
+    from bfcl_action.core.records import Mode
     from bfcl_action.dataset import load_dataset
     from bfcl_action.multiturn.conversation import conversation_of, ground_truth_output
-    from bfcl_action.records import Mode
 
     cases = load_dataset("bfcl@2026.3.23", ["multi_turn"])
     answers = tmp_path / "answers.jsonl"
@@ -87,9 +87,9 @@ def test_official_multi_turn_categories_run_with_an_environment_interpreter(
 )
 @pytest.mark.parametrize("mode", ["fc", "prompt"])
 def test_score_judges_bfcl_multi_turn_result_files(tmp_path: Path, mode: str) -> None:
+    from bfcl_action.core.records import Mode
     from bfcl_action.dataset import load_dataset
     from bfcl_action.multiturn.conversation import conversation_of, ground_truth_output
-    from bfcl_action.records import Mode
 
     cases = load_dataset("bfcl@2026.3.23", ["multi_turn_miss_param"])[:4]
     results = tmp_path / "results"
@@ -129,8 +129,8 @@ def test_validate_reports_a_bad_multi_turn_case_with_file_and_line(
 
 
 def test_environments_named_in_the_config_fill_in_for_cases(tmp_path: Path) -> None:
-    from bfcl_action.config import load_config
-    from bfcl_action.suites import build_cases
+    from bfcl_action.cases.suites import build_cases
+    from bfcl_action.settings.config import load_config
 
     rows = [json.loads(line) for line in (EXAMPLE / "cases.multi_turn.jsonl").open()]
     for row in rows:
@@ -149,9 +149,9 @@ def test_environments_named_in_the_config_fill_in_for_cases(tmp_path: Path) -> N
 
 
 def test_reports_do_not_show_no_call_as_a_multi_turn_expectation() -> None:
+    from bfcl_action.core.records import CaseResult, RunReport
     from bfcl_action.multiturn.cases import load_conversation_cases
-    from bfcl_action.records import CaseResult, RunReport
-    from bfcl_action.scoring import attach_case_context
+    from bfcl_action.results.scoring import attach_case_context
 
     case = load_conversation_cases(EXAMPLE / "cases.multi_turn.jsonl")[0]
     result = CaseResult(id=case.id, category=case.category, valid=False)

@@ -6,9 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bfcl_action.multiturn import ExecutionOptions, SandboxLimits
+from bfcl_action.core.records import Mode, TestCase
+from bfcl_action.multiturn import ExecutionOptions
 from bfcl_action.multiturn.executable import check_executable, structurally_equal
-from bfcl_action.records import Mode, TestCase
+from bfcl_action.safety.sandbox import SandboxLimits
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "notes-app"
 FIXTURES = Path(__file__).parent / "fixtures" / "multiturn"
@@ -108,8 +109,8 @@ def test_a_call_without_an_implementation_fails() -> None:
 def test_a_yaml_case_with_a_bad_execute_block_is_rejected_with_its_line() -> None:
     import pytest
 
-    from bfcl_action.cases import parse_cases
-    from bfcl_action.records import FunctionDoc
+    from bfcl_action.cases.own import parse_cases
+    from bfcl_action.core.records import FunctionDoc
     from bfcl_action.tools.issues import CaseValidationError
 
     text = (

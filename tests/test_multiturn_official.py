@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from bfcl_action.core.records import Mode, TestCase
 from bfcl_action.dataset.multi_turn import MULTI_TURN_OFFICIAL, read_multi_turn
 from bfcl_action.multiturn import ExecutionOptions, check_conversation, conversation_of
 from bfcl_action.multiturn.conversation import ground_truth_output
-from bfcl_action.records import Mode, TestCase
 from tests.support.official_envs import data_root, environment_python
 
 pytestmark = pytest.mark.skipif(data_root() is None, reason="official data not cached")
@@ -89,8 +89,8 @@ def test_a_config_names_official_multi_turn_categories_but_all_never_selects_the
 ) -> None:
     from collections import Counter
 
-    from bfcl_action.config import load_config
-    from bfcl_action.suites import build_cases
+    from bfcl_action.cases.suites import build_cases
+    from bfcl_action.settings.config import load_config
 
     def categories(official: str) -> Counter[str]:
         config = tmp_path / ".bfcl.yml"

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from bfcl_action.core.records import Mode, TestCase
 from bfcl_action.multiturn.cases import load_conversation_cases
-from bfcl_action.records import Mode, TestCase
 from bfcl_action.runner import RunOptions, run_evaluation
 from tests.support.openai_server import OpenAIServer
 from tests.support.runner import options

@@ -8,7 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action.multiturn import EnvironmentSetupError, EnvironmentSpec, Sandbox, SandboxLimits
+from bfcl_action.safety.sandbox import (
+    EnvironmentSetupError,
+    EnvironmentSpec,
+    Sandbox,
+    SandboxLimits,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures" / "multiturn"
 HOSTILE = EnvironmentSpec("Hostile", "hostile_env:Hostile", {"start": 5})

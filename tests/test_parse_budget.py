@@ -10,9 +10,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bfcl_action.budget import BudgetError, ParseBudget, check_value, loads_json, within_limits
-from bfcl_action.errors import InputError
-from bfcl_action.jsonl import scan_jsonl
+from bfcl_action.core.errors import InputError
+from bfcl_action.safety.budget import (
+    BudgetError,
+    ParseBudget,
+    check_value,
+    loads_json,
+    within_limits,
+)
+from bfcl_action.safety.jsonl import scan_jsonl
 
 # Small limits, so generated values reach them often.
 SMALL = ParseBudget(max_depth=4, max_nodes=12, max_int_digits=3)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from bfcl_action.compare import compare_runs
-from bfcl_action.records import CaseResult, RunReport
+from bfcl_action.compare.runs import compare_runs
+from bfcl_action.core.records import CaseResult, RunReport
 from bfcl_action.report import render_comment
 from bfcl_action.report.coverage import tools_without_cases
-from bfcl_action.thresholds import Thresholds
+from bfcl_action.settings.thresholds import Thresholds
 
 
 def report(*results: CaseResult) -> RunReport:

@@ -7,7 +7,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from bfcl_action.compare import compare_runs
+from bfcl_action.compare.runs import compare_runs
 from bfcl_action.model.cache import FILE_NAME
 from bfcl_action.report import render_comment
 from bfcl_action.runner.pipeline import RunOptions, run_evaluation

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from bfcl_action.errors import InputError
-from bfcl_action.records import Call, CaseResult, FunctionDoc, Message, TestCase
-from bfcl_action.results_io import (
+from bfcl_action.core.errors import InputError
+from bfcl_action.core.records import Call, CaseResult, FunctionDoc, Message, TestCase
+from bfcl_action.results.results_io import (
     bfcl_directory,
     category_from_id,
     read_result_file,

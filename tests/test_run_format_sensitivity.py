@@ -20,7 +20,7 @@ import pytest
 from bfcl_action.checker.variants import PROMPT_CONFIGS, PromptConfig, variant_of
 from bfcl_action.cli import main
 from bfcl_action.dataset import official
-from bfcl_action.results_io import read_score_file
+from bfcl_action.results.results_io import read_score_file
 from tests.support.bfcl_wheel import build_wheel, release_for
 from tests.support.openai_server import OpenAIServer
 
@@ -264,11 +264,11 @@ def test_a_dry_run_counts_the_26_requests(
 
 
 def test_a_matrix_entry_in_fc_mode_is_named_in_the_refusal() -> None:
+    from bfcl_action.core.errors import ConfigError
+    from bfcl_action.core.records import Mode
     from bfcl_action.dataset import load_dataset
-    from bfcl_action.errors import ConfigError
-    from bfcl_action.evaluation import check_prompt_variants
-    from bfcl_action.records import Mode
-    from bfcl_action.settings import RunSettings
+    from bfcl_action.runner.evaluation import check_prompt_variants
+    from bfcl_action.settings.resolve import RunSettings
 
     cases = load_dataset(SPEC, ["format_sensitivity"])
     check_prompt_variants(RunSettings(model="m", mode=Mode.PROMPT), cases, "big")

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action.digest import RunDigest, make_digest
-from bfcl_action.errors import InputError
-from bfcl_action.records import RunReport
-from bfcl_action.run_reports import (
+from bfcl_action.core.errors import InputError
+from bfcl_action.core.records import RunReport
+from bfcl_action.results.digest import RunDigest, make_digest
+from bfcl_action.results.run_reports import (
     load_baseline,
     load_report,
     load_reports,

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from bfcl_action.errors import ConfigError
+from bfcl_action.core.errors import ConfigError
+from bfcl_action.core.records import RunReport
 from bfcl_action.model.batch import STATE_FILE, BatchSettings
 from bfcl_action.multiturn.cases import load_conversation_cases
-from bfcl_action.records import RunReport
 from bfcl_action.runner.pipeline import RunOptions, run_evaluation
 from tests.support.batch import FAST, cases, run
 from tests.support.openai_batches import BatchPlan
@@ -150,8 +150,8 @@ def test_a_replay_model_cannot_batch(tmp_path: Path) -> None:
 
 
 def options_replay(path: Path) -> Any:
+    from bfcl_action.core.records import Mode
     from bfcl_action.model.options import BackendOptions
-    from bfcl_action.records import Mode
 
     return BackendOptions(model=f"replay:{path}", mode=Mode.FC)
 

@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bfcl_action.core.records import Mode, TestCase
 from bfcl_action.model.cache import ResponseCache
 from bfcl_action.model.retry import RetryPolicy
-from bfcl_action.records import Mode, TestCase
 from bfcl_action.runner.backends import create_backend
 from bfcl_action.runner.execute import CaseOutcome, ExecutionStats, execute
 from tests.support.openai_server import OpenAIServer

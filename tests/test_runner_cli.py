@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from bfcl_action.cli import main
-from bfcl_action.records import RunReport
+from bfcl_action.core.records import RunReport
 from tests.support.openai_server import OpenAIServer
 from tests.support.runner import run_cli, weather_responder
 

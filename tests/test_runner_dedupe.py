@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action.records import FunctionDoc, Mode
+from bfcl_action.cases.suites import derive_distractors
+from bfcl_action.core.records import FunctionDoc, Mode
 from bfcl_action.runner.pipeline import RunOptions, run_evaluation
-from bfcl_action.suites import derive_distractors
 from tests.support.openai_server import OpenAIServer
 from tests.support.runner import function, make_case, options, script, toy_judge
 

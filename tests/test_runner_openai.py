@@ -7,8 +7,8 @@ import time
 
 import pytest
 
+from bfcl_action.core.records import Language, Mode, TestCase
 from bfcl_action.model.retry import RetryPolicy
-from bfcl_action.records import Language, Mode, TestCase
 from bfcl_action.runner.backends import create_backend
 from bfcl_action.runner.execute import CaseOutcome, ExecutionStats, execute
 from tests.support.openai_server import OpenAIServer

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bfcl_action.records import Mode
+from bfcl_action.core.records import Mode
 from bfcl_action.runner.pipeline import RunOptions, run_evaluation
 from tests.support.openai_server import OpenAIServer
 from tests.support.runner import make_case, options, script, toy_judge

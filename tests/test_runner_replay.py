@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action.errors import InputError
-from bfcl_action.records import Mode, TestCase
+from bfcl_action.core.errors import InputError
+from bfcl_action.core.records import Mode, TestCase
 from bfcl_action.runner.execute import CaseOutcome, execute
 from bfcl_action.runner.replay import ReplayBackend
 from tests.support.runner import function, make_case

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bfcl_action.errors import ConfigError
-from bfcl_action.select import select_cases
+from bfcl_action.core.errors import ConfigError
+from bfcl_action.settings.select import select_cases
 from tests.support.runner import make_case
 
 CASES = [make_case(f"simple_python_{i}", "q") for i in range(200)] + [

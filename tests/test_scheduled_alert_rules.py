@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action.compare import Comparison, compare_runs
+from bfcl_action.compare.runs import Comparison, compare_runs
 from bfcl_action.github.alerts import (
     BODY_LIMIT,
     AlertAction,
@@ -18,7 +18,7 @@ from bfcl_action.github.alerts import (
     render_section,
     split_body,
 )
-from bfcl_action.thresholds import Thresholds
+from bfcl_action.settings.thresholds import Thresholds
 from tests.support.github_server import GitHubServer
 from tests.support.reports import make_report
 from tests.support.scheduled import DROPPED, HEALTHY, WORSE, alerts, scheduled_run
@@ -91,7 +91,7 @@ def test_old_sections_are_dropped_to_fit_the_body_limit() -> None:
 
 
 def test_the_reference_digest_survives_a_round_trip_through_the_body() -> None:
-    from bfcl_action.digest import make_digest
+    from bfcl_action.results.digest import make_digest
 
     facts = RunFacts(date="2026-12-07", check_name="bfcl", model="m", sha="a" * 40)
     digest = make_digest(make_report({"simple_python": HEALTHY}))

@@ -10,9 +10,9 @@ import json
 import re
 from pathlib import Path
 
+from bfcl_action.compare.history import read_history
 from bfcl_action.github.alerts import alert_marker
 from bfcl_action.github.context import DEFAULT_CHECK_NAME
-from bfcl_action.history import read_history
 from tests.support.github_server import GitHubServer
 from tests.support.scheduled import DROPPED, HEALTHY, WORSE, alerts, scheduled_run
 

@@ -12,10 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bfcl_action.compare import Verdict, compare_runs
-from bfcl_action.git_files import BranchStore
-from bfcl_action.github.context import DEFAULT_CHECK_NAME
-from bfcl_action.history import (
+from bfcl_action.compare.git_files import BranchStore
+from bfcl_action.compare.history import (
     HistoryRecord,
     append_history,
     append_line,
@@ -24,6 +22,8 @@ from bfcl_action.history import (
     read_history,
     record_of,
 )
+from bfcl_action.compare.runs import Verdict, compare_runs
+from bfcl_action.github.context import DEFAULT_CHECK_NAME
 from bfcl_action.report.charts import history_chart
 from tests.support.github_server import GitHubServer
 from tests.support.reports import make_report

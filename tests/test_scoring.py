@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bfcl_action.fingerprint import case_set_hash, config_fingerprint
-from bfcl_action.records import CaseResult, Mode
-from bfcl_action.scoring import build_report, score_results, summarize
+from bfcl_action.core.fingerprint import case_set_hash, config_fingerprint
+from bfcl_action.core.records import CaseResult, Mode
+from bfcl_action.results.scoring import build_report, score_results, summarize
 
 
 def _results(category: str, correct: int, total: int, suite: str = "") -> list[CaseResult]:

@@ -15,7 +15,7 @@ from tests.support.bounded import python_bounded
 
 DECODE = """
 from bfcl_action.decode import DecodeError, decode_output
-from bfcl_action.records import Language, Mode
+from bfcl_action.core.records import Language, Mode
 try:
     print(decode_output({text}, mode=Mode.PROMPT, language=Language.{language}))
 except DecodeError as exc:

@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from bfcl_action.config import load_config
-from bfcl_action.cost import run_cost
-from bfcl_action.errors import ConfigError
+from bfcl_action.core.cost import run_cost
+from bfcl_action.core.errors import ConfigError
+from bfcl_action.core.records import RunReport
 from bfcl_action.model.batch import STATE_FILE, BatchSettings
 from bfcl_action.model.providers import openai as openai_provider
-from bfcl_action.records import RunReport
+from bfcl_action.settings.config import load_config
 from tests.support.batch import FAST, run
 from tests.support.openai_batches import BatchPlan
 from tests.support.openai_server import OpenAIServer

@@ -10,11 +10,11 @@ import pytest
 
 from bfcl_action.cli import main
 from bfcl_action.commands.check import check_lines
+from bfcl_action.core.errors import InputError
 from bfcl_action.dataset import official
-from bfcl_action.errors import InputError
-from bfcl_action.escape import md_inline
-from bfcl_action.jsonl import scan_jsonl
 from bfcl_action.runner.replay import load_recorded_answers
+from bfcl_action.safety.escape import md_inline
+from bfcl_action.safety.jsonl import scan_jsonl
 from tests.support.bfcl_wheel import build_wheel, release_for
 from tests.support.bounded import run_bounded
 

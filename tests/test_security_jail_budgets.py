@@ -18,15 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action.multiturn import (
-    EnvironmentSpec,
-    ExecutionOptions,
-    Sandbox,
-    SandboxError,
-    SandboxLimits,
-)
+from bfcl_action.core.records import Mode, TestCase
+from bfcl_action.multiturn import ExecutionOptions
 from bfcl_action.multiturn.check import check_conversation
-from bfcl_action.records import Mode, TestCase
+from bfcl_action.safety.sandbox import EnvironmentSpec, Sandbox, SandboxError, SandboxLimits
 
 FIXTURES = Path(__file__).parent / "fixtures" / "multiturn"
 GREEDY = EnvironmentSpec("Greedy", "escape_env:Greedy", {})
@@ -161,7 +156,7 @@ print(started)
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_NPROC as Linux has it")
 def test_the_thread_budget_is_an_rlimit_for_a_non_root_user() -> None:
-    jail = Path(__file__).parents[1] / "bfcl_action" / "multiturn" / "jail.py"
+    jail = Path(__file__).parents[1] / "bfcl_action" / "safety" / "jail.py"
     done = subprocess.run(
         [sys.executable, "-I", "-c", NPROC, str(jail)],
         capture_output=True, text=True, timeout=60, check=True,

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action.multiturn import EnvironmentSpec, Sandbox, SandboxLimits
-from bfcl_action.multiturn.jail import landlock_abi
+from bfcl_action.safety.jail import landlock_abi
+from bfcl_action.safety.sandbox import EnvironmentSpec, Sandbox, SandboxLimits
 
 FIXTURES = Path(__file__).parent / "fixtures" / "multiturn"
-JAIL = Path(__file__).parents[1] / "bfcl_action" / "multiturn" / "jail.py"
+JAIL = Path(__file__).parents[1] / "bfcl_action" / "safety" / "jail.py"
 REACH = EnvironmentSpec("Reach", "escape_env:Reach", {})
 SECCOMP = sys.platform.startswith("linux") and os.uname().machine in ("x86_64", "aarch64")
 needs_seccomp = pytest.mark.skipif(not SECCOMP, reason="seccomp filter: Linux x86-64/AArch64")
@@ -57,7 +57,7 @@ def test_a_tool_cannot_lower_the_parents_file_size_limit(tmp_path: Path) -> None
     script = textwrap.dedent(
         f"""
         import sys
-        from bfcl_action.multiturn import EnvironmentSpec, Sandbox
+        from bfcl_action.safety.sandbox import EnvironmentSpec, Sandbox
         with Sandbox(paths=[{str(FIXTURES)!r}]) as box:
             box.init("model", [EnvironmentSpec("Reach", "escape_env:Reach", {{}})],
                      long_context=False)

@@ -18,10 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action.multiturn import ExecutionOptions, Sandbox, SandboxError, SandboxLimits
+from bfcl_action.core.records import Mode, TestCase
+from bfcl_action.multiturn import ExecutionOptions
 from bfcl_action.multiturn.check import check_conversation
 from bfcl_action.multiturn.executable import check_executable
-from bfcl_action.records import Mode, TestCase
+from bfcl_action.safety.sandbox import Sandbox, SandboxError, SandboxLimits
 
 SHADOWED = (
     "resource", "json", "signal", "threading", "ctypes", "struct", "inspect", "copy",

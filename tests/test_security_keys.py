@@ -13,15 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action.config import load_config, parse_models_input
-from bfcl_action.credentials import (
+from bfcl_action.core.errors import ConfigError
+from bfcl_action.safety.credentials import (
     PULL_REQUEST_EVENTS,
     ModelPath,
     key_variable_problem,
     model_calls_allowed,
     model_calls_allowed_here,
 )
-from bfcl_action.errors import ConfigError
+from bfcl_action.settings.config import load_config, parse_models_input
 from tests.support.action import run_action, write_tools
 from tests.support.github_server import GitHubServer
 from tests.support.openai_server import OpenAIServer
@@ -201,7 +201,7 @@ def test_bfcl_key_variables_are_held_out_of_the_environment_like_any_key() -> No
     environment (no child process inherits it) and redacts it, like `*_API_KEY`."""
     code = (
         "import os\n"
-        "from bfcl_action import credentials, redact\n"
+        "from bfcl_action.safety import credentials, redact\n"
         "credentials.protect_process()\n"
         "print('BFCL_KEY_CLOUD' in os.environ, credentials.get('BFCL_KEY_CLOUD') is not None)\n"
         "print(redact.redact('x sk-cloud-0123456789abcdef y'))\n"

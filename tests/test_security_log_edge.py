@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action.escape import LINE_BREAKS, neutralize_commands
+from bfcl_action.safety.escape import LINE_BREAKS, neutralize_commands
 from tests.support.curation import contribution
 
 ATTACK = "x\r::warning ::cr ##[error]legacy\u2028\u00a0::error::ls\x85\u3000::notice::nel\x0b::vt"
@@ -127,7 +127,7 @@ def test_a_tool_exception_text_prints_inert(tmp_path: Path) -> None:
 def test_our_own_workflow_commands_carry_no_legacy_command(tmp_path: Path) -> None:
     """An annotation of ours quoting a tool's exception text (`##[` survives `repr`)."""
     code = (
-        "from bfcl_action.logstream import std_streams\n"
+        "from bfcl_action.safety.logstream import std_streams\n"
         "from bfcl_action.github import outputs\n"
         "with std_streams():\n"
         f"    outputs.warning('tool raised ' + {ATTACK!r}, title='t ##[error]x')\n"

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action.escape import ZWJ, html_text, md_inline, untrusted_markdown
 from bfcl_action.github.activities import artifact_conclusion, untrusted_summary
+from bfcl_action.safety.escape import ZWJ, html_text, md_inline, untrusted_markdown
 from tests.support.action import run_action
 from tests.support.github_server import GitHubServer
 

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action import credentials, redact
 from bfcl_action.checker.verdict import show
-from bfcl_action.escape import log_line, md_inline, truncate
-from bfcl_action.github_limits import fit_chars
+from bfcl_action.report.github_limits import fit_chars
+from bfcl_action.safety import credentials, redact
+from bfcl_action.safety.escape import log_line, md_inline, truncate
 
 KEY = "sk-proj-" + "K3y" * 14  # 50 characters
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action import credentials
-from bfcl_action.multiturn import EnvironmentSpec, Sandbox, SandboxLimits
-from bfcl_action.multiturn.jail import landlock_abi
+from bfcl_action.safety import credentials
+from bfcl_action.safety.jail import landlock_abi
+from bfcl_action.safety.sandbox import EnvironmentSpec, Sandbox, SandboxLimits
 
 FIXTURES = Path(__file__).parent / "fixtures" / "multiturn"
 ESCAPE = EnvironmentSpec("Escape", "escape_env:Escape", {})
@@ -100,7 +100,7 @@ def test_the_parent_is_non_dumpable_and_holds_no_secret_in_its_environment(
     import subprocess
 
     script = (
-        "import os, sys; from bfcl_action import credentials;"
+        "import os, sys; from bfcl_action.safety import credentials;"
         "status = credentials.protect_process();"
         "print(status['non_dumpable'], status['environ_block_scrubbed'],"
         " 'OPENAI_API_KEY' in os.environ, credentials.get('OPENAI_API_KEY') == sys.argv[1]);"
@@ -115,6 +115,6 @@ def test_the_parent_is_non_dumpable_and_holds_no_secret_in_its_environment(
 
 def test_held_secrets_are_redacted() -> None:
     credentials.put("BFCL_TEST_TOKEN", "ghp_" + "x" * 36)
-    from bfcl_action.redact import redact
+    from bfcl_action.safety.redact import redact
 
     assert redact(f"token ghp_{'x' * 36}!") == "token ***!"

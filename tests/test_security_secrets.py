@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action import cli, credentials
+from bfcl_action import cli
+from bfcl_action.safety import credentials
 from tests.support.openai_server import OpenAIServer
 from tests.support.security import SECRET, project
 

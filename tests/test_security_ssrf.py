@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 
-from bfcl_action.multiturn import ExecutionOptions, SandboxLimits
+from bfcl_action.core.records import Mode, TestCase
+from bfcl_action.multiturn import ExecutionOptions
 from bfcl_action.multiturn.executable import check_executable
-from bfcl_action.multiturn.http_tools import EndpointRefused, resolve_endpoint
-from bfcl_action.records import Mode, TestCase
+from bfcl_action.safety.http_tools import EndpointRefused, resolve_endpoint
+from bfcl_action.safety.sandbox import SandboxLimits
 
 FAST = ExecutionOptions(limits=SandboxLimits(call_timeout_s=2.0))
 hits: list[str] = []

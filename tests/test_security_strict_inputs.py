@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action.errors import ConfigError
+from bfcl_action.core.errors import ConfigError
+from bfcl_action.core.records import CASE_ID_PATTERN
 from bfcl_action.github.evaluate import parse_thresholds
-from bfcl_action.numbers import integer, number
-from bfcl_action.records import CASE_ID_PATTERN
+from bfcl_action.safety.numbers import integer, number
 from bfcl_action.tools.validate import MAPPED_NAME_PATTERN, NAME_PATTERN
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "notes-app"

@@ -13,10 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bfcl_action import credentials, redact
 from bfcl_action.generate.checks import hostile_text
 from bfcl_action.generate.models import Candidate, Drop, DropReason, Kind, Provenance, Review
 from bfcl_action.generate.writer import render_cases, render_review
+from bfcl_action.safety import credentials, redact
 
 PROXY_KEY = "pk-proxy-Zq81mN0vXa7Lw2Rt"  # a shape no pattern knows: only the run knows it
 KEYS = [

@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 
 from bfcl_action.commands.compare import thresholds_from_args
-from bfcl_action.config import parse_config
-from bfcl_action.errors import ConfigError
-from bfcl_action.evaluation import backend_options, run_options
-from bfcl_action.fingerprint import config_fingerprint
+from bfcl_action.core.errors import ConfigError
+from bfcl_action.core.fingerprint import config_fingerprint
+from bfcl_action.core.records import Mode
 from bfcl_action.github.context import ActionContext
 from bfcl_action.github.evaluate import Engine
-from bfcl_action.records import Mode
-from bfcl_action.settings import (
+from bfcl_action.runner.evaluation import backend_options, run_options
+from bfcl_action.settings.config import parse_config
+from bfcl_action.settings.resolve import (
     DEFAULTS,
     RunOverrides,
     RunSettings,
@@ -23,7 +23,7 @@ from bfcl_action.settings import (
     resolve_run_settings,
     resolve_thresholds,
 )
-from bfcl_action.thresholds import ThresholdOverrides, Thresholds
+from bfcl_action.settings.thresholds import ThresholdOverrides, Thresholds
 
 DATASETS = ["live@2026-W48"]
 

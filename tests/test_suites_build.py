@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action.config import load_config, parse_config
-from bfcl_action.errors import DatasetError
-from bfcl_action.records import FunctionDoc, Message, TestCase
-from bfcl_action.suites import (
+from bfcl_action.cases.suites import (
     build_cases,
     derive_distractors,
     derive_irrelevance,
     distractor_pool,
 )
+from bfcl_action.core.errors import DatasetError
+from bfcl_action.core.records import FunctionDoc, Message, TestCase
+from bfcl_action.settings.config import load_config, parse_config
 from bfcl_action.tools import load_tools
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "weather-app"
@@ -198,7 +198,7 @@ def test_without_derived_only_own_cases_are_built() -> None:
 class NoLiveSource(FixtureSource):
     def categories(self, spec: str) -> list[str]:
         if spec.startswith("live@"):
-            from bfcl_action.errors import LiveUnavailable
+            from bfcl_action.core.errors import LiveUnavailable
 
             raise LiveUnavailable("no Live release found")
         return super().categories(spec)
@@ -228,14 +228,14 @@ def test_an_unavailable_live_pool_the_config_names_is_an_error_naming_it() -> No
 class CorruptLiveSource(FixtureSource):
     def categories(self, spec: str) -> list[str]:
         if spec.startswith("live@"):
-            from bfcl_action.errors import DatasetError
+            from bfcl_action.core.errors import DatasetError
 
             raise DatasetError("sha256 mismatch for the manifest of bfcl-action-live==2026.50")
         return super().categories(spec)
 
 
 def test_a_corrupt_live_pool_is_an_error_not_a_skip() -> None:
-    from bfcl_action.errors import DatasetError
+    from bfcl_action.core.errors import DatasetError
 
     config = load_config(EXAMPLE / ".bfcl.yml")
     config.derived.irrelevance.pools = ["fixture@1", "live@latest"]
@@ -259,7 +259,7 @@ def test_a_glob_matching_nothing_is_reported_at_its_line_in_the_config(tmp_path:
 
 
 def test_cases_without_tools_are_a_config_error(tmp_path: Path) -> None:
-    from bfcl_action.errors import ConfigError
+    from bfcl_action.core.errors import ConfigError
 
     (tmp_path / ".bfcl.yml").write_text("seed: 1\ncases: [cases/*.yml]\n")
     config = load_config(tmp_path / ".bfcl.yml", ".bfcl.yml")

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action.records import FunctionDoc, Message, TestCase
-from bfcl_action.relevance import bigrams, may_answer, tool_text
-from bfcl_action.suites import derive_irrelevance
+from bfcl_action.cases.relevance import bigrams, may_answer, tool_text
+from bfcl_action.cases.suites import derive_irrelevance
+from bfcl_action.core.records import FunctionDoc, Message, TestCase
 from bfcl_action.tools import load_tools
 from bfcl_action.tools.validate import ToolLimits
 

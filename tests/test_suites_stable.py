@@ -14,8 +14,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bfcl_action.records import FunctionDoc, Message, TestCase
-from bfcl_action.suites import derive_distractors, derive_irrelevance, distractor_pool
+from bfcl_action.cases.suites import derive_distractors, derive_irrelevance, distractor_pool
+from bfcl_action.core.records import FunctionDoc, Message, TestCase
 
 _WORDS = (
     "weather forecast city email send calendar meeting invoice payment stock price ticket "

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action.config import load_config
-from bfcl_action.errors import ConfigError
+from bfcl_action.core.errors import ConfigError
+from bfcl_action.settings.config import load_config
 from bfcl_action.tools import ToolValidationError
 from bfcl_action.tools.configured import load_configured
 
@@ -268,7 +268,7 @@ def test_the_action_installs_the_mcp_client_only_for_a_config_naming_a_server(
 def test_the_mcp_example_in_the_docs_is_a_valid_config() -> None:
     import re
 
-    from bfcl_action.config import parse_config
+    from bfcl_action.settings.config import parse_config
     from bfcl_action.tools.servers import McpEntry
 
     doc = (Path(__file__).parents[1] / "docs" / "own-tools.md").read_text()

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from bfcl_action.config import load_config
-from bfcl_action.pyschema import parse_docstring
+from bfcl_action.settings.config import load_config
 from bfcl_action.tools import ToolFormat, ToolValidationError
 from bfcl_action.tools.configured import load_configured
+from bfcl_action.tools.pyschema import parse_docstring
 
 MODULE = '''\
 import os

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from bfcl_action.config import BfclConfig
+from bfcl_action.settings.config import BfclConfig
 from bfcl_action.tools import load_tools
 from bfcl_action.tools.validate import ToolLimits
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from bfcl_action.checker.variants import PROMPT_CONFIGS, parse_config
-from bfcl_action.dataset.prompt_templates import PromptTemplates, read_prompt_templates
-from bfcl_action.errors import DatasetError
+from bfcl_action.checker.variants import PROMPT_CONFIGS, PromptTemplates, parse_config
+from bfcl_action.core.errors import DatasetError
+from bfcl_action.dataset.prompt_templates import read_prompt_templates
 from bfcl_action.model.variant_prompts import function_doc_text, variant_system_prompt
 from tests.support.bfcl_wheel import PROMPT_TEMPLATES_SOURCE
 

@@ -8,8 +8,9 @@ function list), an example of the return format and a note on parameter types. b
 keeps these texts as string constants in `bfcl_eval/constants/default_prompts.py`; so that a
 run sends exactly the prompts bfcl-eval sends without the project carrying a copy of them,
 that file is extracted from the sha256-verified wheel like the data files and read here with
-`ast`, never imported: only literal strings, dicts of them, names bound earlier in the file
-and `+` between strings are evaluated.
+`ast`, never imported, into `bfcl_action.checker.variants.PromptTemplates`: only literal
+strings, dicts of them, names bound earlier in the file and `+` between strings are
+evaluated.
 
 Every template must use only the placeholders the assembly fills (`{persona}`, `{task}`,
 ...; plain names, no attribute, index, conversion or format spec), so filling one with
@@ -22,9 +23,8 @@ import ast
 import string
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
-from bfcl_action.errors import DatasetError
+from bfcl_action.checker.variants import PromptTemplates
+from bfcl_action.core.errors import DatasetError
 
 SOURCE_FILE = "bfcl_eval/constants/default_prompts.py"
 """Where the texts live in the wheel."""
@@ -50,32 +50,6 @@ _CONSTANTS = {
     "styles": "PROMPT_STYLE_TEMPLATES",
     "layouts": "PROMPT_TEMPLATE_MAPPING",
 }
-
-
-class PromptStyle(BaseModel):
-    """One style's pieces; `tool_call_*` hold `{output_format}` and `{param_types}`,
-    `available_tools` holds `{format}` (the function-doc format's name) and `{functions}`."""
-
-    model_config = ConfigDict(frozen=True)
-
-    persona: str
-    task: str
-    tool_call_no_tag: str
-    tool_call_with_tag: str
-    multiturn_behavior: str
-    available_tools: str
-
-
-class PromptTemplates(BaseModel):
-    """Every text a format-sensitivity system prompt is made of, keyed as the configuration
-    names them: return format (`output_formats`, `param_types`), style, layout."""
-
-    model_config = ConfigDict(frozen=True)
-
-    output_formats: dict[str, str]
-    param_types: dict[str, str]
-    styles: dict[str, PromptStyle]
-    layouts: dict[str, str]
 
 
 def read_prompt_templates(text: str, *, file: str) -> PromptTemplates:

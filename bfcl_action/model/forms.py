@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bfcl_action.categories import CATEGORIES
-from bfcl_action.checker.variants import variant_of
-from bfcl_action.dataset.prompt_templates import PromptTemplates
-from bfcl_action.fingerprint import sha256_hex
+from bfcl_action.checker.variants import PromptTemplates, variant_of
+from bfcl_action.core.categories import CATEGORIES
+from bfcl_action.core.fingerprint import sha256_hex
+from bfcl_action.core.records import Language, Mode, TestCase
 from bfcl_action.model.naming import NameMap
 from bfcl_action.model.render import (
     FunctionRenderer,
@@ -25,7 +25,6 @@ from bfcl_action.model.render import (
 )
 from bfcl_action.model.types import ChatRequest, ChatResponse, Message, PermanentError
 from bfcl_action.model.variant_prompts import variant_system_prompt
-from bfcl_action.records import Language, Mode, TestCase
 
 SYSTEM_PROMPT = """\
 You are an expert at composing function calls. You receive a question and a list of \

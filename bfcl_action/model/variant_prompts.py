@@ -25,8 +25,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bfcl_action.checker.variants import PromptConfig
-from bfcl_action.dataset.prompt_templates import PromptTemplates
+from bfcl_action.checker.variants import PromptConfig, PromptTemplates
 
 DOC_FORMATS = ("python", "xml", "json")
 

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from bfcl_action.categories import CATEGORIES, is_multi_turn
-from bfcl_action.dataset.prompt_templates import PromptTemplates
-from bfcl_action.errors import DatasetError
+from bfcl_action.checker.variants import PromptTemplates
+from bfcl_action.core.categories import CATEGORIES, is_multi_turn
+from bfcl_action.core.errors import DatasetError
+from bfcl_action.core.records import Mode, TestCase
 from bfcl_action.model.forms import case_request, fc_output, prompt_output
 from bfcl_action.model.render import FunctionRenderer, RenderedFunctions
 from bfcl_action.model.request import ModelClient
 from bfcl_action.model.types import ChatRequest, PermanentError, RequestStats
 from bfcl_action.multiturn.check import ExecutionOptions
 from bfcl_action.multiturn.driver import run_conversation
-from bfcl_action.records import Mode, TestCase
 from bfcl_action.runner.answer import ModelAnswer
 
 

@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 
 from bfcl_action.cli import main
+from bfcl_action.core.records import Mode, TestCase
 from bfcl_action.dataset import load_dataset, official
 from bfcl_action.model.forms import case_request
 from bfcl_action.model.render import FunctionRenderer
-from bfcl_action.records import Mode, TestCase
 from tests.conformance.official import differing_ids, official_evaluate
 from tests.support.openai_server import OpenAIServer
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from bfcl_action.cli import COMMANDS
-from bfcl_action.results_io import read_score_file
+from bfcl_action.results.results_io import read_score_file
 from tests.support.installed import Installed, git, prefill_bfcl_cache, serving
 from tests.support.openai_server import OpenAIServer
 
