@@ -115,8 +115,8 @@ def conformance(session: nox.Session) -> None:
         "-m",
         "conformance",
         "tests/conformance",
-        "tests/test_conformance_agreement.py",
-        "tests/test_decode_python_fast_corpus.py",
+        "tests/checker/test_conformance_agreement.py",
+        "tests/decode/test_decode_python_fast_corpus.py",
     )
     # Multi-turn: bfcl-eval's environments and checker against ours (25 entries per category;
     # `python -m tests.conformance.multi_turn` alone runs all 800).

@@ -41,7 +41,7 @@ _HOSTILE = [
     ),
     (SECRET_SHAPES, "credential-like string"),
 ]
-"""Linear patterns only (tests/test_security_written_files.py feeds 200 KB adversarial
+"""Linear patterns only (tests/safety/test_security_written_files.py feeds 200 KB adversarial
 strings): a tag ends at the next `<` or `>`, a key shape never backtracks over its run."""
 
 

@@ -113,7 +113,7 @@ def choose_activity(
     needs_api_key: bool,
     has_api_key: bool,
 ) -> Activity:
-    """The activity for an event and the inputs' facts; pure (tests/test_github_activity.py
+    """The activity for an event and the inputs' facts; pure (tests/github/test_github_activity.py
     holds its truth table). `shard` means the `shard` input without a finished `report`."""
     if event_name == "workflow_run":
         return Activity.POST_ARTIFACT

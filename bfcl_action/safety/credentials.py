@@ -104,7 +104,7 @@ def model_calls_allowed(
 ) -> bool:
     """Whether a run may call a model on `path`: never for a pull request from a fork (its
     files name the endpoints and it must reach no credential), nor for a pull-request event
-    whose head repository is unknown (fail closed). Pure; tests/test_security_keys.py holds
+    whose head repository is unknown (fail closed). Pure; tests/safety/test_security_keys.py holds
     its truth table over event x path."""
     del path  # every path obeys the same rule: one rule, one place
     if event_name not in PULL_REQUEST_EVENTS:
