@@ -234,8 +234,9 @@ SINGLE_TURN_OFFICIAL = [
 
 AGENTIC_OFFICIAL = [c.name for c in CATEGORIES.values() if c.agentic]
 FORMAT_SENSITIVITY = "format_sensitivity"
-"""BFCL v4's format-sensitivity category: `score` reads its result files; loaded only when
-named (5,200 prompt-mode cases)."""
+"""BFCL v4's format-sensitivity category: loaded only when named (5,200 prompt-mode cases);
+`run` asks it in prompt mode with each configuration's system prompt, `score` reads its
+result files."""
 """BFCL v4's agentic categories: `score` reads their result files; `run` cannot ask them yet
 (they need a search backend or a memory backend), and says so."""
 
