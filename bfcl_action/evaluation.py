@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bfcl_action.budget import repository_root
+from bfcl_action.categories import not_run_problem
 from bfcl_action.checker import needs_underscore_to_dot
 from bfcl_action.config import BfclConfig
 from bfcl_action.cost import cost_line, price_for, priced, run_cost
@@ -35,6 +36,7 @@ from bfcl_action.select import select_cases
 from bfcl_action.settings import MatrixRun, RunSettings, backend_options
 
 if TYPE_CHECKING:
+    from bfcl_action.multiturn.web_search import SearchBackend
     from bfcl_action.runner.estimate import RunEstimate
 
 
@@ -62,6 +64,9 @@ def gather_cases(
 
         for spec in settings.datasets:
             loaded = load_dataset(spec, data_names or None)
+            problem = not_run_problem(sorted({c.category for c in loaded}))
+            if problem:
+                raise ConfigError(problem, field="categories")
             cases.extend(loaded)
             datasets.append(loaded[0].dataset if loaded and loaded[0].dataset else spec)
     if settings.config is not None:
@@ -134,7 +139,7 @@ def select(settings: RunSettings, cases: list[TestCase]) -> list[TestCase]:
 
 
 def execution_options(settings: RunSettings) -> ExecutionOptions:
-    """Sandbox settings for multi-turn environments."""
+    """Sandbox settings for multi-turn environments; the search backend of web search."""
     return ExecutionOptions(
         limits=SandboxLimits(
             call_timeout_s=settings.tool_timeout_s, memory_mb=settings.tool_memory_mb
@@ -142,7 +147,52 @@ def execution_options(settings: RunSettings) -> ExecutionOptions:
         python=settings.env_python,
         paths=tuple(str(Path(p).resolve()) for p in settings.env_paths),
         http_allow=settings.exec_allow_hosts,
+        search=search_backend(settings),
     )
+
+
+def search_backend(settings: RunSettings) -> SearchBackend | None:
+    """The web-search backend of the settings; the key read from where the entry point holds
+    it (`credentials`), and only when the endpoint is set."""
+    if not settings.search_endpoint:
+        return None
+    from bfcl_action import credentials
+    from bfcl_action.multiturn.web_search import SearchBackend
+
+    key = credentials.get(settings.search_key_env) if settings.search_key_env else None
+    return SearchBackend(
+        endpoint=settings.search_endpoint, api_key=key or None, allow=settings.exec_allow_hosts
+    )
+
+
+def check_web_search(settings: RunSettings, cases: Sequence[TestCase]) -> None:
+    """Before any request: web-search cases need a search endpoint, and a key variable that
+    is named must be set; a fork's pull request sends no search (as it calls no model)."""
+    if settings.replaying or not any(web_search_case(c) for c in cases):
+        return
+    if not settings.search_endpoint:
+        raise ConfigError(
+            "the web-search categories need a search backend: set `web_search.endpoint` "
+            "(a SerpAPI-compatible URL) in .bfcl.yml or pass --search-endpoint",
+            field="search-endpoint",
+        )
+    from bfcl_action import credentials
+    from bfcl_action.credentials import ModelPath, refuse_model_calls_on_fork
+
+    refuse_model_calls_on_fork(ModelPath.SEARCH, credentials.environment())
+    if settings.search_key_env and not credentials.get(settings.search_key_env):
+        raise ConfigError(
+            f"no search key: {settings.search_key_env} is not set (set it from a secret in the "
+            "workflow step's env, or name no key variable for an endpoint that needs none)",
+            field="search-key-env",
+        )
+
+
+def web_search_case(case: TestCase) -> bool:
+    from bfcl_action.categories import CATEGORIES, Column
+
+    category = CATEGORIES.get(case.category)
+    return category is not None and category.agentic and category.column is Column.WEB_SEARCH
 
 
 def run_options(settings: RunSettings, datasets: Sequence[str], api_key: str | None) -> RunOptions:
@@ -200,6 +250,7 @@ def evaluate_cases(
     backend: Backend | None = None,
 ) -> RunReport:
     """Ask the model about `cases` (already built and selected), check, score and price."""
+    check_web_search(settings, cases)
     report, _stats = run_evaluation(
         cases, run_options(settings, datasets, api_key), backend=backend, progress=progress
     )

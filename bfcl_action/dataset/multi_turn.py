@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from bfcl_action.categories import MULTI_TURN_OFFICIAL as MULTI_TURN_OFFICIAL
 from bfcl_action.dataset.bfcl_format import _read, entry_file_name, parse_answers, read_jsonl
 from bfcl_action.errors import DatasetError
@@ -28,6 +30,8 @@ FUNC_DOC_FILES = {
     "VehicleControlAPI": "vehicle_control.json",
 }
 """Environment class -> its function-doc file under `multi_turn_func_doc/`."""
+AGENTIC_FUNC_DOC_FILES = {"WebSearchAPI": "web_search.json"}
+"""The agentic environments bfcl-action runs (host-side tools) -> their function-doc file."""
 LONG_CONTEXT = "multi_turn_long_context"
 
 
@@ -92,3 +96,39 @@ def read_multi_turn(
         )
         cases.append(TestCase.model_validate(fields))
     return cases
+
+
+class AgenticData(BaseModel):
+    """The environments an agentic entry names (read with `TestCase.metadata_as`)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    involved_classes: list[str] = Field(default_factory=list)
+
+
+def with_agentic_functions(
+    root: Path,
+    cases: list[TestCase],
+    *,
+    display: str,
+    expected_sha256: dict[str, str] | None = None,
+) -> list[TestCase]:
+    """Agentic entries (which list `involved_classes`, no functions) with the function docs of
+    the environments bfcl-action runs (web search), as BFCL offers them. A release without the
+    doc file leaves the entries as they are: scoring needs no docs, running says it lacks them."""
+    docs: dict[str, list[dict[str, Any]]] = {}
+    out: list[TestCase] = []
+    for case in cases:
+        functions: list[dict[str, Any]] = []
+        for cls in case.metadata_as(AgenticData).involved_classes:
+            rel = f"multi_turn_func_doc/{AGENTIC_FUNC_DOC_FILES.get(cls, '')}"
+            if cls not in AGENTIC_FUNC_DOC_FILES or not (root / rel).is_file():
+                continue
+            if cls not in docs:
+                data = _read(root, rel, display=display, expected_sha256=expected_sha256)
+                docs[cls] = [row for _, row in read_jsonl(data, file=f"{display}{rel}")]
+            functions.extend(json.loads(json.dumps(docs[cls])))
+        if functions and not case.functions:
+            case = TestCase.model_validate({**case.model_dump(), "functions": functions})
+        out.append(case)
+    return out

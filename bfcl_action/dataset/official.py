@@ -44,7 +44,7 @@ from bfcl_action.dataset.bfcl_format import (
     read_category,
     read_format_sensitivity,
 )
-from bfcl_action.dataset.multi_turn import read_multi_turn
+from bfcl_action.dataset.multi_turn import read_multi_turn, with_agentic_functions
 from bfcl_action.errors import DatasetError
 from bfcl_action.records import TestCase
 
@@ -211,16 +211,19 @@ def load_official(
                 f"available: {', '.join(SINGLE_TURN_OFFICIAL)}",
                 field="categories",
             )
-        cases.extend(
-            read_category(
-                root,
-                category,
-                dataset=release.spec,
-                suite=category,
-                display=f"{release.spec}:",
-                expected_sha256=files,
-            )
+        loaded = read_category(
+            root,
+            category,
+            dataset=release.spec,
+            suite=category,
+            display=f"{release.spec}:",
+            expected_sha256=files,
         )
+        if category in AGENTIC_OFFICIAL:
+            loaded = with_agentic_functions(
+                root, loaded, display=f"{release.spec}:", expected_sha256=files
+            )
+        cases.extend(loaded)
     return cases
 
 

@@ -20,12 +20,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bfcl_action.decode import decode_step
 from bfcl_action.errors import BfclActionError
-from bfcl_action.multiturn.conversation import Conversation, conversation_of
-from bfcl_action.multiturn.sandbox import Sandbox, SandboxError, SandboxLimits
+from bfcl_action.multiturn.conversation import WEB_SEARCH_ENVIRONMENT, Conversation, conversation_of
+from bfcl_action.multiturn.sandbox import EnvironmentSpec, Sandbox, SandboxError, SandboxLimits
 from bfcl_action.records import Call, CaseResult, Mode, TestCase
 from bfcl_action.redact import shorten
 
@@ -39,6 +39,24 @@ ENVIRONMENT_ERROR = "multi_turn:environment_error"
 
 MODEL, TRUTH = "model", "truth"
 
+if TYPE_CHECKING:
+    from bfcl_action.multiturn.web_search import SearchBackend
+
+
+class ToolExecutor(Protocol):
+    """Where a conversation's calls run: the sandbox (simulated environments) or, for tools
+    that need the network, this process (`multiturn.web_search`)."""
+
+    def init(
+        self, side: str, envs: Sequence[EnvironmentSpec], *, long_context: bool
+    ) -> list[str]: ...
+
+    def call(
+        self, side: str, name: str, args: Sequence[Any] = (), kwargs: dict[str, Any] | None = None
+    ) -> str: ...
+
+    def close(self) -> None: ...
+
 
 @dataclass(frozen=True)
 class ExecutionOptions:
@@ -48,11 +66,26 @@ class ExecutionOptions:
     python: str | None = None
     paths: tuple[str, ...] = ()
     http_allow: tuple[str, ...] = ()
-    """Non-loopback hosts (`HOST` or `HOST:PORT`) executable checks may POST to."""
+    """Non-loopback hosts (`HOST` or `HOST:PORT`) executable checks may POST to, and
+    non-public hosts the web-search fetcher may GET."""
+    search: SearchBackend | None = None
+    """The web-search backend (`web_search:` of `.bfcl.yml`); None: web search cannot run."""
 
     def sandbox(self, extra_paths: Sequence[str] = ()) -> Sandbox:
         paths = [Path(p) for p in (*extra_paths, *self.paths)]
         return Sandbox(limits=self.limits, python=self.python, paths=paths)
+
+    def executor(self, conversation: Conversation) -> ToolExecutor:
+        """The web-search tools (host-side) for a web-search conversation, else the sandbox."""
+        from bfcl_action.multiturn.web_search import WebSearchTools
+
+        if any(env.name == WEB_SEARCH_ENVIRONMENT for env in conversation.environments):
+            if self.search is None:
+                raise SandboxError(
+                    "web search needs a search backend (`web_search.endpoint` in .bfcl.yml)"
+                )
+            return WebSearchTools(self.search)
+        return self.sandbox(conversation.paths)
 
 
 def decode_turns(model_output: list[Any], mode: Mode) -> list[list[list[Call]]]:

@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from bfcl_action.categories import CATEGORIES, Column
 from bfcl_action.errors import InputError
 from bfcl_action.multiturn.calls import ToolCall, parse_call_text, with_keywords
 from bfcl_action.multiturn.sandbox import EnvironmentSpec
@@ -170,6 +171,49 @@ def conversation_of(case: TestCase) -> Conversation:
         ground_truth=truth,
         long_context=data.long_context,
         paths=case.metadata_as(ExecutionData).environment_paths,
+    )
+
+
+WEB_SEARCH_ENVIRONMENT = "WebSearchAPI"
+"""The environment of BFCL's web-search entries; its tools run host-side
+(`multiturn.web_search`)."""
+
+
+def conversation_for(case: TestCase) -> Conversation:
+    """The conversation of a multi-turn case, or of an agentic one (web search)."""
+    category = CATEGORIES.get(case.category)
+    if category is not None and category.agentic:
+        return agentic_conversation(case)
+    return conversation_of(case)
+
+
+def agentic_conversation(case: TestCase) -> Conversation:
+    """A web-search entry as a conversation: its turns, the web-search tools with the
+    category's `show_snippet` (False for `web_search_no_snippet`, as bfcl-eval sets it), no
+    ground truth (the final answer is checked, not the calls)."""
+    category = CATEGORIES[case.category]
+    where = case.source.file if case.source else None
+    if category.column is not Column.WEB_SEARCH:
+        raise InputError(
+            f"{case.id}: {case.category} is not run by bfcl-action (it needs a memory backend)",
+            file=where,
+            field="category",
+        )
+    if not case.functions:
+        raise InputError(
+            f"{case.id}: no web-search function docs (BFCL's multi_turn_func_doc/web_search.json)",
+            file=where,
+            field="function",
+        )
+    show_snippet = "no_snippet" not in case.category
+    return Conversation(
+        id=case.id,
+        turns=case.question,
+        environments=[
+            EnvironmentSpec(WEB_SEARCH_ENVIRONMENT, "host:web_search", {"show_snippet": show_snippet})
+        ],
+        functions=list(case.functions),
+        ground_truth=[[] for _ in case.question],
     )
 
 

@@ -32,14 +32,14 @@ from bfcl_action.model.render import FunctionRenderer, RenderedFunctions
 from bfcl_action.model.request import ModelClient
 from bfcl_action.model.retry import InfraFailure
 from bfcl_action.model.types import ChatRequest, ChatResponse, Message, PermanentError
-from bfcl_action.multiturn.check import ExecutionOptions
+from bfcl_action.multiturn.check import ExecutionOptions, ToolExecutor
 from bfcl_action.multiturn.conversation import (
     ADDED_FUNCTIONS_PROMPT,
     MAX_STEPS,
-    conversation_of,
+    conversation_for,
     turn_messages,
 )
-from bfcl_action.multiturn.sandbox import Sandbox, SandboxError
+from bfcl_action.multiturn.sandbox import SandboxError
 from bfcl_action.records import Call, Language, Mode, TestCase
 
 SIDE = "model"
@@ -78,7 +78,7 @@ class ConversationDriver:
         sample: int,
     ) -> None:
         self.case = case
-        self.conversation = conversation_of(case)
+        self.conversation = conversation_for(case)
         self.client = client
         self.mode = mode
         self.renderer = renderer
@@ -89,7 +89,10 @@ class ConversationDriver:
 
     async def run(self) -> ConversationAnswer:
         conversation = self.conversation
-        sandbox = self.execution.sandbox(conversation.paths)
+        try:
+            sandbox = self.execution.executor(conversation)
+        except SandboxError as exc:
+            raise PermanentError(f"sandbox failed: {exc.message}") from None
         try:
             await asyncio.to_thread(
                 sandbox.init,
@@ -125,7 +128,7 @@ class ConversationDriver:
                 ]
         self.messages.extend(opening)
 
-    async def _turn(self, sandbox: Sandbox, rendered: RenderedFunctions) -> tuple[list[Any], bool]:
+    async def _turn(self, sandbox: ToolExecutor, rendered: RenderedFunctions) -> tuple[list[Any], bool]:
         steps: list[Any] = []
         count = 0
         while True:

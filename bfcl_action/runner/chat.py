@@ -3,7 +3,7 @@ conversation loop for a multi-turn one. Both go through the same `ModelClient`."
 
 from __future__ import annotations
 
-from bfcl_action.categories import is_multi_turn
+from bfcl_action.categories import is_conversation
 from bfcl_action.model.forms import case_request, fc_output, prompt_output
 from bfcl_action.model.render import FunctionRenderer, RenderedFunctions
 from bfcl_action.model.request import ModelClient
@@ -36,7 +36,7 @@ class ChatBackend:
         return case_request(case, self.mode, self.renderer, sample, self._prompts)
 
     async def answer(self, case: TestCase, sample: int) -> ModelAnswer:
-        if is_multi_turn(case.category):
+        if is_conversation(case.category):
             conversation = await run_conversation(
                 case,
                 client=self.client,

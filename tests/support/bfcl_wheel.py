@@ -72,6 +72,49 @@ def _agentic_files() -> list[tuple[str, list[dict[str, Any]], list[dict[str, Any
     return out
 
 
+WEB_SEARCH_DOCS = [
+    {
+        "name": "search_engine_query",
+        "description": "Search the web for keywords; returns titles, links and snippets.",
+        "parameters": {
+            "type": "dict",
+            "properties": {
+                "keywords": {"type": "string", "description": "What to search for."},
+                "max_results": {
+                    "type": "integer",
+                    "description": "How many results at most.",
+                    "default": 10,
+                },
+                "region": {
+                    "type": "string",
+                    "description": "Region code.",
+                    "default": "wt-wt",
+                },
+            },
+            "required": ["keywords"],
+        },
+    },
+    {
+        "name": "fetch_url_content",
+        "description": "Read a web page: raw HTML, Markdown, or its text.",
+        "parameters": {
+            "type": "dict",
+            "properties": {
+                "url": {"type": "string", "description": "An http(s) URL."},
+                "mode": {
+                    "type": "string",
+                    "description": "raw, markdown or truncate.",
+                    "default": "raw",
+                    "enum": ["raw", "markdown", "truncate"],
+                },
+            },
+            "required": ["url"],
+        },
+    },
+]
+"""The stand-in's `multi_turn_func_doc/web_search.json` (the two web-search tools)."""
+
+
 def _jsonl(rows: list[dict[str, Any]]) -> str:
     return "".join(json.dumps(r) + "\n" for r in rows)
 
@@ -113,6 +156,9 @@ def build_wheel(directory: Path, *, skip: tuple[str, ...] = (), environments: bo
             if CATEGORIES[category].checker is Checker.AST:
                 answers = [_answer(category, i) for i in range(ENTRIES_PER_CATEGORY)]
                 archive.writestr(f"bfcl_eval/data/possible_answer/{name}", _jsonl(answers))
+        archive.writestr(
+            "bfcl_eval/data/multi_turn_func_doc/web_search.json", _jsonl(WEB_SEARCH_DOCS)
+        )
         for stem, rows, answers in _agentic_files():
             archive.writestr(f"bfcl_eval/data/BFCL_v4_{stem}.json", _jsonl(rows))
             archive.writestr(f"bfcl_eval/data/possible_answer/BFCL_v4_{stem}.json", _jsonl(answers))
@@ -136,3 +182,18 @@ def build_wheel(directory: Path, *, skip: tuple[str, ...] = (), environments: bo
 def release_for(wheel: Path) -> BfclRelease:
     data = wheel.read_bytes()
     return BfclRelease(version=VERSION, sha256=hashlib.sha256(data).hexdigest(), size=len(data))
+
+
+def seed_cache(cache: Path, wheel: Path) -> Path:
+    """A data cache under `cache` as a run of the pinned release would have left it, filled
+    from the stand-in `wheel` (for console scripts in a subprocess, which cannot be pointed
+    at another digest); returns the release's cache directory."""
+    from bfcl_action.dataset import official
+
+    release = official.get_release(VERSION)
+
+    def fill(work: Path, staging: Path) -> None:
+        del work
+        official._populate(wheel, staging, release)
+
+    return official.fill_cache(official.release_dir(release, cache), fill)
