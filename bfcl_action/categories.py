@@ -395,7 +395,7 @@ def parse_categories(spec: str | None, available: list[str]) -> list[str]:
             members = set(group_members(item))
             picked = [n for n in available if n in members]
         else:
-            known = get_category(item)
+            get_category(item)  # an unknown name is an error with a did-you-mean
             if item not in available and item in NOT_RUN:
                 raise ConfigError(
                     f"category {item!r} is in BFCL's data but bfcl-action does not run it yet "

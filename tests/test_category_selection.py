@@ -112,8 +112,8 @@ def test_the_categories_command_lists_every_name(capsys: pytest.CaptureFixture[s
     assert all(name in text for name in [*CATEGORIES, *SELECTION_GROUPS])
 
 
-def test_running_an_agentic_category_says_it_is_scored_not_run() -> None:
-    with pytest.raises(ConfigError, match=r"does not run it yet .*needs a search backend"):
-        parse_categories("web_search_base", ["simple_python"])
+def test_running_a_memory_category_says_it_is_scored_not_run() -> None:
+    with pytest.raises(ConfigError, match=r"does not run it yet .*needs a memory backend"):
+        parse_categories("memory_kv", ["simple_python"])
     with pytest.raises(ConfigError, match="is not in the selected dataset"):
         parse_categories("live_simple", ["simple_python"])

@@ -48,7 +48,11 @@ def tools(web: WebServer, *, snippet: bool = True, allow: bool = True, **kw: Any
         **kw,
     )
     executor = WebSearchTools(backend)
-    executor.init("model", [EnvironmentSpec("WebSearchAPI", "host:web_search", {"show_snippet": snippet})], long_context=False)
+    executor.init(
+        "model",
+        [EnvironmentSpec("WebSearchAPI", "host:web_search", {"show_snippet": snippet})],
+        long_context=False,
+    )
     return executor
 
 
@@ -61,7 +65,11 @@ def test_a_search_returns_titles_links_and_snippets_as_bfcl_renders_a_list(
 ) -> None:
     text = call(tools(web), "search_engine_query", keywords="expensive tea", max_results=1)
     assert ast.literal_eval(text) == [
-        {"title": "Most expensive tea", "href": web.page_url("tea"), "body": "Da Hong Pao from China"}
+        {
+            "title": "Most expensive tea",
+            "href": web.page_url("tea"),
+            "body": "Da Hong Pao from China",
+        }
     ]
     path, query = web.requests[-1]
     assert path == "/search.json"
@@ -120,7 +128,10 @@ def test_an_unreachable_search_endpoint_is_an_error_result() -> None:
     ("mode", "expected"),
     [
         ("raw", PAGE),
-        ("truncate", "Tea\nDa Hong Pao\nThe most   expensive tea comes from\nChina\n.\nWuyi\nFujian"),
+        (
+            "truncate",
+            "Tea\nDa Hong Pao\nThe most   expensive tea comes from\nChina\n.\nWuyi\nFujian",
+        ),
     ],
 )
 def test_a_page_is_fetched_in_each_mode(web: WebServer, mode: str, expected: str) -> None:
@@ -164,7 +175,9 @@ def test_unknown_tools_and_arguments_fail_the_call_only(web: WebServer) -> None:
     assert call(executor, "rm_rf") == "Error during execution: name 'rm_rf' is not defined"
     text = call(executor, "search_engine_query", query="tea")
     assert text.startswith("Error during execution: ") and "query" in text
-    assert call(executor, "_with_query") == "Error during execution: name '_with_query' is not defined"
+    assert (
+        call(executor, "_with_query") == "Error during execution: name '_with_query' is not defined"
+    )
 
 
 def test_loopback_pages_are_refused_unless_the_workflow_allows_them(web: WebServer) -> None:
@@ -177,7 +190,9 @@ def test_loopback_pages_are_refused_unless_the_workflow_allows_them(web: WebServ
 def test_every_redirect_hop_is_fenced(web: WebServer) -> None:
     executor = tools(web)
     ok = f"{web.base}/redirect?to=/pages/tea"
-    assert json.loads(call(executor, "fetch_url_content", url=ok, mode="truncate"))["content"].startswith("Tea")
+    assert json.loads(call(executor, "fetch_url_content", url=ok, mode="truncate"))[
+        "content"
+    ].startswith("Tea")
     away = f"{web.base}/redirect?to=http://localhost:{web.port}/pages/tea"
     result = json.loads(call(executor, "fetch_url_content", url=away))
     assert "localhost is not a public address" in result["error"]

@@ -210,7 +210,9 @@ def agentic_conversation(case: TestCase) -> Conversation:
         id=case.id,
         turns=case.question,
         environments=[
-            EnvironmentSpec(WEB_SEARCH_ENVIRONMENT, "host:web_search", {"show_snippet": show_snippet})
+            EnvironmentSpec(
+                WEB_SEARCH_ENVIRONMENT, "host:web_search", {"show_snippet": show_snippet}
+            )
         ],
         functions=list(case.functions),
         ground_truth=[[] for _ in case.question],

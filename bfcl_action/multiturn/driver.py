@@ -128,7 +128,9 @@ class ConversationDriver:
                 ]
         self.messages.extend(opening)
 
-    async def _turn(self, sandbox: ToolExecutor, rendered: RenderedFunctions) -> tuple[list[Any], bool]:
+    async def _turn(
+        self, sandbox: ToolExecutor, rendered: RenderedFunctions
+    ) -> tuple[list[Any], bool]:
         steps: list[Any] = []
         count = 0
         while True:

@@ -319,7 +319,7 @@ class WebSearchTools:
                 isinstance(answer, dict) and "429" in str(answer.get("error", ""))
             )
             if limited and attempt < backend.retries:
-                backend.sleep(delay + random.uniform(0, delay))
+                backend.sleep(delay + random.uniform(0, delay))  # noqa: S311 (jitter)
                 delay = min(delay * 2, 120.0)
                 continue
             break

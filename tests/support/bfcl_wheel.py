@@ -182,18 +182,3 @@ def build_wheel(directory: Path, *, skip: tuple[str, ...] = (), environments: bo
 def release_for(wheel: Path) -> BfclRelease:
     data = wheel.read_bytes()
     return BfclRelease(version=VERSION, sha256=hashlib.sha256(data).hexdigest(), size=len(data))
-
-
-def seed_cache(cache: Path, wheel: Path) -> Path:
-    """A data cache under `cache` as a run of the pinned release would have left it, filled
-    from the stand-in `wheel` (for console scripts in a subprocess, which cannot be pointed
-    at another digest); returns the release's cache directory."""
-    from bfcl_action.dataset import official
-
-    release = official.get_release(VERSION)
-
-    def fill(work: Path, staging: Path) -> None:
-        del work
-        official._populate(wheel, staging, release)
-
-    return official.fill_cache(official.release_dir(release, cache), fill)

@@ -15,14 +15,18 @@ One HTTP server on 127.0.0.1 (ephemeral port), in a thread:
   search path, a refused URL was never asked, ...).
 
 `result(title, page, snippet)` builds one organic result linking to `/pages/<page>` here.
+`researcher()` is a scripted model for the local OpenAI server that searches, reads the first
+result's page and answers in text, as a web-search model does.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import threading
 import time
 import urllib.parse
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -147,3 +151,65 @@ def _handler(server: WebServer) -> type[BaseHTTPRequestHandler]:
                 self._send(404, b"<h1>Not Found</h1>", "text/html")
 
     return Handler
+
+
+# -- a scripted model that researches -------------------------------------------------------
+
+RESULTS_PREFIX = "[{'role': 'tool'"
+"""How a prompt-mode conversation hands tool results back (one user message)."""
+
+
+def researcher(
+    answer: Callable[[str, str], str] | None = None, *, prompt: bool = False
+) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A responder for the local OpenAI server (`OpenAIServer.responder`) that does what a
+    web-search model does: search for the question, fetch the first result's page in
+    `truncate` mode, then answer in text. `answer(question, page_text)` words the answer
+    (default: the page's last line). Works in FC mode (tool calls, `tool` replies) and, with
+    `prompt`, in prompt mode (call text, results in one user message)."""
+
+    def reply(body: dict[str, Any]) -> dict[str, Any]:
+        messages = body["messages"]
+        opening = max(
+            i
+            for i, m in enumerate(messages)
+            if m["role"] == "user" and not str(m["content"]).startswith(RESULTS_PREFIX)
+        )
+        question = str(messages[opening]["content"])
+        step = sum(1 for m in messages[opening:] if m["role"] == "assistant")
+        last = _last_result(messages[opening:])
+        if step == 0:
+            return _call(prompt, "search_engine_query", keywords=question[:40])
+        if step == 1:
+            try:
+                href = ast.literal_eval(last)[0]["href"]
+            except (ValueError, SyntaxError, LookupError, TypeError):
+                return {"content": f"I could not search: {last[:200]}"}
+            return _call(prompt, "fetch_url_content", url=href, mode="truncate")
+        try:
+            text = str(json.loads(last)["content"])
+        except (ValueError, LookupError, TypeError):
+            return {"content": f"I could not read the page: {last[:200]}"}
+        words = answer(question, text) if answer else text.splitlines()[-1]
+        return {"content": words}
+
+    return reply
+
+
+def _call(prompt: bool, name: str, **arguments: str) -> dict[str, Any]:
+    if prompt:
+        args = ", ".join(f"{k}={v!r}" for k, v in arguments.items())
+        return {"content": f"[{name}({args})]"}
+    return {"tool_calls": [{"name": name, "arguments": arguments}]}
+
+
+def _last_result(messages: list[dict[str, Any]]) -> str:
+    """The content of the last tool result: a `tool` message, or the last item of a
+    prompt-mode results message."""
+    for message in reversed(messages):
+        if message["role"] == "tool":
+            return str(message["content"])
+        content = str(message.get("content") or "")
+        if message["role"] == "user" and content.startswith(RESULTS_PREFIX):
+            return str(ast.literal_eval(content)[-1]["content"])
+    return ""
