@@ -179,7 +179,7 @@ def researcher(
         step = sum(1 for m in messages[opening:] if m["role"] == "assistant")
         last = _last_result(messages[opening:])
         if step == 0:
-            return _call(prompt, "search_engine_query", keywords=question[:40])
+            return _call(prompt, "search_engine_query", keywords=question)
         if step == 1:
             try:
                 href = ast.literal_eval(last)[0]["href"]
