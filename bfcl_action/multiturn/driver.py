@@ -2,7 +2,8 @@
 
 The loop follows BFCL's inference (read, not copied): each user turn opens with its messages
 (a turn that only adds functions says so, and the tools are re-rendered); within a turn the
-model is asked again and again, its calls run in the sandbox and the results go back (FC:
+model is asked again and again, its calls run in the sandbox (a web-search conversation's in
+this process, `multiturn.web_search`: they need the network) and the results go back (FC:
 one `tool` message per call; prompt: one user message listing the results) until a step
 carries no call; more than `MAX_STEPS` steps in one turn ends the whole conversation
 (force-terminated).
