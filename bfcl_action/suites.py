@@ -555,9 +555,7 @@ def _external(config: BfclConfig, src: CaseSource) -> list[TestCase]:
             if c in CATEGORIES and CATEGORIES[c].checker is not Checker.MULTI_TURN
         ]
         multi = [
-            w
-            for w in wanted
-            if w == "multi_turn" or (is_conversation(w) and w not in NOT_RUN)
+            w for w in wanted if w == "multi_turn" or (is_conversation(w) and w not in NOT_RUN)
         ]
         rest = [w for w in wanted if w not in multi]
         chosen = parse_categories(",".join(rest), available) if rest else []
