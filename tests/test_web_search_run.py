@@ -18,6 +18,7 @@ from bfcl_action.dataset import load_dataset, official
 from bfcl_action.errors import ConfigError
 from bfcl_action.evaluation import check_web_search, gather_cases
 from bfcl_action.multiturn.check import ExecutionOptions
+from bfcl_action.multiturn.conversation import AGENTIC_ANSWER_FORMAT
 from bfcl_action.multiturn.web_search import SearchBackend
 from bfcl_action.records import Mode, TestCase
 from bfcl_action.results_io import write_result_files
@@ -100,6 +101,9 @@ def test_the_model_sees_the_results_as_bfcl_renders_them(
     assert {"content": "ByteDance\nIt was founded by Zhang Yiming."} in pages
     offered = {t["function"]["name"] for t in server.requests[0]["tools"]}
     assert offered == {"search_engine_query", "fetch_url_content"}
+    system, question = server.requests[0]["messages"][:2]
+    assert system == {"role": "system", "content": AGENTIC_ANSWER_FORMAT}
+    assert question["content"] == "Question 0 of web_search?"
 
 
 def test_prompt_mode_runs_the_same_conversation(
@@ -113,6 +117,8 @@ def test_prompt_mode_runs_the_same_conversation(
     assert results["web_search_no_snippet_1"].error_type == "agentic:answer_not_found"
     [[first, _fetch, _final]] = results["web_search_no_snippet_0"].model_output
     assert first.startswith("[search_engine_query(")
+    system = server.requests[0]["messages"][0]
+    assert system["role"] == "system" and system["content"].endswith(AGENTIC_ANSWER_FORMAT)
 
 
 def test_the_result_files_are_bfcl_evals_and_score_gives_the_same_verdicts(

@@ -174,6 +174,16 @@ def conversation_of(case: TestCase) -> Conversation:
     )
 
 
+AGENTIC_ANSWER_FORMAT = (
+    "When you give the user your final answer, write it as "
+    "{'answer': <the answer, short and exact>, 'context': <how you found it, or why it is "
+    "right>}. If you do not know, answer {'answer': 'I do not know', 'context': 'I do not "
+    "know'}; if the question cannot be answered, answer {'answer': 'I cannot answer this "
+    "question', 'context': <why not>}."
+)
+"""The system message opening an agentic question (our wording of the answer form bfcl-eval
+asks for; the checker looks for the expected text in the final answer, in any form)."""
+
 WEB_SEARCH_ENVIRONMENT = "WebSearchAPI"
 """The environment of BFCL's web-search entries; its tools run host-side
 (`multiturn.web_search`)."""
@@ -188,9 +198,10 @@ def conversation_for(case: TestCase) -> Conversation:
 
 
 def agentic_conversation(case: TestCase) -> Conversation:
-    """A web-search entry as a conversation: its turns, the web-search tools with the
-    category's `show_snippet` (False for `web_search_no_snippet`, as bfcl-eval sets it), no
-    ground truth (the final answer is checked, not the calls)."""
+    """A web-search entry as a conversation: its turns, opened (as bfcl-eval opens them) by
+    a system message asking for the answer form (`AGENTIC_ANSWER_FORMAT`); the web-search
+    tools with the category's `show_snippet` (False for `web_search_no_snippet`, as
+    bfcl-eval sets it); no ground truth (the final answer is checked, not the calls)."""
     category = CATEGORIES[case.category]
     where = case.source.file if case.source else None
     if category.column is not Column.WEB_SEARCH:
@@ -206,9 +217,11 @@ def agentic_conversation(case: TestCase) -> Conversation:
             field="function",
         )
     show_snippet = "no_snippet" not in case.category
+    opening = Message(role="system", content=AGENTIC_ANSWER_FORMAT)
+    turns = [[opening, *turn] if i == 0 else list(turn) for i, turn in enumerate(case.question)]
     return Conversation(
         id=case.id,
-        turns=case.question,
+        turns=turns,
         environments=[
             EnvironmentSpec(
                 WEB_SEARCH_ENVIRONMENT, "host:web_search", {"show_snippet": show_snippet}
