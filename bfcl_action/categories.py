@@ -187,7 +187,7 @@ CATEGORIES: dict[str, Category] = {
         _c("multi_turn_miss_func", _MT, _MTG, column=_MT_COL, directory=_MTD),
         _c("multi_turn_miss_param", _MT, _MTG, column=_MT_COL, directory=_MTD),
         _c("multi_turn_long_context", _MT, _MTG, column=_MT_COL, directory=_MTD),
-        # BFCL v4's agentic categories: web search runs (search backend), memory is scored only.
+        # BFCL v4's agentic categories: web search (search backend) and memory kv / rec_sum run.
         *(
             _c(name, _AG, _AGG, column=Column.WEB_SEARCH, directory=_AGD, data_file="web_search")
             for name in ("web_search_base", "web_search_no_snippet")
@@ -234,14 +234,14 @@ SINGLE_TURN_OFFICIAL = [
 
 AGENTIC_OFFICIAL = [c.name for c in CATEGORIES.values() if c.agentic]
 """BFCL v4's agentic categories: `score` reads their result files; `run` asks the web-search
-ones (with a search backend configured) and says which it cannot run (`NOT_RUN`)."""
+ones (with a search backend configured) and memory kv and rec_sum, and says which it cannot
+run (`NOT_RUN`)."""
 FORMAT_SENSITIVITY = "format_sensitivity"
 """BFCL v4's format-sensitivity category: `score` reads its result files; loaded only when
 named (5,200 prompt-mode cases)."""
 
 NOT_RUN: dict[str, str] = {
-    name: "it needs a memory backend (the prerequisite conversations and the memory tools)"
-    for name in ("memory_kv", "memory_vector", "memory_rec_sum")
+    "memory_vector": "its memory backend needs an embedding model and a vector index",
 }
 """Categories `score` scores from BFCL result files but `run` cannot ask yet, with why."""
 
@@ -306,8 +306,8 @@ SELECTION_GROUPS: dict[str, str] = {
     Group.LIVE.value: "the Live AST categories (live_simple, live_multiple, ...)",
     Group.HALLUCINATION.value: "irrelevance and relevance (official and Live)",
     Group.MULTI_TURN.value: "the official multi-turn categories",
-    Group.AGENTIC.value: "BFCL v4's web search (run and scored) and memory (scored from result "
-    "files) categories",
+    Group.AGENTIC.value: "BFCL v4's web search and memory categories (memory_vector: scored "
+    "from result files only)",
 }
 """Names that select several categories, with what they select (`bfcl-action categories`)."""
 

@@ -113,7 +113,7 @@ def test_the_categories_command_lists_every_name(capsys: pytest.CaptureFixture[s
 
 
 def test_running_a_memory_category_says_it_is_scored_not_run() -> None:
-    with pytest.raises(ConfigError, match=r"does not run it yet .*needs a memory backend"):
-        parse_categories("memory_kv", ["simple_python"])
+    with pytest.raises(ConfigError, match=r"does not run it yet .*needs an embedding model"):
+        parse_categories("memory_vector", ["simple_python"])
     with pytest.raises(ConfigError, match="is not in the selected dataset"):
         parse_categories("live_simple", ["simple_python"])

@@ -170,15 +170,15 @@ def test_a_fork_pull_request_sends_no_search(
         check_web_search(settings, load_dataset("bfcl@2026.3.23", ["web_search_base"]))
 
 
-def test_memory_categories_are_named_as_not_run_yet(dataset: None) -> None:
+def test_memory_vector_is_named_as_not_run_yet(dataset: None) -> None:
     settings = RunSettings(
-        model="m", datasets=("bfcl@2026.3.23",), categories=("web_search_base", "memory_kv")
+        model="m", datasets=("bfcl@2026.3.23",), categories=("web_search_base", "memory_vector")
     )
-    with pytest.raises(ConfigError, match=r"memory_kv: in BFCL's data but bfcl-action does not"):
+    with pytest.raises(ConfigError, match=r"memory_vector: in BFCL's data but bfcl-action does"):
         gather_cases(settings, None)
-    assert set(NOT_RUN) == {"memory_kv", "memory_vector", "memory_rec_sum"}
+    assert set(NOT_RUN) == {"memory_vector"}
     assert all(get_category(name).agentic for name in NOT_RUN)
-    with pytest.raises(ConfigError, match=r"does not run it yet .*memory backend"):
+    with pytest.raises(ConfigError, match=r"does not run it yet .*embedding model"):
         parse_categories("memory_vector", ["simple_python"])
     cases, _ = gather_cases(settings.model_copy(update={"categories": ("web_search_base",)}), None)
     assert {c.category for c in cases} == {"web_search_base"}

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from bfcl_action.decode import decode_step
 from bfcl_action.errors import BfclActionError
 from bfcl_action.multiturn.conversation import WEB_SEARCH_ENVIRONMENT, Conversation, conversation_of
+from bfcl_action.multiturn.memory import MEMORY_ENVIRONMENT, MemoryStore
 from bfcl_action.multiturn.sandbox import EnvironmentSpec, Sandbox, SandboxError, SandboxLimits
 from bfcl_action.records import Call, CaseResult, Mode, TestCase
 from bfcl_action.redact import shorten
@@ -70,6 +71,8 @@ class ExecutionOptions:
     non-public hosts the web-search fetcher may GET."""
     search: SearchBackend | None = None
     """The web-search backend (`web_search:` of `.bfcl.yml`); None: web search cannot run."""
+    memory: MemoryStore = field(default_factory=MemoryStore, compare=False)
+    """The run's memory scenarios (filled by their prerequisite conversations)."""
 
     def sandbox(self, extra_paths: Sequence[str] = ()) -> Sandbox:
         paths = [Path(p) for p in (*extra_paths, *self.paths)]
@@ -79,6 +82,9 @@ class ExecutionOptions:
         """The web-search tools (host-side) for a web-search conversation, else the sandbox."""
         from bfcl_action.multiturn.web_search import WebSearchTools
 
+        for env in conversation.environments:
+            if env.name == MEMORY_ENVIRONMENT:
+                return self.memory.tools(env.target.removeprefix("host:"), env, conversation.id)
         if any(env.name == WEB_SEARCH_ENVIRONMENT for env in conversation.environments):
             if self.search is None:
                 raise SandboxError(

@@ -39,7 +39,9 @@ from bfcl_action.multiturn.conversation import (
     MAX_STEPS,
     conversation_for,
     turn_messages,
+    with_system_text,
 )
+from bfcl_action.multiturn.memory import MemoryTools
 from bfcl_action.multiturn.sandbox import SandboxError
 from bfcl_action.records import Call, Language, Mode, TestCase
 
@@ -101,6 +103,10 @@ class ConversationDriver:
                 conversation.environments,
                 long_context=conversation.long_context,
             )
+            if isinstance(sandbox, MemoryTools):  # the memory's content opens the conversation
+                conversation = self.conversation = with_system_text(
+                    conversation, sandbox.instruction()
+                )
             for index in range(len(conversation.turns)):
                 rendered = self.renderer.render(conversation.functions_at(index), Language.PYTHON)
                 self._open_turn(index, rendered)
@@ -108,6 +114,8 @@ class ConversationDriver:
                 self.answer.output.append(steps)
                 if force_quit:
                     break
+            if isinstance(sandbox, MemoryTools):
+                sandbox.finish()
         except SandboxError as exc:
             raise PermanentError(f"sandbox failed: {exc.message}") from None
         finally:

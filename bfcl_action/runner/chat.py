@@ -3,13 +3,17 @@ conversation loop for a multi-turn one. Both go through the same `ModelClient`."
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from bfcl_action.categories import is_conversation
 from bfcl_action.model.forms import case_request, fc_output, prompt_output
 from bfcl_action.model.render import FunctionRenderer, RenderedFunctions
 from bfcl_action.model.request import ModelClient
-from bfcl_action.model.types import ChatRequest, RequestStats
+from bfcl_action.model.retry import InfraFailure
+from bfcl_action.model.types import ChatRequest, PermanentError, RequestStats
 from bfcl_action.multiturn.check import ExecutionOptions
 from bfcl_action.multiturn.driver import run_conversation
+from bfcl_action.multiturn.memory import BACKENDS as MEMORY_BACKENDS
 from bfcl_action.records import Mode, TestCase
 from bfcl_action.runner.answer import ModelAnswer
 
@@ -36,6 +40,8 @@ class ChatBackend:
         return case_request(case, self.mode, self.renderer, sample, self._prompts)
 
     async def answer(self, case: TestCase, sample: int) -> ModelAnswer:
+        if case.category in MEMORY_BACKENDS:
+            await self.multi_turn.memory.ready(case, memory_prereqs(case), self._prereq)
         if is_conversation(case.category):
             conversation = await run_conversation(
                 case,
@@ -72,5 +78,42 @@ class ChatBackend:
             cached=response.cached,
         )
 
+    async def _prereq(self, case: TestCase) -> None:
+        """One prerequisite conversation of a memory scenario; one that gets no answer leaves
+        the memory as it was (as in bfcl-eval), the chain goes on."""
+        try:
+            await run_conversation(
+                case,
+                client=self.client,
+                mode=self.mode,
+                renderer=self.renderer,
+                execution=self.multi_turn,
+            )
+        except (InfraFailure, PermanentError) as exc:
+            self.multi_turn.memory.notes.append(f"{case.id}: no answer ({exc})")
+
     async def aclose(self) -> None:
         await self.client.aclose()
+
+
+def memory_prereqs(case: TestCase) -> Callable[[str, str], list[TestCase]]:
+    """How the prerequisite conversations of `case`'s memory scenario are read: from the
+    official release the case came from (`case.dataset`)."""
+
+    def load(category: str, scenario: str) -> list[TestCase]:
+        from bfcl_action.dataset import official
+        from bfcl_action.errors import BfclActionError
+
+        name, _, version = (case.dataset or "").partition("@")
+        try:
+            if name != "bfcl":
+                raise PermanentError(
+                    f"{case.id}: memory prerequisites come from an official release, not "
+                    f"{case.dataset!r}"
+                )
+            release = official.get_release(version)
+            return official.load_memory_prereqs(release, category, scenario)
+        except BfclActionError as exc:
+            raise PermanentError(f"memory prerequisites of {category}/{scenario}: {exc}") from None
+
+    return load

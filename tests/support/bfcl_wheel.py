@@ -61,6 +61,7 @@ def _agentic_files() -> list[tuple[str, list[dict[str, Any]], list[dict[str, Any
                 "id": entry_id,
                 "question": [[{"role": "user", "content": f"Question {i} of {stem}?"}]],
                 "involved_classes": ["WebSearchAPI" if stem == "web_search" else "MemoryAPI"],
+                **({} if stem == "web_search" else {"scenario": "customer"}),
             }
             for i, entry_id in enumerate(ids)
         ]
@@ -115,6 +116,51 @@ WEB_SEARCH_DOCS = [
 """The stand-in's `multi_turn_func_doc/web_search.json` (the two web-search tools)."""
 
 
+def _tool(name: str, description: str, *params: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "description": description,
+        "parameters": {
+            "type": "dict",
+            "properties": {p: {"type": "string", "description": p} for p in params},
+            "required": list(params),
+        },
+    }
+
+
+MEMORY_DOCS = {
+    "memory_kv": [
+        _tool("core_memory_add", "Add a key and value to the core memory.", "key", "value"),
+        _tool("core_memory_retrieve", "Read a key of the core memory.", "key"),
+        _tool("archival_memory_add", "Add a key and value to the archival memory.", "key", "value"),
+        _tool("archival_memory_key_search", "Find archival keys like the query.", "query"),
+        _tool("archival_memory_retrieve", "Read a key of the archival memory.", "key"),
+    ],
+    "memory_rec_sum": [
+        _tool("memory_append", "Append text to the memory.", "text"),
+        _tool("memory_retrieve", "Read the memory."),
+    ],
+    "memory_vector": [_tool("memory_add", "Store a text.", "text")],
+}
+"""The stand-in's memory function docs (a few tools of each backend)."""
+
+MEMORY_PREREQS = [
+    {
+        "id": f"memory_prereq_{i}-customer-{i}",
+        "topic": "introduction",
+        "question": [
+            [{"role": "user", "content": text}],
+            [{"role": "user", "content": "Thanks, that is all for today."}],
+        ],
+        "involved_classes": ["MemoryAPI"],
+        "scenario": "customer",
+    }
+    for i, text in enumerate(["Hi! My name is Zhang Yiming.", "By the way, my age is 35."])
+]
+"""The stand-in's `memory_prereq_conversation/memory_customer.json`: two conversations that
+tell the assistant what the two memory questions ask."""
+
+
 def _jsonl(rows: list[dict[str, Any]]) -> str:
     return "".join(json.dumps(r) + "\n" for r in rows)
 
@@ -158,6 +204,12 @@ def build_wheel(directory: Path, *, skip: tuple[str, ...] = (), environments: bo
                 archive.writestr(f"bfcl_eval/data/possible_answer/{name}", _jsonl(answers))
         archive.writestr(
             "bfcl_eval/data/multi_turn_func_doc/web_search.json", _jsonl(WEB_SEARCH_DOCS)
+        )
+        for backend, docs in MEMORY_DOCS.items():
+            archive.writestr(f"bfcl_eval/data/multi_turn_func_doc/{backend}.json", _jsonl(docs))
+        archive.writestr(
+            "bfcl_eval/data/memory_prereq_conversation/memory_customer.json",
+            _jsonl(MEMORY_PREREQS),
         )
         for stem, rows, answers in _agentic_files():
             archive.writestr(f"bfcl_eval/data/BFCL_v4_{stem}.json", _jsonl(rows))

@@ -1,0 +1,444 @@
+"""BFCL's memory categories: the memory backends, run in this process, and the prerequisite
+conversations that fill them (behaviour read from bfcl-eval 2026.3.23, not copied).
+
+How bfcl-eval runs `memory_kv` / `memory_rec_sum` (and how we do):
+
+1. Per scenario (`customer`, `student`, ...) a chain of prerequisite conversations is held
+   first, in order: the first starts from an empty memory, each next one from the memory the
+   one before it left (a conversation that fails leaves the memory as it was). Their answers
+   are not scored.
+2. Then every question of the scenario starts from the memory the chain left (questions
+   never change what the next question sees).
+3. Every conversation (prerequisite or question) opens with a system message: the scenario's
+   assistant role, how the memory works, and the memory's visible content (the core memory
+   for `kv`, the whole memory for `rec_sum`); a question's answer-form message follows it.
+
+Backends:
+- `kv` (`KeyValueMemory`): a core memory of at most 7 entries of 300 characters, always
+  shown, and an archival memory of 50 entries of 2,000 characters; snake_case keys, unique;
+  key search ranks keys by BM25+ (k1 1.5, b 0.75, delta 1, bfcl-eval's `rank_bm25.BM25Plus`
+  over lower-cased keys with `_` read as a space), scores as floats, top `k`.
+- `rec_sum` (`SummaryMemory`): one text of at most 10,000 characters, appended, replaced or
+  rewritten by the model (recursive summarisation).
+- `vector` is not run: it needs an embedding model (see docs/agentic.md).
+
+The texts the model reads (roles, instructions, tool statuses) are our wording; the limits,
+the rules and the search ranking are bfcl-eval's. Results are rendered as BFCL's executor
+renders them (a dict as JSON, an exception as `Error during execution: <message>`).
+
+A run keeps each scenario's memory in `MemoryStore` (in memory, per run); the chain runs
+once, when the first question of its scenario is asked, and its requests go through the same
+model client (cache, retries, counters) as every other request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import math
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from bfcl_action.escape import log_line
+from bfcl_action.multiturn.sandbox import EnvironmentSpec
+from bfcl_action.records import TestCase
+
+MEMORY_ENVIRONMENT = "MemoryAPI"
+"""The environment name BFCL's memory entries list in `involved_classes`."""
+PREREQ_MARK = "_prereq_"
+"""In the id of a prerequisite conversation (`memory_kv_prereq_0-customer-0`)."""
+
+SCENARIO_ROLES: dict[str, str] = {
+    "student": (
+        "You support a college student with their studies. Keep track of the personal and "
+        "academic details they share across sessions and use them to answer questions and "
+        "give advice."
+    ),
+    "customer": (
+        "You are a customer support assistant of an online shop. Keep track of what customers "
+        "tell you about themselves, their preferences and their requests, so that later "
+        "answers are consistent and helpful."
+    ),
+    "finance": (
+        "You are the executive assistant of a senior finance professional. Keep track of "
+        "personal and professional facts, goals, past decisions and family matters across "
+        "sessions, to give well-informed and continuous support."
+    ),
+    "healthcare": (
+        "You are a healthcare assistant following a patient across appointments. Keep track "
+        "of medical history, treatment plans and personal preferences, to give coherent and "
+        "informed guidance and reminders."
+    ),
+    "notetaker": (
+        "You are a personal organisation assistant. Note the tasks, deadlines and preferences "
+        "that come up in conversations, and use them for reliable reminders and answers later."
+    ),
+}
+"""The assistant role of each memory scenario (our wording)."""
+
+_MANAGE = (
+    "Your memory persists across conversations with the user and can be read in later ones. "
+    "Manage it actively: store what matters, keep it up to date and easy to find, so that you "
+    "can give personal answers later."
+)
+KV_INSTRUCTION = (
+    "{role}\n\nYou have a memory of two kinds, Core Memory and Archival Memory. " + _MANAGE + "\n\n"
+    "Core Memory is small and always shown to you; Archival Memory holds much more but stays "
+    "outside your context.\n\nYour Core Memory from earlier conversations:\n{memory}\n"
+)
+SUMMARY_INSTRUCTION = (
+    "{role}\n\nYou have a memory. " + _MANAGE + "\n\n"
+    "Your memory from earlier conversations:\n{memory}\n"
+)
+
+
+# --- BM25+ -----------------------------------------------------------------------------------
+
+
+def bm25_plus_scores(
+    query: Sequence[str],
+    corpus: Sequence[Sequence[str]],
+    *,
+    k1: float = 1.5,
+    b: float = 0.75,
+    delta: float = 1,
+) -> list[float]:
+    """BM25+ score of every tokenised document for the tokenised query, computed in the order
+    (and so to the same float) `rank_bm25.BM25Plus.get_scores` does. An empty corpus raises
+    ZeroDivisionError, as there."""
+    counts: list[dict[str, int]] = []
+    documents_with: dict[str, int] = {}
+    total = 0
+    for document in corpus:
+        total += len(document)
+        frequencies: dict[str, int] = {}
+        for word in document:
+            frequencies[word] = frequencies.get(word, 0) + 1
+        counts.append(frequencies)
+        for word in frequencies:
+            documents_with[word] = documents_with.get(word, 0) + 1
+    size = len(counts)
+    average = total / size
+    idf = {word: math.log((size + 1) / n) for word, n in documents_with.items()}
+    scores = [0.0] * size
+    for word in query:
+        weight = idf.get(word) or 0
+        for i, frequency in enumerate(counts):
+            tf = frequency.get(word) or 0
+            norm = k1 * (1 - b + b * len(corpus[i]) / average) + tf
+            scores[i] += weight * (delta + (tf * (k1 + 1)) / norm)
+    return scores
+
+
+def ranked(query: str, texts: list[str], k: int = 5) -> dict[str, list[tuple[float, str]]]:
+    """The `k` texts closest to `query` by BM25+, best first (ties in the texts' order)."""
+
+    def tokens(text: str) -> list[str]:
+        return text.replace("_", " ").lower().split()
+
+    scores = bm25_plus_scores(tokens(query), [tokens(t) for t in texts])
+    order = sorted(zip(scores, texts, strict=True), key=lambda pair: pair[0], reverse=True)
+    return {"ranked_results": order[:k]}
+
+
+# --- the backends ----------------------------------------------------------------------------
+
+_SNAKE_KEY = re.compile(r"^[a-z]+(_[a-z0-9]+)*$")
+
+
+class KeyValueMemory:
+    """`memory_kv`: core and archival key-value memories (limits in the module docstring)."""
+
+    CORE_SIZE, CORE_LENGTH = 7, 300
+    ARCHIVAL_SIZE, ARCHIVAL_LENGTH = 50, 2000
+    INSTRUCTION: ClassVar[str] = KV_INSTRUCTION
+    TOOLS: ClassVar[tuple[str, ...]] = (
+        *(
+            f"{kind}_memory_{op}"
+            for kind in ("core", "archival")
+            for op in ("add", "remove", "replace", "clear", "retrieve", "list_keys", "key_search")
+        ),
+        "core_memory_retrieve_all",
+    )
+
+    def __init__(self) -> None:
+        self.core: dict[str, str] = {}
+        self.archival: dict[str, str] = {}
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"core_memory": dict(self.core), "archival_memory": dict(self.archival)}
+
+    def load(self, snapshot: dict[str, Any]) -> None:
+        self.core = dict(snapshot.get("core_memory") or {})
+        self.archival = dict(snapshot.get("archival_memory") or {})
+
+    def context(self) -> str:
+        if not self.core:
+            return "The core memory is empty."
+        return json.dumps(self.core, indent=4)
+
+    # shared rules of both memories
+    def _add(
+        self, store: dict[str, str], size: int, length: int, key: Any, value: Any
+    ) -> dict[str, str]:
+        key, value = str(key), str(value)
+        if len(store) >= size:
+            return {"error": "The memory is full: remove some entries first."}
+        if len(value) > length:
+            return {"error": f"The entry is too long: keep it under {length} characters."}
+        if not _SNAKE_KEY.match(key):
+            return {"error": "Keys must be snake_case, without spaces."}
+        if key in store:
+            return {"error": "This key exists already: keys must be unique."}
+        store[key] = value
+        return {"status": "Added."}
+
+    @staticmethod
+    def _remove(store: dict[str, str], key: Any) -> dict[str, str]:
+        if key in store:
+            del store[key]
+            return {"status": "Removed."}
+        return {"error": "No such key."}
+
+    @staticmethod
+    def _replace(store: dict[str, str], length: int, key: Any, value: Any) -> dict[str, str]:
+        key, value = str(key), str(value)
+        if key not in store:
+            return {"error": "No such key."}
+        if len(value) > length:
+            return {"error": f"The entry is too long: keep it under {length} characters."}
+        store[key] = value
+        return {"status": "Replaced."}
+
+    @staticmethod
+    def _retrieve(store: dict[str, str], key: Any) -> dict[str, str]:
+        if key not in store:
+            return {"error": "No such key."}
+        return {"value": store[key]}
+
+    # the tools
+    def core_memory_add(self, key: str, value: str) -> dict[str, str]:
+        return self._add(self.core, self.CORE_SIZE, self.CORE_LENGTH, key, value)
+
+    def core_memory_remove(self, key: str) -> dict[str, str]:
+        return self._remove(self.core, key)
+
+    def core_memory_replace(self, key: str, value: str) -> dict[str, str]:
+        return self._replace(self.core, self.CORE_LENGTH, key, value)
+
+    def core_memory_clear(self) -> dict[str, str]:
+        self.core = {}
+        return {"status": "Core memory cleared."}
+
+    def core_memory_retrieve(self, key: str) -> dict[str, str]:
+        return self._retrieve(self.core, key)
+
+    def core_memory_list_keys(self) -> dict[str, list[str]]:
+        return {"keys": list(self.core)}
+
+    def core_memory_key_search(self, query: str, k: int = 5) -> dict[str, Any]:
+        return ranked(query, list(self.core), k)
+
+    def core_memory_retrieve_all(self) -> dict[str, str]:
+        return self.core
+
+    def archival_memory_add(self, key: str, value: str) -> dict[str, str]:
+        return self._add(self.archival, self.ARCHIVAL_SIZE, self.ARCHIVAL_LENGTH, key, value)
+
+    def archival_memory_remove(self, key: str) -> dict[str, str]:
+        return self._remove(self.archival, key)
+
+    def archival_memory_replace(self, key: str, value: str) -> dict[str, str]:
+        return self._replace(self.archival, self.ARCHIVAL_LENGTH, key, value)
+
+    def archival_memory_clear(self) -> dict[str, str]:
+        self.archival = {}
+        return {"status": "Archival memory cleared."}
+
+    def archival_memory_retrieve(self, key: str) -> dict[str, str]:
+        return self._retrieve(self.archival, key)
+
+    def archival_memory_list_keys(self) -> dict[str, list[str]]:
+        return {"keys": list(self.archival)}
+
+    def archival_memory_key_search(self, query: str, k: int = 5) -> dict[str, Any]:
+        return ranked(query, list(self.archival), k)
+
+
+class SummaryMemory:
+    """`memory_rec_sum`: one text of at most `LENGTH` characters."""
+
+    LENGTH = 10_000
+    INSTRUCTION: ClassVar[str] = SUMMARY_INSTRUCTION
+    TOOLS: ClassVar[tuple[str, ...]] = (
+        "memory_append",
+        "memory_update",
+        "memory_clear",
+        "memory_replace",
+        "memory_retrieve",
+    )
+
+    def __init__(self) -> None:
+        self.text = ""
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"memory": self.text}
+
+    def load(self, snapshot: dict[str, Any]) -> None:
+        self.text = str(snapshot.get("memory") or "")
+
+    def context(self) -> str:
+        return self.text or "The memory is empty."
+
+    def _too_long(self) -> dict[str, str]:
+        return {"error": f"The memory would be too long: keep it under {self.LENGTH} characters."}
+
+    def memory_append(self, text: str) -> dict[str, str]:
+        text = str(text)
+        if len(self.text + text) > self.LENGTH:
+            return self._too_long()
+        self.text += text
+        return {"status": "Appended."}
+
+    def memory_update(self, text: str) -> dict[str, str]:
+        text = str(text)
+        if len(text) > self.LENGTH:
+            return self._too_long()
+        self.text = text
+        return {"status": "Memory updated."}
+
+    def memory_clear(self) -> dict[str, str]:
+        self.text = ""
+        return {"status": "Memory cleared."}
+
+    def memory_replace(self, old_text: str, new_text: str) -> dict[str, str]:
+        old_text, new_text = str(old_text), str(new_text)
+        if old_text not in self.text:
+            return {"error": f"Text {old_text!r} is not in the memory."}
+        if len(new_text) > self.LENGTH:
+            return self._too_long()
+        self.text = self.text.replace(old_text, new_text)
+        return {"status": "Memory updated."}
+
+    def memory_retrieve(self) -> dict[str, str]:
+        if not self.text:
+            return {"error": "The memory is empty."}
+        return {"memory_content": self.text}
+
+
+BACKENDS: dict[str, Callable[[], KeyValueMemory | SummaryMemory]] = {
+    "memory_kv": KeyValueMemory,
+    "memory_rec_sum": SummaryMemory,
+}
+"""The memory categories bfcl-action runs -> their backend."""
+
+
+# --- a conversation's memory -----------------------------------------------------------------
+
+
+class MemoryData(BaseModel):
+    """The scenario a memory entry belongs to (read with `TestCase.metadata_as`)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    scenario: str = ""
+
+
+def is_prereq(case_id: str) -> bool:
+    return PREREQ_MARK in case_id
+
+
+@dataclass
+class MemoryStore:
+    """Each scenario's memory as the prerequisite chain left it, for one run."""
+
+    snapshots: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    _ready: set[tuple[str, str]] = field(default_factory=set)
+    _locks: dict[tuple[str, str], asyncio.Lock] = field(default_factory=dict)
+
+    async def ready(
+        self,
+        case: TestCase,
+        load: Callable[[str, str], Sequence[TestCase]],
+        converse: Callable[[TestCase], Awaitable[Any]],
+    ) -> None:
+        """Hold the prerequisite chain of `case`'s scenario once (`load(category, scenario)`
+        gives its conversations, `converse` asks one); later callers wait for it."""
+        key = (case.category, case.metadata_as(MemoryData).scenario)
+        if key in self._ready:
+            return
+        lock = self._locks.setdefault(key, asyncio.Lock())
+        async with lock:
+            if key in self._ready:
+                return
+            self.snapshots.pop(key, None)  # the chain starts from an empty memory
+            prereqs = await asyncio.to_thread(load, *key)
+            for prereq in prereqs:
+                await converse(prereq)
+            self._ready.add(key)
+
+    def tools(self, category: str, env: EnvironmentSpec, case_id: str) -> MemoryTools:
+        scenario = str(env.config.get("scenario", ""))
+        backend = BACKENDS[category]()
+        saved = self.snapshots.get((category, scenario))
+        if saved is not None:
+            backend.load(copy.deepcopy(saved))
+        return MemoryTools(backend, self, (category, scenario), commit=is_prereq(case_id))
+
+
+class MemoryTools:
+    """The memory environment of one conversation, with the sandbox's `init` / `call` /
+    `close`. `finish()` (after a prerequisite conversation completed) keeps its memory for
+    the next conversation of the scenario."""
+
+    def __init__(
+        self,
+        backend: KeyValueMemory | SummaryMemory,
+        store: MemoryStore,
+        key: tuple[str, str],
+        *,
+        commit: bool,
+    ) -> None:
+        self.backend = backend
+        self.store = store
+        self.key = key
+        self.commit = commit
+
+    def instruction(self) -> str:
+        """The system message opening the conversation: role, memory rules, visible memory."""
+        role = SCENARIO_ROLES.get(self.key[1], "You are a helpful assistant.")
+        return self.backend.INSTRUCTION.format(role=role, memory=self.backend.context())
+
+    def init(self, side: str, envs: Sequence[EnvironmentSpec], *, long_context: bool) -> list[str]:
+        del side, envs, long_context
+        return list(self.backend.TOOLS)
+
+    def call(
+        self, side: str, name: str, args: Sequence[Any] = (), kwargs: dict[str, Any] | None = None
+    ) -> str:
+        del side
+        if name not in self.backend.TOOLS:
+            return f"Error during execution: name '{log_line(name, 80)}' is not defined"
+        try:
+            result = getattr(self.backend, name)(*args, **(kwargs or {}))
+        except Exception as exc:  # the model's call failed: that is its result, as upstream
+            return f"Error during execution: {exc}"
+        if isinstance(result, dict):
+            try:
+                return json.dumps(result)
+            except (TypeError, ValueError):
+                return str(result)
+        return str(result)
+
+    def finish(self) -> None:
+        if self.commit:
+            self.store.snapshots[self.key] = copy.deepcopy(self.backend.snapshot())
+
+    def close(self) -> None:
+        """Nothing to release: the memory lives in this process."""
