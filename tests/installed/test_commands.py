@@ -16,6 +16,7 @@ import pytest
 
 from bfcl_action.cli import COMMANDS
 from tests.support.installed import Installed, git, prefill_bfcl_cache, serving
+from tests.support.memory_model import rememberer
 from tests.support.openai_server import OpenAIServer
 from tests.support.web_search import WebServer, researcher
 
@@ -187,6 +188,39 @@ def test_run_asks_web_search_through_the_configured_search_backend(
     written = tmp_path / "res" / "agentic" / "BFCL_v4_web_search_base_result.json"
     rows = [json.loads(line) for line in written.read_text().splitlines()]
     assert rows[0]["result"][0][-1] == "It was founded by Zhang Yiming."
+
+
+def test_run_asks_memory_kv_after_its_prerequisite_conversations(
+    user: Installed, openai: OpenAIServer, tmp_path: Path
+) -> None:
+    """BFCL's memory_kv as a user runs it: named in .bfcl.yml, the scenario's prerequisite
+    conversations fill the memory, then the questions are asked of it."""
+    prefill_bfcl_cache(user.home / ".cache" / "bfcl-action", tmp_path / "wheel")
+    openai.responder = rememberer("kv")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / ".bfcl.yml").write_text(
+        "suites:\n  own: []\n  official: [memory_kv]\n"
+        f"model:\n  name: test-model\n  base_url: {openai.base_url}\n"
+    )
+    run = user.run(
+        "bfcl-action", "run", "--no-cache", "--output", str(tmp_path / "run.json"),
+        "--results-dir", str(tmp_path / "res"), cwd=repo,
+    )  # fmt: skip
+    assert run.code == 0, run
+    assert "memory_kv" in run.stdout and "100.00%" in run.stdout
+    report = json.loads((tmp_path / "run.json").read_text())
+    assert sorted(r["id"] for r in report["results"]) == [
+        "memory_kv_0-customer-0",
+        "memory_kv_1-customer-1",
+    ]
+    written = tmp_path / "res" / "agentic" / "memory" / "kv" / "BFCL_v4_memory_kv_result.json"
+    assert len(written.read_text().splitlines()) == 2
+    vector = user.run(
+        "bfcl-action", "run", "--dataset", "bfcl@2026.3.23", "--categories", "memory_vector",
+        "--model", "test-model", "--base-url", openai.base_url, cwd=repo,
+    )  # fmt: skip
+    assert vector.code == 2 and "memory_vector: in BFCL's data but bfcl-action" in vector.stderr
 
 
 def test_categories_lists_every_name(user: Installed, tmp_path: Path) -> None:
