@@ -113,3 +113,67 @@ def test_the_runs_own_verdicts_are_bfcl_evals(run_dirs: dict[str, Any]) -> None:
     kinds = set(failing.values())
     assert "agentic:answer_not_found" in kinds  # the mix exercised failures, and passes:
     assert len(failing) < len(run_dirs["report"].results)
+
+
+# --- memory: the prerequisite chains of the real release, then the questions --------------
+
+MEMORY = ["memory_kv", "memory_rec_sum"]
+
+
+def _knower(answers: dict[str, str], seed: int) -> Any:
+    """Answers a memory question right, reworded, wrong or not at all (by a seeded roll per
+    question); acknowledges everything else (the prerequisite conversations)."""
+    rolls: dict[str, float] = {}
+    rng = random.Random(seed)
+
+    def reply(body: dict[str, Any]) -> dict[str, Any]:
+        user = [str(m["content"]) for m in body["messages"] if m["role"] == "user"]
+        question = user[0] if user else ""
+        if question not in answers:
+            return {"content": "Noted."}
+        roll = rolls.setdefault(question, rng.random())
+        answer = answers[question]
+        if roll < 0.4:
+            return {"content": f"{{'answer': '{answer}', 'context': 'memory'}}"}
+        if roll < 0.6:
+            return {"content": f"It is {answer.upper()}."}
+        if roll < 0.8:
+            return {"content": "{'answer': 'I do not know', 'context': 'I do not know'}"}
+        return {"content": f"x{answer}x"}
+
+    return reply
+
+
+@pytest.fixture(scope="module")
+def memory_dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    cases = load_dataset("bfcl@2026.3.23", MEMORY)
+    answers = {str(c.question[0][0].content): c.answer_texts[0] for c in cases}
+    root = tmp_path_factory.mktemp("memory_run") / MODELS["fc"]
+    with OpenAIServer() as model:
+        model.responder = _knower(answers, 5050)
+        opts = RunOptions(backend=options(model, Mode.FC, timeout=10.0, concurrency=8))
+        report, _ = run_evaluation(cases, opts)
+        prereq_requests = sum(
+            1 for body in model.requests if str(body["messages"][1]["content"]) not in answers
+        )
+    assert not [r for r in report.results if r.infra_error]
+    write_result_files(report.results, root)
+    official = tmp_path_factory.mktemp("memory_run_official")
+    _official_evaluate(root, official, "fc", leaderboard=False)
+    return {"report": report, "official": official, "prereq_requests": prereq_requests}
+
+
+def test_bfcl_eval_scores_our_memory_result_files_as_the_run_did(
+    memory_dirs: dict[str, Any],
+) -> None:
+    failing: dict[str, str] = {}
+    for category in MEMORY:
+        [path] = memory_dirs["official"].rglob(f"BFCL_v4_{category}_score.json")
+        header, *rows = [json.loads(line) for line in path.read_text().splitlines()]
+        assert header["total_count"] == 155
+        failing.update({row["id"]: row["error"]["error_type"] for row in rows})
+    ours = {r.id: r.error_type for r in memory_dirs["report"].results if not r.valid}
+    assert ours == failing
+    assert 0 < len(failing) < len(memory_dirs["report"].results)
+    # the prerequisite conversations ran (32 per backend, several turns each) and were not scored
+    assert memory_dirs["prereq_requests"] >= 2 * 32
