@@ -227,3 +227,22 @@ def test_a_big_page_is_read_up_to_the_bound(web: WebServer) -> None:
     executor = tools(web, max_bytes=10_000)
     result = json.loads(call(executor, "fetch_url_content", url=f"{web.base}/big"))
     assert len(result["content"]) == 10_000
+
+
+def test_the_search_endpoint_may_be_public_or_loopback_but_not_the_private_network() -> None:
+    assert resolve_endpoint("https://8.8.8.8/search.json", public=True, loopback=True)[1] == (
+        "8.8.8.8"
+    )  # resolved and checked only: no connection is made
+    assert resolve_endpoint("http://127.0.0.1:9/s", public=True, loopback=True)[1] == "127.0.0.1"
+    with pytest.raises(EndpointRefused, match="not a public address"):
+        resolve_endpoint("http://10.1.2.3/search.json", public=True, loopback=True)
+    with pytest.raises(EndpointRefused, match="not a public address"):
+        resolve_endpoint("http://169.254.169.254/", public=True, loopback=True)
+    allowed = resolve_endpoint("http://10.1.2.3/s", ("10.1.2.3",), public=True, loopback=True)
+    assert allowed[1] == "10.1.2.3"
+
+
+def test_a_private_search_endpoint_is_an_error_result_without_a_request() -> None:
+    executor = WebSearchTools(SearchBackend(endpoint="http://10.1.2.3/search.json"))
+    result = json.loads(call(executor, "search_engine_query", keywords="tea"))
+    assert "refused: 10.1.2.3 is not a public address" in result["error"]

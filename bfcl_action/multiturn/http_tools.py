@@ -52,15 +52,17 @@ def _allowed(host: str, port: int, allow: Sequence[str]) -> bool:
 
 
 def resolve_endpoint(
-    url: str, allow: Sequence[str] = (), *, public: bool = False
+    url: str, allow: Sequence[str] = (), *, public: bool = False, loopback: bool | None = None
 ) -> tuple[str, str, int, str]:
     """(scheme, checked IP address, port, host) of an allowed URL; `EndpointRefused` else.
 
-    `public=False` (a tool endpoint the case file names): loopback, or a host the workflow
-    allowed. `public=True` (a URL a model or a search result chose, e.g. the web-search
-    fetcher): a globally routable address, or a host the workflow allowed; loopback, private,
-    link-local and reserved addresses are refused, so a model cannot make the runner read its
-    own network or cloud metadata."""
+    A host the workflow allowed always passes. Otherwise, by default (a tool endpoint the case
+    file names) only loopback. `public=True` (a URL a model or a search result chose, e.g. the
+    web-search fetcher): only globally routable addresses; loopback, private, link-local and
+    reserved ones are refused, so a model cannot make the runner read its own network or cloud
+    metadata. `public=True, loopback=True` (the search endpoint `.bfcl.yml` names, like a model
+    endpoint): global or loopback, never the private network."""
+    loopback = not public if loopback is None else loopback
     parts = urllib.parse.urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise EndpointRefused(f"not an http(s) URL: {log_line(url, 80)}")
@@ -77,12 +79,14 @@ def resolve_endpoint(
     explicitly = _allowed(host, port, allow)
     for address in addresses:
         ip = ipaddress.ip_address(address.split("%")[0])
-        if public and not (ip.is_global or explicitly):
+        if explicitly or (loopback and ip.is_loopback):
+            continue
+        if public and not ip.is_global:
             raise EndpointRefused(
                 f"{log_line(host, 80)} is not a public address; allow it with the "
                 "`exec-allow-hosts` input (or `--exec-allow-host`)"
             )
-        if not public and not (ip.is_loopback or explicitly):
+        if not public:
             raise EndpointRefused(
                 f"{log_line(host, 80)} is not a loopback address; allow it with the "
                 "`exec-allow-hosts` input (or `--exec-allow-host`)"

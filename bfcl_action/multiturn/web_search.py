@@ -17,7 +17,10 @@ BFCL v4's `web_search_base` / `web_search_no_snippet` offer two tools (bfcl-eval
   `{"error": "An error occurred while fetching <url>: <reason>"}`, an HTTP error as requests
   words it (`404 Client Error: Not Found for url: <url>`).
 
-The URL comes from the model (or a search result), so the fetcher is fenced
+The search endpoint (named by `.bfcl.yml`, like a model endpoint) may be a public or a
+loopback address, never the private network unless the workflow allows the host; redirects
+of the search are not followed. The fetched URL comes from the model (or a search result), so
+the fetcher is fenced
 (`http_tools.resolve_endpoint(public=True)`): only globally routable addresses, or hosts the
 workflow allowed (`exec-allow-hosts`); every redirect hop is checked again (at most
 `MAX_REDIRECTS`); the connection goes to the checked address; each read waits at most
@@ -101,6 +104,7 @@ def http_get(
     *,
     allow: Sequence[str],
     public: bool,
+    loopback: bool = False,
     timeout_s: float,
     deadline_s: float,
     max_bytes: int,
@@ -112,7 +116,9 @@ def http_get(
     deadline = time.monotonic() + deadline_s
     for _ in range(MAX_REDIRECTS + 1):
         try:
-            scheme, address, port, host = resolve_endpoint(url, allow, public=public)
+            scheme, address, port, host = resolve_endpoint(
+                url, allow, public=public, loopback=loopback
+            )
         except EndpointRefused as exc:
             raise FetchError(f"refused: {exc}") from None
         parts = urllib.parse.urlsplit(url)
@@ -306,7 +312,8 @@ class WebSearchTools:
                 page = http_get(
                     url,
                     allow=backend.allow,
-                    public=False,
+                    public=True,
+                    loopback=True,
                     timeout_s=backend.timeout_s,
                     deadline_s=backend.deadline_s,
                     max_bytes=16 * backend.max_bytes,
