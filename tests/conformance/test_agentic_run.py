@@ -26,7 +26,7 @@ from bfcl_action.multiturn.web_search import SearchBackend
 from bfcl_action.records import Mode, TestCase
 from bfcl_action.results_io import write_result_files
 from bfcl_action.runner import RunOptions, run_evaluation
-from tests.conformance.test_score_agreement import MODELS, _differing_ids, _official_evaluate
+from tests.conformance.official import FC_DOT_MODEL, PROMPT_MODEL, differing_ids, official_evaluate
 from tests.support.openai_server import OpenAIServer
 from tests.support.runner import options
 from tests.support.web_search import WebServer, researcher
@@ -35,6 +35,7 @@ pytestmark = pytest.mark.conformance
 pytest.importorskip("bfcl_eval")
 
 WEB_SEARCH = ["web_search_base", "web_search_no_snippet"]
+MODELS = {"fc": FC_DOT_MODEL, "prompt": PROMPT_MODEL}
 
 
 def _page(case: TestCase, rng: random.Random) -> tuple[str, bool]:
@@ -87,7 +88,7 @@ def run_dirs(mode: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[di
     write_result_files(report.results, root)
 
     official = tmp_path_factory.mktemp("agentic_run_official")
-    _official_evaluate(root, official, mode, leaderboard=False)
+    official_evaluate(root, official, mode, leaderboard=False)
     mine = tmp_path_factory.mktemp("agentic_run_ours")
     args = ["score", "--results", str(root), "--model-name", MODELS[mode]]
     assert main([*args, "--bfcl-score-dir", str(mine)]) == 0
@@ -100,7 +101,7 @@ def test_bfcl_eval_scores_our_result_files_as_we_do(run_dirs: dict[str, Any]) ->
         assert (official / "agentic" / f"BFCL_v4_{category}_score.json").is_file() or any(
             official.rglob(f"BFCL_v4_{category}_score.json")
         )
-    assert not _differing_ids(official, mine)
+    assert not differing_ids(official, mine)
 
 
 def test_the_runs_own_verdicts_are_bfcl_evals(run_dirs: dict[str, Any]) -> None:
@@ -159,7 +160,7 @@ def memory_dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     assert not [r for r in report.results if r.infra_error]
     write_result_files(report.results, root)
     official = tmp_path_factory.mktemp("memory_run_official")
-    _official_evaluate(root, official, "fc", leaderboard=False)
+    official_evaluate(root, official, "fc", leaderboard=False)
     return {"report": report, "official": official, "prereq_requests": prereq_requests}
 
 
