@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from bfcl_action.categories import CATEGORIES, Category, Checker
 from bfcl_action.checker.agentic import check_agentic
 from bfcl_action.checker.ast_check import check_ast
 from bfcl_action.checker.relevance import check_relevance
@@ -23,10 +22,11 @@ from bfcl_action.checker.verdict import (
     CheckVerdict,
     fail,
 )
+from bfcl_action.core.categories import CATEGORIES, Category, Checker
+from bfcl_action.core.records import Call, CaseResult, Language, Mode, TestCase
 from bfcl_action.decode import DecodeError, decode_output
 from bfcl_action.decode.errors import WRONG_OUTPUT_FORMAT
 from bfcl_action.decode.return_formats import decode_return_format
-from bfcl_action.records import Call, CaseResult, Language, Mode, TestCase
 
 _AST, _MULTI_TURN, _AGENTIC = Checker.AST, Checker.MULTI_TURN, Checker.AGENTIC
 _PYTHON = Language.PYTHON
@@ -68,7 +68,7 @@ def check_calls(
 ) -> CheckVerdict:
     """CheckVerdict on decoded `calls` for `case`, as BFCL's checker would give it.
 
-    The category (looked up in `bfcl_action.categories`) picks the rule: AST matching
+    The category (looked up in `bfcl_action.core.categories`) picks the rule: AST matching
     (simple, multiple, parallel; Python, Java or JavaScript values), irrelevance (no call
     expected) or relevance (some call expected). `underscore_to_dot` expects `a_b` for a
     function named `a.b` (see `needs_underscore_to_dot`).

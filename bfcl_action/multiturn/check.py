@@ -22,13 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from bfcl_action.core.errors import BfclActionError
+from bfcl_action.core.records import Call, CaseResult, Mode, TestCase
 from bfcl_action.decode import decode_step
-from bfcl_action.errors import BfclActionError
 from bfcl_action.multiturn.conversation import WEB_SEARCH_ENVIRONMENT, Conversation, conversation_of
 from bfcl_action.multiturn.memory import MEMORY_ENVIRONMENT, MemoryStore
-from bfcl_action.multiturn.sandbox import EnvironmentSpec, Sandbox, SandboxError, SandboxLimits
-from bfcl_action.records import Call, CaseResult, Mode, TestCase
-from bfcl_action.redact import shorten
+from bfcl_action.safety.redact import shorten
+from bfcl_action.safety.sandbox import EnvironmentSpec, Sandbox, SandboxError, SandboxLimits
 
 EMPTY_TURN = "multi_turn:empty_turn_model_response"
 STATE_MISMATCH = "multi_turn:instance_state_mismatch"

@@ -27,6 +27,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from bfcl_action.core.records import Call, Language, Mode, TestCase
 from bfcl_action.decode import decode_step
 from bfcl_action.model.forms import fc_output, prompt_output, system_prompt, with_system_prompt
 from bfcl_action.model.render import FunctionRenderer, RenderedFunctions
@@ -42,8 +43,7 @@ from bfcl_action.multiturn.conversation import (
     with_system_text,
 )
 from bfcl_action.multiturn.memory import MemoryTools
-from bfcl_action.multiturn.sandbox import SandboxError
-from bfcl_action.records import Call, Language, Mode, TestCase
+from bfcl_action.safety.sandbox import SandboxError
 
 SIDE = "model"
 

@@ -44,9 +44,9 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
-from bfcl_action.escape import log_line
-from bfcl_action.multiturn.sandbox import EnvironmentSpec
-from bfcl_action.records import TestCase
+from bfcl_action.core.records import TestCase
+from bfcl_action.safety.escape import log_line
+from bfcl_action.safety.sandbox import EnvironmentSpec
 
 MEMORY_ENVIRONMENT = "MemoryAPI"
 """The environment name BFCL's memory entries list in `involved_classes`."""

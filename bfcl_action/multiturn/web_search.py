@@ -44,10 +44,10 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any
 
-from bfcl_action.escape import log_line
 from bfcl_action.multiturn.conversation import WEB_SEARCH_ENVIRONMENT as ENVIRONMENT
-from bfcl_action.multiturn.http_tools import EndpointRefused, pinned_connection, resolve_endpoint
-from bfcl_action.multiturn.sandbox import EnvironmentSpec
+from bfcl_action.safety.escape import log_line
+from bfcl_action.safety.http_tools import EndpointRefused, pinned_connection, resolve_endpoint
+from bfcl_action.safety.sandbox import EnvironmentSpec
 
 METHODS = ("search_engine_query", "fetch_url_content")
 SEARCH_FAILED = "Failed to retrieve the search results from server. Please try again later."

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bfcl_action.categories import is_conversation
+from bfcl_action.core.categories import is_conversation
+from bfcl_action.core.records import Mode, TestCase
 from bfcl_action.model.forms import case_request, fc_output, prompt_output
 from bfcl_action.model.render import FunctionRenderer, RenderedFunctions
 from bfcl_action.model.request import ModelClient
@@ -14,7 +15,6 @@ from bfcl_action.model.types import ChatRequest, PermanentError, RequestStats
 from bfcl_action.multiturn.check import ExecutionOptions
 from bfcl_action.multiturn.driver import run_conversation
 from bfcl_action.multiturn.memory import BACKENDS as MEMORY_BACKENDS
-from bfcl_action.records import Mode, TestCase
 from bfcl_action.runner.answer import ModelAnswer
 
 
@@ -101,8 +101,8 @@ def memory_prereqs(case: TestCase) -> Callable[[str, str], list[TestCase]]:
     official release the case came from (`case.dataset`)."""
 
     def load(category: str, scenario: str) -> list[TestCase]:
+        from bfcl_action.core.errors import BfclActionError
         from bfcl_action.dataset import official
-        from bfcl_action.errors import BfclActionError
 
         name, _, version = (case.dataset or "").partition("@")
         try:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from bfcl_action.results_io import read_score_file
+from bfcl_action.results.results_io import read_score_file
 
 BFCL_EVAL_VERSION = "2026.3.23"
 

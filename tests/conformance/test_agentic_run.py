@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 
 from bfcl_action.cli import main
+from bfcl_action.core.records import Mode, TestCase
 from bfcl_action.dataset import load_dataset
 from bfcl_action.multiturn.check import ExecutionOptions
 from bfcl_action.multiturn.web_search import SearchBackend
-from bfcl_action.records import Mode, TestCase
-from bfcl_action.results_io import write_result_files
+from bfcl_action.results.results_io import write_result_files
 from bfcl_action.runner import RunOptions, run_evaluation
 from tests.conformance.official import FC_DOT_MODEL, PROMPT_MODEL, differing_ids, official_evaluate
 from tests.support.openai_server import OpenAIServer

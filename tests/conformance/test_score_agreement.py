@@ -22,10 +22,10 @@ from typing import Any
 import pytest
 
 from bfcl_action.cli import main
+from bfcl_action.core.records import CategoryScore, RunReport, TestCase
 from bfcl_action.dataset import load_dataset
-from bfcl_action.records import CategoryScore, RunReport, TestCase
-from bfcl_action.results_io import bfcl_directory, read_score_file
-from bfcl_action.scoring import summarize
+from bfcl_action.results.results_io import bfcl_directory, read_score_file
+from bfcl_action.results.scoring import summarize
 from tests.conformance.official import differing_ids as _differing_ids
 from tests.conformance.official import official_evaluate as _official_evaluate
 from tests.conformance.official import score_files as _score_files
