@@ -193,6 +193,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="environment variable holding the search key, sent only to the search endpoint "
         "(default: `web_search.api_key_env` of .bfcl.yml; none: no key)",
     )
+    search.add_argument(
+        "--embedding-model",
+        metavar="NAME",
+        help="embedding model of BFCL's memory_vector category, at the model endpoint "
+        "(default: `memory.embedding_model` of .bfcl.yml)",
+    )
     batch = p.add_argument_group("Batch API (docs/batch.md)")
     batch.add_argument(
         "--batch",
@@ -292,6 +298,7 @@ def overrides_from_args(args: argparse.Namespace) -> RunOverrides:
         exec_allow_hosts=tuple(h for e in args.exec_allow_host for h in e.split(",") if h) or None,
         search_endpoint=args.search_endpoint,
         search_key_env=args.search_key_env,
+        embedding_model=args.embedding_model,
         batch=args.batch,
         batch_wait_s=args.batch_wait,
         batch_fallback=args.batch_fallback,

@@ -187,7 +187,7 @@ CATEGORIES: dict[str, Category] = {
         _c("multi_turn_miss_func", _MT, _MTG, column=_MT_COL, directory=_MTD),
         _c("multi_turn_miss_param", _MT, _MTG, column=_MT_COL, directory=_MTD),
         _c("multi_turn_long_context", _MT, _MTG, column=_MT_COL, directory=_MTD),
-        # BFCL v4's agentic categories: web search (search backend) and memory kv / rec_sum run.
+        # BFCL v4's agentic categories: web search (search backend) and memory (built in).
         *(
             _c(name, _AG, _AGG, column=Column.WEB_SEARCH, directory=_AGD, data_file="web_search")
             for name in ("web_search_base", "web_search_no_snippet")
@@ -233,17 +233,15 @@ SINGLE_TURN_OFFICIAL = [
 """The official categories `--dataset bfcl@<version>` loads for single-turn evaluation."""
 
 AGENTIC_OFFICIAL = [c.name for c in CATEGORIES.values() if c.agentic]
-"""BFCL v4's agentic categories: `score` reads their result files; `run` asks the web-search
-ones (with a search backend configured) and memory kv and rec_sum, and says which it cannot
-run (`NOT_RUN`)."""
+"""BFCL v4's agentic categories: `score` reads their result files; `run` asks them (web search
+with a search backend, memory_vector with an embedding model configured)."""
 FORMAT_SENSITIVITY = "format_sensitivity"
 """BFCL v4's format-sensitivity category: `score` reads its result files; loaded only when
 named (5,200 prompt-mode cases)."""
 
-NOT_RUN: dict[str, str] = {
-    "memory_vector": "its memory backend needs an embedding model and a vector index",
-}
-"""Categories `score` scores from BFCL result files but `run` cannot ask yet, with why."""
+NOT_RUN: dict[str, str] = {}
+"""Categories `score` scores from BFCL result files but `run` cannot ask yet, with why (none
+today: every agentic category runs)."""
 
 MULTI_TURN_OFFICIAL = [c.name for c in CATEGORIES.values() if c.official and c.multi_turn]
 """BFCL's multi-turn categories (`--dataset bfcl@<version>` with multi-turn enabled)."""
@@ -306,8 +304,7 @@ SELECTION_GROUPS: dict[str, str] = {
     Group.LIVE.value: "the Live AST categories (live_simple, live_multiple, ...)",
     Group.HALLUCINATION.value: "irrelevance and relevance (official and Live)",
     Group.MULTI_TURN.value: "the official multi-turn categories",
-    Group.AGENTIC.value: "BFCL v4's web search and memory categories (memory_vector: scored "
-    "from result files only)",
+    Group.AGENTIC.value: "BFCL v4's web search and memory categories",
 }
 """Names that select several categories, with what they select (`bfcl-action categories`)."""
 

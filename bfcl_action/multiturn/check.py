@@ -71,6 +71,8 @@ class ExecutionOptions:
     non-public hosts the web-search fetcher may GET."""
     search: SearchBackend | None = None
     """The web-search backend (`web_search:` of `.bfcl.yml`); None: web search cannot run."""
+    embedding_model: str | None = None
+    """The embedding model of memory_vector (`memory.embedding_model`), at the run's endpoint."""
     memory: MemoryStore = field(default_factory=MemoryStore, compare=False)
     """The run's memory scenarios (filled by their prerequisite conversations)."""
 

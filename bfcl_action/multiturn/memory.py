@@ -20,7 +20,10 @@ Backends:
   over lower-cased keys with `_` read as a space), scores as floats, top `k`.
 - `rec_sum` (`SummaryMemory`): one text of at most 10,000 characters, appended, replaced or
   rewritten by the model (recursive summarisation).
-- `vector` is not run: it needs an embedding model (see docs/agentic.md).
+- `vector` (`VectorMemory`): core (7 x 300) and archival (50 x 2,000) memories of free texts
+  with ids, found by meaning: each text is embedded by the run's endpoint (`/embeddings`,
+  `memory.embedding_model`; bfcl-eval embeds locally with all-MiniLM-L6-v2) and retrieval is
+  an exact inner-product search over unit vectors (bfcl-eval: a flat FAISS index).
 
 The texts the model reads (roles, instructions, tool statuses) are our wording; the limits,
 the rules and the search ranking are bfcl-eval's. Results are rendered as BFCL's executor
@@ -38,7 +41,7 @@ import copy
 import json
 import math
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -331,11 +334,155 @@ class SummaryMemory:
         return {"memory_content": self.text}
 
 
-BACKENDS: dict[str, Callable[[], KeyValueMemory | SummaryMemory]] = {
-    "memory_kv": KeyValueMemory,
-    "memory_rec_sum": SummaryMemory,
+# --- memory_vector -----------------------------------------------------------------------------
+
+Embed = Callable[[list[str]], list[list[float]]]
+"""Texts -> one vector each (the run's `/embeddings`, bridged to this thread)."""
+
+
+def _unit(vector: Sequence[float]) -> list[float]:
+    norm = math.sqrt(sum(x * x for x in vector)) or 1.0
+    return [x / norm for x in vector]
+
+
+class VectorStore:
+    """Texts by id with their unit vectors; similarity is the inner product (cosine), exact
+    search over every entry, ties in id order (bfcl-eval: a flat FAISS inner-product index)."""
+
+    def __init__(self, size: int, length: int, embed: Embed) -> None:
+        self.size, self.length, self.embed = size, length, embed
+        self.texts: dict[int, str] = {}
+        self.vectors: dict[int, list[float]] = {}
+        self.next_id = 0
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"next_id": self.next_id, "store": dict(self.texts), "vectors": dict(self.vectors)}
+
+    def load(self, snapshot: dict[str, Any]) -> None:
+        self.next_id = int(snapshot.get("next_id", 0))
+        self.texts = {int(k): v for k, v in (snapshot.get("store") or {}).items()}
+        self.vectors = {int(k): v for k, v in (snapshot.get("vectors") or {}).items()}
+
+    def add(self, text: str) -> dict[str, Any]:
+        if len(text) > self.length:
+            return {"error": f"The entry is too long: keep it under {self.length} characters."}
+        if len(self.texts) >= self.size:
+            return {"error": f"The memory is full ({self.size} entries): remove some first."}
+        vec_id = self.next_id
+        self.next_id += 1
+        self.vectors[vec_id] = _unit(self.embed([text])[0])
+        self.texts[vec_id] = text
+        return {"id": vec_id}
+
+    def remove(self, vec_id: int) -> dict[str, str]:
+        if vec_id not in self.texts:
+            return {"error": f"No entry has ID {vec_id}."}
+        del self.texts[vec_id], self.vectors[vec_id]
+        return {"status": f"Entry {vec_id} removed."}
+
+    def update(self, vec_id: int, new_text: str) -> dict[str, str]:
+        if vec_id not in self.texts:
+            return {"error": f"No entry has ID {vec_id}."}
+        if len(new_text) > self.length:
+            return {"error": f"The entry is too long: keep it under {self.length} characters."}
+        self.vectors[vec_id] = _unit(self.embed([new_text])[0])
+        self.texts[vec_id] = new_text
+        return {"status": f"Entry {vec_id} updated."}
+
+    def clear(self) -> dict[str, str]:
+        self.texts, self.vectors, self.next_id = {}, {}, 0
+        return {"status": "Memory cleared."}
+
+    def retrieve(self, query: str, top_k: int | None = 5) -> list[dict[str, Any]]:
+        if not self.texts:
+            return []
+        if not isinstance(top_k, int):  # bfcl-eval fails such a call too
+            raise TypeError(f"top_k must be an integer, found {type(top_k).__name__}")
+        count = min(top_k, len(self.texts))
+        q = _unit(self.embed([query])[0])
+        scored = [
+            (sum(a * b for a, b in zip(q, self.vectors[i], strict=False)), i) for i in self.texts
+        ]
+        scored.sort(key=lambda pair: pair[0], reverse=True)
+        return [
+            {"id": i, "similarity_score": float(score), "text": self.texts[i]}
+            for score, i in scored[: max(count, 0)]
+        ]
+
+    def retrieve_all(self) -> list[dict[str, Any]]:
+        return [{"id": i, "text": text} for i, text in self.texts.items()]
+
+
+class VectorMemory:
+    """`memory_vector`: core (7 x 300) and archival (50 x 2,000) memories of free texts,
+    found by meaning: each text embedded through the run's `/embeddings` endpoint."""
+
+    INSTRUCTION: ClassVar[str] = KV_INSTRUCTION
+    TOOLS: ClassVar[tuple[str, ...]] = tuple(
+        f"{kind}_memory_{op}"
+        for kind in ("core", "archival")
+        for op in ("add", "remove", "update", "clear", "retrieve", "retrieve_all")
+    )
+
+    def __init__(self, embed: Embed) -> None:
+        self.core = VectorStore(7, 300, embed)
+        self.archival = VectorStore(50, 2000, embed)
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"core_memory": self.core.snapshot(), "archival_memory": self.archival.snapshot()}
+
+    def load(self, snapshot: dict[str, Any]) -> None:
+        self.core.load(snapshot.get("core_memory") or {})
+        self.archival.load(snapshot.get("archival_memory") or {})
+
+    def context(self) -> str:
+        # bfcl-eval shows the core memory's id -> text map, `{}` when it is empty
+        return json.dumps({str(k): v for k, v in self.core.texts.items()}, indent=4)
+
+    def core_memory_add(self, text: str) -> dict[str, Any]:
+        return self.core.add(text)
+
+    def core_memory_remove(self, vec_id: int) -> dict[str, str]:
+        return self.core.remove(vec_id)
+
+    def core_memory_update(self, vec_id: int, new_text: str) -> dict[str, str]:
+        return self.core.update(vec_id, new_text)
+
+    def core_memory_clear(self) -> dict[str, str]:
+        return self.core.clear()
+
+    def core_memory_retrieve(self, query: str, top_k: int | None = 5) -> dict[str, Any]:
+        return {"result": self.core.retrieve(query, top_k)}
+
+    def core_memory_retrieve_all(self) -> dict[str, Any]:
+        return {"result": self.core.retrieve_all()}
+
+    def archival_memory_add(self, text: str) -> dict[str, Any]:
+        return self.archival.add(text)
+
+    def archival_memory_remove(self, vec_id: int) -> dict[str, str]:
+        return self.archival.remove(vec_id)
+
+    def archival_memory_update(self, vec_id: int, new_text: str) -> dict[str, str]:
+        return self.archival.update(vec_id, new_text)
+
+    def archival_memory_clear(self) -> dict[str, str]:
+        return self.archival.clear()
+
+    def archival_memory_retrieve(self, query: str, top_k: int | None = 5) -> dict[str, Any]:
+        return {"result": self.archival.retrieve(query, top_k)}
+
+    def archival_memory_retrieve_all(self) -> dict[str, Any]:
+        return {"result": self.archival.retrieve_all()}
+
+
+Memory = KeyValueMemory | SummaryMemory | VectorMemory
+BACKENDS: dict[str, Callable[[Embed], Memory]] = {
+    "memory_kv": lambda _embed: KeyValueMemory(),
+    "memory_rec_sum": lambda _embed: SummaryMemory(),
+    "memory_vector": VectorMemory,
 }
-"""The memory categories bfcl-action runs -> their backend."""
+"""The memory categories bfcl-action runs -> their backend (given the run's embedder)."""
 
 
 # --- a conversation's memory -----------------------------------------------------------------
@@ -359,6 +506,9 @@ class MemoryStore:
 
     snapshots: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    embed_async: Callable[[list[str]], Coroutine[Any, Any, list[list[float]]]] | None = None
+    """The run's embeddings (`model.embeddings.embed` bound to its client and embedding
+    model), for memory_vector; None when no embedding model is set."""
     _ready: set[tuple[str, str]] = field(default_factory=set)
     _locks: dict[tuple[str, str], asyncio.Lock] = field(default_factory=dict)
 
@@ -385,11 +535,27 @@ class MemoryStore:
 
     def tools(self, category: str, env: EnvironmentSpec, case_id: str) -> MemoryTools:
         scenario = str(env.config.get("scenario", ""))
-        backend = BACKENDS[category]()
+        backend = BACKENDS[category](self._embedder())
         saved = self.snapshots.get((category, scenario))
         if saved is not None:
             backend.load(copy.deepcopy(saved))
         return MemoryTools(backend, self, (category, scenario), commit=is_prereq(case_id))
+
+    def _embedder(self) -> Embed:
+        """`embed_async` for the tool calls, which run in a worker thread: each call is
+        scheduled on the run's loop (the model client lives there; called on it, `tools`
+        captures it) and waited for."""
+        try:
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+
+        def embed(texts: list[str]) -> list[list[float]]:
+            if self.embed_async is None or loop is None:
+                raise RuntimeError("no embedding model is set (`memory.embedding_model`)")
+            return asyncio.run_coroutine_threadsafe(self.embed_async(texts), loop).result()
+
+        return embed
 
 
 class MemoryTools:
@@ -399,7 +565,7 @@ class MemoryTools:
 
     def __init__(
         self,
-        backend: KeyValueMemory | SummaryMemory,
+        backend: Memory,
         store: MemoryStore,
         key: tuple[str, str],
         *,

@@ -3,10 +3,12 @@ conversation loop for a multi-turn one. Both go through the same `ModelClient`."
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from bfcl_action.core.categories import is_conversation
 from bfcl_action.core.records import Mode, TestCase
+from bfcl_action.model.embeddings import embed
 from bfcl_action.model.forms import case_request, fc_output, prompt_output
 from bfcl_action.model.render import FunctionRenderer, RenderedFunctions
 from bfcl_action.model.request import ModelClient
@@ -29,6 +31,10 @@ class ChatBackend:
         self.mode = mode
         self.renderer = FunctionRenderer()
         self.multi_turn = multi_turn or ExecutionOptions()
+        if self.multi_turn.embedding_model:
+            self.multi_turn.memory.embed_async = functools.partial(
+                embed, client, self.multi_turn.embedding_model
+            )
         self._prompts: dict[str, str] = {}
 
     @property

@@ -153,6 +153,7 @@ def execution_options(settings: RunSettings) -> ExecutionOptions:
         paths=tuple(str(Path(p).resolve()) for p in settings.env_paths),
         http_allow=settings.exec_allow_hosts,
         search=search_backend(settings),
+        embedding_model=settings.embedding_model,
     )
 
 
@@ -170,10 +171,19 @@ def search_backend(settings: RunSettings) -> SearchBackend | None:
     )
 
 
-def check_web_search(settings: RunSettings, cases: Sequence[TestCase]) -> None:
-    """Before any request: web-search cases need a search endpoint, and a key variable that
-    is named must be set; a fork's pull request sends no search (as it calls no model)."""
-    if settings.replaying or not any(web_search_case(c) for c in cases):
+def check_agentic_backends(settings: RunSettings, cases: Sequence[TestCase]) -> None:
+    """Before any request: memory_vector cases need an embedding model; web-search cases a
+    search endpoint, and a key variable that is named must be set; a fork's pull request sends
+    no search (as it calls no model)."""
+    if settings.replaying:
+        return
+    if not settings.embedding_model and any(c.category == "memory_vector" for c in cases):
+        raise ConfigError(
+            "memory_vector needs an embedding model at the model endpoint: set "
+            "`memory.embedding_model` in .bfcl.yml or pass --embedding-model",
+            field="embedding-model",
+        )
+    if not any(web_search_case(c) for c in cases):
         return
     if not settings.search_endpoint:
         raise ConfigError(
@@ -255,7 +265,7 @@ def evaluate_cases(
     backend: Backend | None = None,
 ) -> RunReport:
     """Ask the model about `cases` (already built and selected), check, score and price."""
-    check_web_search(settings, cases)
+    check_agentic_backends(settings, cases)
     report, _stats = run_evaluation(
         cases, run_options(settings, datasets, api_key), backend=backend, progress=progress
     )

@@ -246,6 +246,14 @@ class WebSearchSettings(_Strict):
         return value
 
 
+class MemorySettings(_Strict):
+    """The `memory:` section: what BFCL's memory_vector category embeds with (docs/agentic.md)."""
+
+    embedding_model: str | None = None
+    """An embedding model served at the model endpoint's `/embeddings` (the run's base URL
+    and key), e.g. `text-embedding-3-small`."""
+
+
 LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,79}")
 """A matrix entry's label: it names the model in the comment, its digest in the check run
 and (scheduled runs) its own check run `<check-name>/<label>` and history file."""
@@ -397,6 +405,8 @@ class BfclConfig(_Strict):
     """A model matrix (docs/model-matrix.md): every entry is evaluated on the same cases and
     compared with its own baseline; `model:` holds what the entries share."""
     web_search: WebSearchSettings = Field(default_factory=WebSearchSettings)
+    memory: MemorySettings = Field(default_factory=MemorySettings)
+    """The embedding model of BFCL's memory_vector category (docs/agentic.md)."""
     """The search backend of BFCL's web-search categories (docs/agentic.md)."""
     thresholds: Thresholds = Field(default_factory=Thresholds)
     weights: dict[CategoryKey, Annotated[float, Field(ge=0)]] = Field(default_factory=dict)

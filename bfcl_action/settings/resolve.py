@@ -115,6 +115,8 @@ class RunSettings(BaseModel):
     """SerpAPI-compatible search URL (`web_search.endpoint`, `--search-endpoint`)."""
     search_key_env: str | None = None
     """The *name* of the variable holding the search key (none: no key is sent)."""
+    embedding_model: str | None = None
+    """memory_vector's embedding model at the model endpoint (`memory.embedding_model`)."""
     # --- Batch API (bfcl_action.model.batch)
     batch: bool = False
     """Ask single-turn cases by the provider's Batch API first (answers land in the cache)."""
@@ -169,6 +171,7 @@ class RunOverrides(BaseModel):
     exec_allow_hosts: tuple[str, ...] | None = None
     search_endpoint: str | None = None
     search_key_env: str | None = None
+    embedding_model: str | None = None
     batch: bool | None = None
     batch_wait_s: float | None = None
     batch_fallback: Literal["realtime", "error"] | None = None
@@ -243,6 +246,8 @@ def resolve_run_settings(
             values["search_endpoint"] = config.web_search.endpoint
         if config.web_search.api_key_env:
             values["search_key_env"] = config.web_search.api_key_env
+        if config.memory.embedding_model:
+            values["embedding_model"] = config.memory.embedding_model
     given = overrides.model_dump(exclude_none=True, exclude={"no_cache"})
     values.update(given)
     if overrides.no_cache:

@@ -16,7 +16,7 @@ import pytest
 
 from bfcl_action.cli import COMMANDS
 from tests.support.installed import Installed, git, prefill_bfcl_cache, serving
-from tests.support.memory_model import rememberer
+from tests.support.memory_model import rememberer, vector_rememberer
 from tests.support.openai_server import OpenAIServer
 from tests.support.web_search import WebServer, researcher
 
@@ -216,11 +216,18 @@ def test_run_asks_memory_kv_after_its_prerequisite_conversations(
     ]
     written = tmp_path / "res" / "agentic" / "memory" / "kv" / "BFCL_v4_memory_kv_result.json"
     assert len(written.read_text().splitlines()) == 2
+    vector_args = ["--dataset", "bfcl@2026.3.23", "--categories", "memory_vector", "--no-cache"]
+    model_args = ["--model", "test-model", "--base-url", openai.base_url]
+    refused = user.run("bfcl-action", "run", *vector_args, *model_args, cwd=repo)
+    assert refused.code == 2 and "memory_vector needs an embedding model" in refused.stderr
+    openai.responder = vector_rememberer()
     vector = user.run(
-        "bfcl-action", "run", "--dataset", "bfcl@2026.3.23", "--categories", "memory_vector",
-        "--model", "test-model", "--base-url", openai.base_url, cwd=repo,
+        "bfcl-action", "run", *vector_args, *model_args, "--embedding-model", "embedder",
+        cwd=repo,
     )  # fmt: skip
-    assert vector.code == 2 and "memory_vector: in BFCL's data but bfcl-action" in vector.stderr
+    assert vector.code == 0, vector
+    assert "memory_vector" in vector.stdout and "100.00%" in vector.stdout
+    assert {body["model"] for body in openai.embedding_requests} == {"embedder"}
 
 
 def test_categories_lists_every_name(user: Installed, tmp_path: Path) -> None:

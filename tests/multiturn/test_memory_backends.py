@@ -12,9 +12,11 @@ import pytest
 from bfcl_action.core.records import TestCase
 from bfcl_action.multiturn.memory import (
     KeyValueMemory,
+    Memory,
     MemoryStore,
     MemoryTools,
     SummaryMemory,
+    VectorMemory,
     ranked,
 )
 from bfcl_action.safety.sandbox import EnvironmentSpec
@@ -50,7 +52,7 @@ def test_key_search_ranks_as_rank_bm25_bm25plus(query: str) -> None:
     assert json.dumps(ranked(query, KEYS)) == REFERENCE[query]
 
 
-def tools(backend: KeyValueMemory | SummaryMemory, *, commit: bool = False) -> MemoryTools:
+def tools(backend: Memory, *, commit: bool = False) -> MemoryTools:
     return MemoryTools(backend, MemoryStore(), ("memory_kv", "customer"), commit=commit)
 
 
@@ -173,3 +175,58 @@ def test_the_prerequisite_chain_hands_its_memory_on_once() -> None:
     question.finish()  # a question never changes what the next one sees
     again = store.tools("memory_kv", env, "memory_kv_1-customer-1")
     assert again.backend.snapshot()["core_memory"] == {"fact_0": "0", "fact_2": "2"}
+
+
+def fake_embed(texts: list[str]) -> list[list[float]]:
+    """Three axes: how much a text is about age, names, and coffee."""
+    axes = (("age", "old", "years"), ("name", "called"), ("coffee", "espresso"))
+    return [[float(sum(w in t.lower() for w in axis)) + 0.01 for axis in axes] for t in texts]
+
+
+def test_vector_memory_finds_texts_by_meaning_with_ids() -> None:
+    backend = VectorMemory(fake_embed)
+    executor = tools(backend)
+    assert call(executor, "archival_memory_add", text="The user is 35 years old") == {"id": 0}
+    assert call(executor, "archival_memory_add", text="Her name is Ana") == {"id": 1}
+    assert call(executor, "archival_memory_add", text="Likes espresso coffee") == {"id": 2}
+    found = call(executor, "archival_memory_retrieve", query="how old, what age", top_k=2)
+    assert len(found["result"]) == 2 and found["result"][0]["id"] == 0
+    assert found["result"][0]["text"] == "The user is 35 years old"
+    assert 0.99 < found["result"][0]["similarity_score"] <= 1.0 + 1e-9  # cosine of unit vectors
+    assert "status" in call(executor, "archival_memory_update", vec_id=2, new_text="called Bo")
+    named = call(executor, "archival_memory_retrieve", query="name", top_k=2)["result"]
+    assert [(r["id"], r["text"]) for r in named] == [(1, "Her name is Ana"), (2, "called Bo")]
+    assert "error" in call(executor, "archival_memory_remove", vec_id=7)
+    assert call(executor, "archival_memory_retrieve_all")["result"][0] == {
+        "id": 0,
+        "text": "The user is 35 years old",
+    }
+
+
+def test_vector_memory_rules_and_context() -> None:
+    backend = VectorMemory(fake_embed)
+    executor = tools(backend)
+    assert backend.context() == "{}"  # bfcl-eval shows the empty id map
+    assert call(executor, "core_memory_retrieve", query="x") == {"result": []}
+    for i in range(7):
+        assert call(executor, "core_memory_add", text=f"fact {i}") == {"id": i}
+    assert "error" in call(executor, "core_memory_add", text="one more")
+    assert "error" in call(executor, "archival_memory_add", text="x" * 2001)
+    assert json.loads(backend.context())["6"] == "fact 6"
+    assert call(executor, "core_memory_clear") == {"status": "Memory cleared."}
+    assert call(executor, "core_memory_add", text="again") == {"id": 0}  # ids restart
+
+
+def test_a_vector_memory_snapshot_keeps_its_vectors() -> None:
+    calls: list[list[str]] = []
+
+    def counting(texts: list[str]) -> list[list[float]]:
+        calls.append(texts)
+        return fake_embed(texts)
+
+    first = VectorMemory(counting)
+    first.archival_memory_add("The user is 35 years old")
+    second = VectorMemory(counting)
+    second.load(json.loads(json.dumps(first.snapshot())))
+    assert second.archival_memory_retrieve("age")["result"][0]["text"] == "The user is 35 years old"
+    assert calls == [["The user is 35 years old"], ["age"]]  # nothing embedded twice

@@ -13,13 +13,14 @@ import pytest
 from bfcl_action.core.errors import ConfigError
 from bfcl_action.core.records import Mode
 from bfcl_action.dataset import load_dataset, official
+from bfcl_action.multiturn.check import ExecutionOptions
 from bfcl_action.multiturn.conversation import AGENTIC_ANSWER_FORMAT
 from bfcl_action.results.results_io import write_result_files
 from bfcl_action.runner import RunOptions, run_evaluation
-from bfcl_action.runner.evaluation import gather_cases
+from bfcl_action.runner.evaluation import check_agentic_backends
 from bfcl_action.settings.resolve import RunSettings
 from tests.support.bfcl_wheel import build_wheel, release_for
-from tests.support.memory_model import rememberer
+from tests.support.memory_model import rememberer, vector_rememberer
 from tests.support.openai_server import OpenAIServer
 from tests.support.runner import options
 
@@ -118,9 +119,30 @@ def test_the_result_files_are_in_bfcl_evals_memory_folder(
     assert [r["id"] for r in rows] == ["memory_kv_0-customer-0", "memory_kv_1-customer-1"]
 
 
-def test_memory_vector_is_named_as_not_run(dataset: None) -> None:
-    settings = RunSettings(
-        model="m", datasets=("bfcl@2026.3.23",), categories=("memory_kv", "memory_vector")
+def test_memory_vector_embeds_through_the_model_endpoint(
+    dataset: None, server: OpenAIServer
+) -> None:
+    server.responder = vector_rememberer()
+    opts = RunOptions(
+        backend=options(server, Mode.FC, timeout=5.0, concurrency=4),
+        multi_turn=ExecutionOptions(embedding_model="test-embedder"),
     )
-    with pytest.raises(ConfigError, match=r"memory_vector: in BFCL's data but .*embedding"):
-        gather_cases(settings, None)
+    report, _ = run_evaluation(load_dataset("bfcl@2026.3.23", ["memory_vector"]), opts)
+    results = {r.id: r for r in report.results}
+    assert all(r.valid for r in results.values()), results
+    embedded = [text for body in server.embedding_requests for text in body["input"]]
+    assert "The user's age is 35" in embedded and "how old is the user, age" in embedded
+    assert {body["model"] for body in server.embedding_requests} == {"test-embedder"}
+    [[retrieve, final]] = results["memory_vector_1-customer-1"].model_output
+    assert next(iter(retrieve[0])) == "archival_memory_retrieve"
+    assert final == "{'answer': '35', 'context': 'from my memory'}"
+
+
+def test_memory_vector_without_an_embedding_model_stops_before_any_request(
+    dataset: None,
+) -> None:
+    cases = load_dataset("bfcl@2026.3.23", ["memory_vector"])
+    settings = RunSettings(model="m", datasets=("bfcl@2026.3.23",))
+    with pytest.raises(ConfigError, match=r"memory_vector needs an embedding model"):
+        check_agentic_backends(settings, cases)
+    check_agentic_backends(settings.model_copy(update={"embedding_model": "e"}), cases)

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from bfcl_action.cli import main
-from bfcl_action.core.categories import NOT_RUN, get_category, parse_categories
+from bfcl_action.core.categories import NOT_RUN, parse_categories
 from bfcl_action.core.errors import ConfigError
 from bfcl_action.core.records import Mode, TestCase
 from bfcl_action.dataset import load_dataset, official
@@ -22,7 +22,7 @@ from bfcl_action.multiturn.conversation import AGENTIC_ANSWER_FORMAT
 from bfcl_action.multiturn.web_search import SearchBackend
 from bfcl_action.results.results_io import write_result_files
 from bfcl_action.runner import RunOptions, run_evaluation
-from bfcl_action.runner.evaluation import check_web_search, gather_cases
+from bfcl_action.runner.evaluation import check_agentic_backends, gather_cases
 from bfcl_action.settings.resolve import RunSettings
 from tests.support.bfcl_wheel import build_wheel, release_for
 from tests.support.openai_server import OpenAIServer
@@ -147,14 +147,14 @@ def test_a_web_search_run_without_a_search_backend_stops_before_any_request(
     cases = load_dataset("bfcl@2026.3.23", ["web_search_base"])
     settings = RunSettings(model="m", datasets=("bfcl@2026.3.23",))
     with pytest.raises(ConfigError, match=r"need a search backend: set `web_search.endpoint`"):
-        check_web_search(settings, cases)
+        check_agentic_backends(settings, cases)
     named = settings.model_copy(
         update={"search_endpoint": "http://127.0.0.1:9/s", "search_key_env": "BFCL_KEY_NOPE"}
     )
     with pytest.raises(ConfigError, match="no search key: BFCL_KEY_NOPE is not set"):
-        check_web_search(named, cases)
+        check_agentic_backends(named, cases)
     replay = settings.model_copy(update={"model": "replay:x"})
-    check_web_search(replay, cases)  # a replay asks no model, so it searches nothing
+    check_agentic_backends(replay, cases)  # a replay asks no model, so it searches nothing
 
 
 def test_a_fork_pull_request_sends_no_search(
@@ -167,18 +167,15 @@ def test_a_fork_pull_request_sends_no_search(
     monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
     settings = RunSettings(model="m", search_endpoint="http://127.0.0.1:9/s")
     with pytest.raises(Exception, match="comes from a fork"):
-        check_web_search(settings, load_dataset("bfcl@2026.3.23", ["web_search_base"]))
+        check_agentic_backends(settings, load_dataset("bfcl@2026.3.23", ["web_search_base"]))
 
 
-def test_memory_vector_is_named_as_not_run_yet(dataset: None) -> None:
+def test_every_agentic_category_runs(dataset: None) -> None:
+    assert NOT_RUN == {}
     settings = RunSettings(
         model="m", datasets=("bfcl@2026.3.23",), categories=("web_search_base", "memory_vector")
     )
-    with pytest.raises(ConfigError, match=r"memory_vector: in BFCL's data but bfcl-action does"):
-        gather_cases(settings, None)
-    assert set(NOT_RUN) == {"memory_vector"}
-    assert all(get_category(name).agentic for name in NOT_RUN)
-    with pytest.raises(ConfigError, match=r"does not run it yet .*embedding model"):
+    cases, _ = gather_cases(settings, None)
+    assert {c.category for c in cases} == {"web_search_base", "memory_vector"}
+    with pytest.raises(ConfigError, match="is not in the selected dataset"):
         parse_categories("memory_vector", ["simple_python"])
-    cases, _ = gather_cases(settings.model_copy(update={"categories": ("web_search_base",)}), None)
-    assert {c.category for c in cases} == {"web_search_base"}

@@ -140,7 +140,11 @@ MEMORY_DOCS = {
         _tool("memory_append", "Append text to the memory.", "text"),
         _tool("memory_retrieve", "Read the memory."),
     ],
-    "memory_vector": [_tool("memory_add", "Store a text.", "text")],
+    "memory_vector": [
+        _tool("core_memory_add", "Add a text to the core memory.", "text"),
+        _tool("archival_memory_add", "Add a text to the archival memory.", "text"),
+        _tool("archival_memory_retrieve", "Find archival texts like the query.", "query"),
+    ],
 }
 """The stand-in's memory function docs (a few tools of each backend)."""
 

@@ -70,3 +70,38 @@ def rememberer(backend: str) -> Callable[[dict[str, Any]], Reply]:
         return {"content": "Noted, thank you."}
 
     return reply
+
+
+def vector_rememberer() -> Callable[[dict[str, Any]], Reply]:
+    """The responder for `memory_vector`: free-text memories, the name in the core memory as
+    "first name: X" (shown in the system message), the age in the archival memory, found by
+    `archival_memory_retrieve` (the query embedded through the server's `/embeddings`)."""
+
+    def reply(body: dict[str, Any]) -> Reply:
+        messages = body["messages"]
+        opening = max(i for i, m in enumerate(messages) if m["role"] == "user")
+        step = sum(1 for m in messages[opening:] if m["role"] == "assistant")
+        text = str(messages[opening]["content"])
+        system = str(messages[0]["content"]) if messages[0]["role"] == "system" else ""
+        results = [str(m["content"]) for m in messages[opening:] if m["role"] == "tool"]
+        name = re.search(r"name is ([^.]+)\.", text)
+        age = re.search(r"age is (\d+)", text)
+        if step == 0 and name:
+            return _call("core_memory_add", text=f"first name: {name.group(1)}")
+        if step == 0 and age:
+            return _call("archival_memory_add", text=f"The user's age is {age.group(1)}")
+        if "Question 0" in text:
+            found = re.search(r"first name: ([^\"]+)\"", system)
+            return _answer(found.group(1) if found else None)
+        if "Question 1" in text:
+            if step == 0:
+                return _call("archival_memory_retrieve", query="how old is the user, age")
+            try:
+                best = json.loads(results[-1])["result"][0]["text"]
+            except (ValueError, LookupError, TypeError):
+                return _answer(None)
+            found = re.search(r"age is (\d+)", best)
+            return _answer(found.group(1) if found else None)
+        return {"content": "Noted, thank you."}
+
+    return reply
