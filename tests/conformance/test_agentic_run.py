@@ -116,9 +116,9 @@ def test_the_runs_own_verdicts_are_bfcl_evals(run_dirs: dict[str, Any]) -> None:
     assert len(failing) < len(run_dirs["report"].results)
 
 
-# --- memory: the prerequisite chains of the real release, then the questions --------------
+# --- memory (kv, rec_sum, vector): the real prerequisite chains, then the questions ---
 
-MEMORY = ["memory_kv", "memory_rec_sum"]
+MEMORY = ["memory_kv", "memory_rec_sum", "memory_vector"]
 
 
 def _knower(answers: dict[str, str], seed: int) -> Any:
@@ -152,7 +152,10 @@ def memory_dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("memory_run") / MODELS["fc"]
     with OpenAIServer() as model:
         model.responder = _knower(answers, 5050)
-        opts = RunOptions(backend=options(model, Mode.FC, timeout=10.0, concurrency=8))
+        opts = RunOptions(
+            backend=options(model, Mode.FC, timeout=10.0, concurrency=8),
+            multi_turn=ExecutionOptions(embedding_model="test-embedder"),
+        )
         report, _ = run_evaluation(cases, opts)
         prereq_requests = sum(
             1 for body in model.requests if str(body["messages"][1]["content"]) not in answers
@@ -177,4 +180,4 @@ def test_bfcl_eval_scores_our_memory_result_files_as_the_run_did(
     assert ours == failing
     assert 0 < len(failing) < len(memory_dirs["report"].results)
     # the prerequisite conversations ran (37 per backend, 323 user turns) and were not scored
-    assert memory_dirs["prereq_requests"] >= 2 * 323  # every user turn of 37 conversations
+    assert memory_dirs["prereq_requests"] >= 3 * 323  # every user turn of 37 conversations
