@@ -327,3 +327,23 @@ def test_live_data_is_reachable_from_an_install(user: Installed, tmp_path: Path)
             "live@latest", "--categories", "live_simple", cwd=tmp_path, env=index.env(),
         )  # fmt: skip
     assert run.code == 0, run
+
+
+def test_init_and_validate_python_tool_functions(user: Installed, tmp_path: Path) -> None:
+    """A repository keeping its tools as Python functions: `init` lists them, `validate`
+    loads them through the jailed worker of the installed package."""
+    repo = tmp_path / "shop"
+    (repo / "agent").mkdir(parents=True)
+    (repo / "agent" / "tools.py").write_text(
+        "def add_to_cart(product_id: str, quantity: int = 1) -> dict:\n"
+        '    """Put a product into the cart.\n\n    Args:\n'
+        "        product_id: The id from the search.\n"
+        '        quantity: How many items.\n    """\n'
+        "    return {}\n"
+    )
+    init = user.run("bfcl-action", "init", cwd=repo)
+    assert init.code == 0 and "no tool definitions were found" not in init.stdout
+    validate = user.run("bfcl-action", "validate", cwd=repo)
+    assert validate.code == 0
+    assert "1 tool (python 1) from python: agent.tools" in validate.stdout
+    assert "0 cases: write some" in validate.stdout
