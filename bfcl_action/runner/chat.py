@@ -1,5 +1,6 @@
 """Asking a chat model for a case's answer: one request for a single-turn case, the
-conversation loop for a multi-turn one. Both go through the same `ModelClient`."""
+conversation loop for a multi-turn or agentic one (a memory question after its scenario's
+prerequisite conversations, `multiturn.memory`). All go through the same `ModelClient`."""
 
 from __future__ import annotations
 
