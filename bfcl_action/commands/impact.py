@@ -22,6 +22,7 @@ from bfcl_action.compare.impact import (
     request_delta,
     tool_changes,
 )
+from bfcl_action.core.categories import natural_key
 from bfcl_action.core.errors import ConfigError
 from bfcl_action.core.records import TestCase
 from bfcl_action.settings.config import BfclConfig, find_config, load_config
@@ -203,9 +204,14 @@ def run(args: argparse.Namespace) -> int:
     by_suite: dict[str, list[str]] = {}
     for case in hit:
         by_suite.setdefault(case.label(), []).append(case.id)
-    for suite, ids in sorted(by_suite.items()):
-        print(f"  {suite} ({len(ids)}):")
-        for line in id_lines(ids):
+    for suite, ids in sorted(by_suite.items(), key=lambda kv: natural_key(kv[0])):
+        title = f"  {suite} ({len(ids)}):"
+        wrapped = id_lines(ids)
+        if len(wrapped) == 1 and len(title) + 1 + len(wrapped[0]) <= 100:
+            print(f"{title} {wrapped[0]}")
+            continue
+        print(title)
+        for line in wrapped:
             print(f"    {line}")
     if any(len(ids) > SHOWN_IDS for ids in by_suite.values()):
         print("  (`bfcl-action impact --json` lists every impacted id)")

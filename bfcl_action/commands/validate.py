@@ -112,7 +112,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(summary, indent=2))
         return 2 if config.tools and not tools.functions else 0
     fmt = ", ".join(f"{k} {v}" for k, v in summary["formats"].items())
-    where = [f"in {len(tools.files)} files"] if tools.files or not tools.servers else []
+    files = len(tools.files)
+    where = [f"in {files} file{'s' if files != 1 else ''}"] if files or not tools.servers else []
     where += [f"from {source}" for source in tools.servers]
     n = len(tools.functions)
     print(f"{n} tool{'s' if n != 1 else ''} ({fmt}) {' and '.join(where)}")

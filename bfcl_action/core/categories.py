@@ -236,8 +236,9 @@ AGENTIC_OFFICIAL = [c.name for c in CATEGORIES.values() if c.agentic]
 """BFCL v4's agentic categories: `score` reads their result files; `run` asks them (web search
 with a search backend, memory_vector with an embedding model configured)."""
 FORMAT_SENSITIVITY = "format_sensitivity"
-"""BFCL v4's format-sensitivity category: `score` reads its result files; loaded only when
-named (5,200 prompt-mode cases)."""
+"""BFCL v4's format-sensitivity category: loaded only when named (5,200 prompt-mode cases);
+`run` asks it in prompt mode with each configuration's system prompt, `score` reads its
+result files."""
 
 NOT_RUN: dict[str, str] = {}
 """Categories `score` scores from BFCL result files but `run` cannot ask yet, with why (none
@@ -408,3 +409,8 @@ def parse_categories(spec: str | None, available: list[str]) -> list[str]:
             picked = [item]
         chosen.extend(p for p in picked if p not in chosen)
     return chosen
+
+
+def natural_key(label: str) -> list[tuple[int, int | str]]:
+    """Numbers inside a label sort as numbers: `own_distractors_k4` before `_k16`."""
+    return [(0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", label)]

@@ -5,9 +5,11 @@ prerequisite conversations, `multiturn.memory`). All go through the same `ModelC
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
-from bfcl_action.core.categories import is_conversation
+from bfcl_action.checker.variants import PromptTemplates
+from bfcl_action.core.categories import CATEGORIES, is_conversation
+from bfcl_action.core.errors import DatasetError
 from bfcl_action.core.records import Mode, TestCase
 from bfcl_action.model.embeddings import embed
 from bfcl_action.model.forms import case_request, fc_output, prompt_output
@@ -25,7 +27,12 @@ class ChatBackend:
     """FC or prompt mode over any provider of the model layer."""
 
     def __init__(
-        self, client: ModelClient, mode: Mode, *, multi_turn: ExecutionOptions | None = None
+        self,
+        client: ModelClient,
+        mode: Mode,
+        *,
+        multi_turn: ExecutionOptions | None = None,
+        prompt_templates: Mapping[str, PromptTemplates] | None = None,
     ) -> None:
         self.client = client
         self.model = client.model
@@ -37,14 +44,38 @@ class ChatBackend:
                 embed, client, self.multi_turn.embedding_model
             )
         self._prompts: dict[str, str] = {}
+        self._templates: dict[str, PromptTemplates | str] = dict(prompt_templates or {})
+        """Format-sensitivity prompt texts per dataset spec (or why there are none), read
+        from the official release on the first such case."""
 
     @property
     def stats(self) -> RequestStats:
         return self.client.stats
 
     def request(self, case: TestCase, sample: int) -> tuple[ChatRequest, RenderedFunctions]:
-        """Pure: the request for one sample of a single-turn case."""
-        return case_request(case, self.mode, self.renderer, sample, self._prompts)
+        """The request for one sample of a single-turn case (pure, but for reading a
+        format-sensitivity case's prompt texts from the data cache once per dataset)."""
+        templates = self.variant_templates(case)
+        return case_request(case, self.mode, self.renderer, sample, self._prompts, templates)
+
+    def variant_templates(self, case: TestCase) -> PromptTemplates | None:
+        """The prompt texts a format-sensitivity case's system prompt is built from (None
+        for any other case); `PermanentError` when its release's texts cannot be read."""
+        category = CATEGORIES.get(case.category)
+        if category is None or not category.prompt_variants or self.mode is not Mode.PROMPT:
+            return None
+        found = self._templates.get(case.dataset)
+        if found is None:
+            from bfcl_action.dataset.official import prompt_templates_for
+
+            try:
+                found = prompt_templates_for(case.dataset)
+            except DatasetError as exc:
+                found = str(exc)
+            self._templates[case.dataset] = found
+        if isinstance(found, str):
+            raise PermanentError(f"{case.id}: {found}")
+        return found
 
     async def answer(self, case: TestCase, sample: int) -> ModelAnswer:
         if case.category in MEMORY_BACKENDS:

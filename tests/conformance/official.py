@@ -264,7 +264,7 @@ def score_files(root: Path) -> dict[str, Path]:
     return {p.relative_to(root).as_posix(): p for p in root.rglob("BFCL_v4_*_score.json")}
 
 
-def failures_of(path: Path) -> dict[str, str | None]:
+def failures_by_id(path: Path) -> dict[str, str | None]:
     _, failures = read_score_file(path)
     # bfcl-eval nests the error type under "error" for the agentic categories
     return {f["id"]: f.get("error_type") or f["error"]["error_type"] for f in failures}
@@ -276,7 +276,7 @@ def differing_ids(official_scores: Path, mine: Path) -> dict[str, set[str]]:
     assert sorted(my_files) == sorted(theirs_files)
     differing = {}
     for rel, path in theirs_files.items():
-        theirs, ours = failures_of(path), failures_of(my_files[rel])
+        theirs, ours = failures_by_id(path), failures_by_id(my_files[rel])
         ids = {i for i in theirs.keys() | ours.keys() if theirs.get(i, "") != ours.get(i, "")}
         if ids:
             differing[rel] = ids

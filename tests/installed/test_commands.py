@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bfcl_action.cli import COMMANDS
+from bfcl_action.results.results_io import read_score_file
 from tests.support.installed import Installed, git, prefill_bfcl_cache, serving
 from tests.support.memory_model import rememberer, vector_rememberer
 from tests.support.openai_server import OpenAIServer
@@ -228,6 +230,54 @@ def test_run_asks_memory_kv_after_its_prerequisite_conversations(
     assert vector.code == 0, vector
     assert "memory_vector" in vector.stdout and "100.00%" in vector.stdout
     assert {body["model"] for body in openai.embedding_requests} == {"embedder"}
+
+
+def test_run_asks_format_sensitivity_in_its_26_prompt_configurations(
+    user: Installed, openai: OpenAIServer, tmp_path: Path
+) -> None:
+    """A prompt-mode model asked BFCL's format-sensitivity cases: one system prompt per
+    configuration, the result file in bfcl-eval's layout, and `score` reading it back."""
+
+    def python_speaker(body: dict[str, Any]) -> dict[str, Any]:
+        # writes Python calls whatever it is asked for: right in the 8 Python configurations
+        text = "[math.add(a=1, b=2)]"
+        system = str(body["messages"][0]["content"])
+        return {"content": f"<TOOLCALL>{text}</TOOLCALL>" if "<TOOLCALL>" in system else text}
+
+    openai.responder = python_speaker
+    prefill_bfcl_cache(user.home / ".cache" / "bfcl-action", tmp_path / "wheel")
+    run = user.run(
+        "bfcl-action", "run", "--dataset", "bfcl@2026.3.23", "--categories", "format_sensitivity",
+        "--mode", "prompt", "--model", "m", "--output", str(tmp_path / "run.json"),
+        "--results-dir", str(tmp_path / "result" / "m"), cwd=tmp_path,
+        env={"OPENAI_BASE_URL": openai.base_url, "OPENAI_API_KEY": "sk-local"},
+    )  # fmt: skip
+    assert run.code == 0, run
+    assert "format_sensitivity" in run.stdout and "8/26" in run.stdout
+    # 8 Python configurations at 100%, the other 18 at 0%
+    assert "Format sensitivity: max delta 100.00 pp, standard deviation 47.07 pp" in run.stdout
+    assert len({str(b["messages"][0]["content"]) for b in openai.requests}) == 26
+    written = tmp_path / "result" / "m" / "format_sensitivity"
+    assert [p.name for p in written.iterdir()] == ["BFCL_v4_format_sensitivity_result.json"]
+    score = user.run(
+        "bfcl-action", "score", "--results", str(tmp_path / "result" / "m"), "--model-name",
+        "m", "--bfcl-score-dir", str(tmp_path / "score"), cwd=tmp_path,
+    )  # fmt: skip
+    assert score.code == 0, score
+    header, _ = read_score_file(
+        tmp_path / "score" / "m" / "format_sensitivity" / "BFCL_v4_format_sensitivity_score.json"
+    )
+    assert (header["correct_count"], header["total_count"]) == (8, 26)
+    table = (tmp_path / "score" / "data_format_sensitivity.csv").read_text().splitlines()
+    row = dict(zip(table[0].split(","), table[1].split(","), strict=True))
+    assert row["Format Sensitivity Max Delta"] == "100.0"
+    fc = user.run(
+        "bfcl-action", "run", "--dataset", "bfcl@2026.3.23", "--categories", "format_sensitivity",
+        "--mode", "fc", "--model", "m", cwd=tmp_path, env={"OPENAI_BASE_URL": openai.base_url},
+    )  # fmt: skip
+    assert fc.code == 2
+    assert "--mode prompt" in fc.stderr
+    assert len(openai.requests) == 26
 
 
 def test_categories_lists_every_name(user: Installed, tmp_path: Path) -> None:
