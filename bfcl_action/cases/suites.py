@@ -35,8 +35,9 @@ from bfcl_action.cases.relevance import bigrams, character_overlap, concepts, to
 from bfcl_action.core.categories import (
     CATEGORIES,
     MULTI_TURN_OFFICIAL,
+    NOT_RUN,
     Checker,
-    is_multi_turn,
+    is_conversation,
     parse_categories,
 )
 from bfcl_action.core.errors import ConfigError, DatasetError, LiveUnavailable
@@ -623,11 +624,16 @@ def _external(config: BfclConfig, src: CaseSource) -> list[TestCase]:
             for c in src.categories(spec)
             if c in CATEGORIES and CATEGORIES[c].checker is not Checker.MULTI_TURN
         ]
-        multi = [w for w in wanted if w == "multi_turn" or is_multi_turn(w)]
+        multi = [
+            w for w in wanted if w == "multi_turn" or (is_conversation(w) and w not in NOT_RUN)
+        ]
         rest = [w for w in wanted if w not in multi]
         chosen = parse_categories(",".join(rest), available) if rest else []
-        if multi:  # named explicitly: `all` never pulls multi-turn in
-            names = MULTI_TURN_OFFICIAL if "multi_turn" in multi else multi
+        if multi:  # named explicitly: `all` never pulls multi-turn or web search in
+            names = [
+                *(MULTI_TURN_OFFICIAL if "multi_turn" in multi else []),
+                *(w for w in multi if w != "multi_turn"),
+            ]
             chosen += [c for c in names if c not in chosen]
         out.extend(src.load(spec, chosen))
     return out

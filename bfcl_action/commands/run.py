@@ -181,6 +181,24 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="executable checks may POST to this non-loopback host (repeatable; default: "
         "loopback only)",
     )
+    search = p.add_argument_group("web search (BFCL's web_search_* categories, docs/agentic.md)")
+    search.add_argument(
+        "--search-endpoint",
+        metavar="URL",
+        help="SerpAPI-compatible search URL (default: `web_search.endpoint` of .bfcl.yml)",
+    )
+    search.add_argument(
+        "--search-key-env",
+        metavar="VAR",
+        help="environment variable holding the search key, sent only to the search endpoint "
+        "(default: `web_search.api_key_env` of .bfcl.yml; none: no key)",
+    )
+    search.add_argument(
+        "--embedding-model",
+        metavar="NAME",
+        help="embedding model of BFCL's memory_vector category, at the model endpoint "
+        "(default: `memory.embedding_model` of .bfcl.yml)",
+    )
     batch = p.add_argument_group("Batch API (docs/batch.md)")
     batch.add_argument(
         "--batch",
@@ -278,6 +296,9 @@ def overrides_from_args(args: argparse.Namespace) -> RunOverrides:
         tool_timeout_s=args.tool_timeout,
         tool_memory_mb=args.tool_memory_mb,
         exec_allow_hosts=tuple(h for e in args.exec_allow_host for h in e.split(",") if h) or None,
+        search_endpoint=args.search_endpoint,
+        search_key_env=args.search_key_env,
+        embedding_model=args.embedding_model,
         batch=args.batch,
         batch_wait_s=args.batch_wait,
         batch_fallback=args.batch_fallback,

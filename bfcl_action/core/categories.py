@@ -187,7 +187,7 @@ CATEGORIES: dict[str, Category] = {
         _c("multi_turn_miss_func", _MT, _MTG, column=_MT_COL, directory=_MTD),
         _c("multi_turn_miss_param", _MT, _MTG, column=_MT_COL, directory=_MTD),
         _c("multi_turn_long_context", _MT, _MTG, column=_MT_COL, directory=_MTD),
-        # BFCL v4's agentic categories: scored from result files (`bfcl-action score`).
+        # BFCL v4's agentic categories: web search (search backend) and memory (built in).
         *(
             _c(name, _AG, _AGG, column=Column.WEB_SEARCH, directory=_AGD, data_file="web_search")
             for name in ("web_search_base", "web_search_no_snippet")
@@ -233,12 +233,16 @@ SINGLE_TURN_OFFICIAL = [
 """The official categories `--dataset bfcl@<version>` loads for single-turn evaluation."""
 
 AGENTIC_OFFICIAL = [c.name for c in CATEGORIES.values() if c.agentic]
+"""BFCL v4's agentic categories: `score` reads their result files; `run` asks them (web search
+with a search backend, memory_vector with an embedding model configured)."""
 FORMAT_SENSITIVITY = "format_sensitivity"
 """BFCL v4's format-sensitivity category: loaded only when named (5,200 prompt-mode cases);
 `run` asks it in prompt mode with each configuration's system prompt, `score` reads its
 result files."""
-"""BFCL v4's agentic categories: `score` reads their result files; `run` cannot ask them yet
-(they need a search backend or a memory backend), and says so."""
+
+NOT_RUN: dict[str, str] = {}
+"""Categories `score` scores from BFCL result files but `run` cannot ask yet, with why (none
+today: every agentic category runs)."""
 
 MULTI_TURN_OFFICIAL = [c.name for c in CATEGORIES.values() if c.official and c.multi_turn]
 """BFCL's multi-turn categories (`--dataset bfcl@<version>` with multi-turn enabled)."""
@@ -266,6 +270,27 @@ def columns_of(column: Column) -> list[str]:
     return [c.name for c in CATEGORIES.values() if c.column is column]
 
 
+def is_conversation(name: str) -> bool:
+    """Whether a case of this category is asked as a conversation (tool results go back to
+    the model): multi-turn and agentic categories."""
+    category = CATEGORIES.get(name)
+    return category is not None and (category.multi_turn or category.agentic)
+
+
+def not_run_problem(names: Sequence[str]) -> str | None:
+    """Why `run` cannot ask some of `names` (categories), or None."""
+    refused = [n for n in names if n in NOT_RUN]
+    if not refused:
+        return None
+    reasons = sorted({NOT_RUN[n] for n in refused})
+    return (
+        f"{', '.join(refused)}: in BFCL's data but bfcl-action does not run "
+        f"{'it' if len(refused) == 1 else 'them'} yet ({'; '.join(reasons)}); "
+        "`bfcl-action score` scores BFCL result files of "
+        f"{'it' if len(refused) == 1 else 'them'}"
+    )
+
+
 def is_multi_turn(name: str) -> bool:
     """Whether a category name is a conversation category (unknown names are not)."""
     category = CATEGORIES.get(name)
@@ -280,7 +305,7 @@ SELECTION_GROUPS: dict[str, str] = {
     Group.LIVE.value: "the Live AST categories (live_simple, live_multiple, ...)",
     Group.HALLUCINATION.value: "irrelevance and relevance (official and Live)",
     Group.MULTI_TURN.value: "the official multi-turn categories",
-    Group.AGENTIC.value: "BFCL v4's web search and memory categories (scored from result files)",
+    Group.AGENTIC.value: "BFCL v4's web search and memory categories",
 }
 """Names that select several categories, with what they select (`bfcl-action categories`)."""
 
@@ -368,16 +393,11 @@ def parse_categories(spec: str | None, available: list[str]) -> list[str]:
             members = set(group_members(item))
             picked = [n for n in available if n in members]
         else:
-            known = get_category(item)
-            if item not in available and known.agentic and known.official:
-                backend = (
-                    "a search backend"
-                    if known.column is Column.WEB_SEARCH
-                    else ("a memory backend")
-                )
+            get_category(item)  # an unknown name is an error with a did-you-mean
+            if item not in available and item in NOT_RUN:
                 raise ConfigError(
                     f"category {item!r} is in BFCL's data but bfcl-action does not run it yet "
-                    f"(it needs {backend}); `bfcl-action score` scores its BFCL result files",
+                    f"({NOT_RUN[item]}); `bfcl-action score` scores its BFCL result files",
                     field="categories",
                 )
             if item not in available:

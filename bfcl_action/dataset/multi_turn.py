@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from bfcl_action.core.categories import MULTI_TURN_OFFICIAL as MULTI_TURN_OFFICIAL
 from bfcl_action.core.errors import DatasetError
 from bfcl_action.core.records import TestCase
@@ -28,6 +30,18 @@ FUNC_DOC_FILES = {
     "VehicleControlAPI": "vehicle_control.json",
 }
 """Environment class -> its function-doc file under `multi_turn_func_doc/`."""
+AGENTIC_FUNC_DOC_FILES = {"WebSearchAPI": "web_search.json"}
+"""The agentic environments bfcl-action runs (host-side tools) -> their function-doc file.
+Memory entries name `MemoryAPI`; their docs are the category's backend's
+(`memory_<backend>.json`, `memory_doc_file`)."""
+MEMORY_ENVIRONMENT = "MemoryAPI"
+
+
+def memory_doc_file(category: str) -> str:
+    """The function-doc file of a memory category's backend (`memory_kv` -> memory_kv.json)."""
+    return f"{category}.json"
+
+
 LONG_CONTEXT = "multi_turn_long_context"
 
 
@@ -89,6 +103,85 @@ def read_multi_turn(
             dataset=dataset,
             suite=suite,
             source={"file": f"{display}{name}", "line": line},
+        )
+        cases.append(TestCase.model_validate(fields))
+    return cases
+
+
+class AgenticData(BaseModel):
+    """The environments an agentic entry names (read with `TestCase.metadata_as`)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    involved_classes: list[str] = Field(default_factory=list)
+
+
+def with_agentic_functions(
+    root: Path,
+    cases: list[TestCase],
+    *,
+    display: str,
+    expected_sha256: dict[str, str] | None = None,
+) -> list[TestCase]:
+    """Agentic entries (which list `involved_classes`, no functions) with the function docs of
+    the environments bfcl-action runs (web search), as BFCL offers them. A release without the
+    doc file leaves the entries as they are: scoring needs no docs, running says it lacks them."""
+    docs: dict[str, list[dict[str, Any]]] = {}
+    out: list[TestCase] = []
+    for case in cases:
+        functions: list[dict[str, Any]] = []
+        for cls in case.metadata_as(AgenticData).involved_classes:
+            doc = (
+                memory_doc_file(case.category)
+                if cls == MEMORY_ENVIRONMENT
+                else AGENTIC_FUNC_DOC_FILES.get(cls, "")
+            )
+            rel = f"multi_turn_func_doc/{doc}"
+            if not doc or not (root / rel).is_file():
+                continue
+            if cls not in docs:
+                data = _read(root, rel, display=display, expected_sha256=expected_sha256)
+                docs[cls] = [row for _, row in read_jsonl(data, file=f"{display}{rel}")]
+            functions.extend(json.loads(json.dumps(docs[cls])))
+        if functions and not case.functions:
+            case = TestCase.model_validate({**case.model_dump(), "functions": functions})
+        out.append(case)
+    return out
+
+
+def read_memory_prereqs(
+    root: Path,
+    folder: Path,
+    category: str,
+    scenario: str,
+    *,
+    dataset: str,
+    display: str,
+    expected_sha256: dict[str, str] | None,
+    prereq_sha256: dict[str, str] | None,
+) -> list[TestCase]:
+    """One scenario's prerequisite conversations for a memory category, in file order (each
+    continues the memory the one before it left), with the backend's function docs."""
+    name = f"memory_{scenario}.json"
+    if not (folder / name).is_file():
+        raise DatasetError(f"no memory prerequisite conversations for scenario {scenario!r}")
+    rows = read_jsonl(
+        _read(folder, name, display=display, expected_sha256=prereq_sha256),
+        file=f"{display}memory_prereq_conversation/{name}",
+    )
+    doc = f"multi_turn_func_doc/{memory_doc_file(category)}"
+    data = _read(root, doc, display=display, expected_sha256=expected_sha256)
+    functions = [row for _, row in read_jsonl(data, file=f"{display}{doc}")]
+    cases = []
+    for line, row in rows:
+        fields = {k: v for k, v in row.items() if k not in {"function", "id"}}
+        fields.update(
+            id=str(row.get("id", "")).replace("memory", category, 1),
+            functions=json.loads(json.dumps(functions)),
+            category=category,
+            dataset=dataset,
+            suite=category,
+            source={"file": f"{display}memory_prereq_conversation/{name}", "line": line},
         )
         cases.append(TestCase.model_validate(fields))
     return cases

@@ -49,7 +49,7 @@ from bfcl_action.dataset.bfcl_format import (
     read_format_sensitivity,
     read_pool_functions,
 )
-from bfcl_action.dataset.multi_turn import read_multi_turn
+from bfcl_action.dataset.multi_turn import read_multi_turn, with_agentic_functions
 from bfcl_action.dataset.prompt_templates import SOURCE_FILE, read_prompt_templates
 
 PACKAGE = "bfcl-eval"
@@ -220,16 +220,19 @@ def load_official(
                 f"available: {', '.join(SINGLE_TURN_OFFICIAL)}",
                 field="categories",
             )
-        cases.extend(
-            read_category(
-                root,
-                category,
-                dataset=release.spec,
-                suite=category,
-                display=f"{release.spec}:",
-                expected_sha256=files,
-            )
+        loaded = read_category(
+            root,
+            category,
+            dataset=release.spec,
+            suite=category,
+            display=f"{release.spec}:",
+            expected_sha256=files,
         )
+        if category in AGENTIC_OFFICIAL:
+            loaded = with_agentic_functions(
+                root, loaded, display=f"{release.spec}:", expected_sha256=files
+            )
+        cases.extend(loaded)
     return cases
 
 
@@ -579,6 +582,72 @@ def _populate_environments(
         json.dumps(manifest, indent=1, sort_keys=True), encoding="utf-8"
     )
     return True
+
+
+# --- memory prerequisite conversations ------------------------------------------------------
+
+PREREQ_DIR = "memory_prereq"
+PREREQ_PREFIX = DATA_PREFIX + "memory_prereq_conversation/"
+_PREREQ_WANTED = re.compile(r"^memory_[a-z]+\.json$")
+
+
+def ensure_memory_prereqs(
+    release: BfclRelease, *, wheel: Path | None = None, cache: Path | None = None
+) -> Path:
+    """The directory holding the release's memory prerequisite conversations
+    (`memory_<scenario>.json`), extracted from the pinned wheel on first use (a data cache
+    made before they were needed gets them once, as `ensure_environments` does)."""
+    data = ensure_extracted(release, wheel=wheel, cache=cache)
+    final = data / PREREQ_DIR
+    if (final / "MANIFEST.json").is_file():
+        return final
+
+    def fill(work: Path, staging: Path) -> None:
+        files: dict[str, str] = {}
+        staging.mkdir(parents=True, exist_ok=True)
+        source = verified_source(release, wheel, work)
+        for rel, read in wheel_members(source, PREREQ_PREFIX, _PREREQ_WANTED):
+            payload = read()
+            (staging / rel).write_bytes(payload)
+            files[rel] = hashlib.sha256(payload).hexdigest()
+        if not files:
+            raise DatasetError(
+                f"the {PACKAGE}=={release.version} wheel has no memory prerequisite conversations"
+            )
+        manifest = {"package": PACKAGE, "version": release.version, "files": files}
+        (staging / "MANIFEST.json").write_text(
+            json.dumps(manifest, indent=1, sort_keys=True), encoding="utf-8"
+        )
+
+    return fill_cache(final, fill, what="memory prerequisites")
+
+
+def load_memory_prereqs(
+    release: BfclRelease,
+    category: str,
+    scenario: str,
+    *,
+    wheel: Path | None = None,
+    cache: Path | None = None,
+) -> list[TestCase]:
+    """The prerequisite conversations of one memory scenario for `category` (`memory_kv`),
+    in order, with bfcl-eval's ids (`memory_kv_prereq_3-customer-3`) and the backend's
+    function docs: the conversations that fill the memory before the questions are asked."""
+    from bfcl_action.dataset.multi_turn import read_memory_prereqs
+
+    root = ensure_extracted(release, wheel=wheel, cache=cache)
+    folder = ensure_memory_prereqs(release, wheel=wheel, cache=cache)
+    files = _read_manifest(folder)["files"]
+    return read_memory_prereqs(
+        root,
+        folder,
+        category,
+        scenario,
+        dataset=release.spec,
+        display=f"{release.spec}:",
+        expected_sha256=_read_manifest(root)["files"],
+        prereq_sha256=files,
+    )
 
 
 # --- format-sensitivity prompt texts -------------------------------------------------------

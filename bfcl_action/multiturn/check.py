@@ -20,14 +20,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bfcl_action.core.errors import BfclActionError
 from bfcl_action.core.records import Call, CaseResult, Mode, TestCase
 from bfcl_action.decode import decode_step
-from bfcl_action.multiturn.conversation import Conversation, conversation_of
+from bfcl_action.multiturn.conversation import WEB_SEARCH_ENVIRONMENT, Conversation, conversation_of
+from bfcl_action.multiturn.memory import MEMORY_ENVIRONMENT, MemoryStore
 from bfcl_action.safety.redact import shorten
-from bfcl_action.safety.sandbox import Sandbox, SandboxError, SandboxLimits
+from bfcl_action.safety.sandbox import EnvironmentSpec, Sandbox, SandboxError, SandboxLimits
 
 EMPTY_TURN = "multi_turn:empty_turn_model_response"
 STATE_MISMATCH = "multi_turn:instance_state_mismatch"
@@ -39,6 +40,24 @@ ENVIRONMENT_ERROR = "multi_turn:environment_error"
 
 MODEL, TRUTH = "model", "truth"
 
+if TYPE_CHECKING:
+    from bfcl_action.multiturn.web_search import SearchBackend
+
+
+class ToolExecutor(Protocol):
+    """Where a conversation's calls run: the sandbox (simulated environments) or, for tools
+    that need the network, this process (`multiturn.web_search`)."""
+
+    def init(
+        self, side: str, envs: Sequence[EnvironmentSpec], *, long_context: bool
+    ) -> list[str]: ...
+
+    def call(
+        self, side: str, name: str, args: Sequence[Any] = (), kwargs: dict[str, Any] | None = None
+    ) -> str: ...
+
+    def close(self) -> None: ...
+
 
 @dataclass(frozen=True)
 class ExecutionOptions:
@@ -48,11 +67,33 @@ class ExecutionOptions:
     python: str | None = None
     paths: tuple[str, ...] = ()
     http_allow: tuple[str, ...] = ()
-    """Non-loopback hosts (`HOST` or `HOST:PORT`) executable checks may POST to."""
+    """Non-loopback hosts (`HOST` or `HOST:PORT`) executable checks may POST to, and
+    non-public hosts the web-search fetcher may GET."""
+    search: SearchBackend | None = None
+    """The web-search backend (`web_search:` of `.bfcl.yml`); None: web search cannot run."""
+    embedding_model: str | None = None
+    """The embedding model of memory_vector (`memory.embedding_model`), at the run's endpoint."""
+    memory: MemoryStore = field(default_factory=MemoryStore, compare=False)
+    """The run's memory scenarios (filled by their prerequisite conversations)."""
 
     def sandbox(self, extra_paths: Sequence[str] = ()) -> Sandbox:
         paths = [Path(p) for p in (*extra_paths, *self.paths)]
         return Sandbox(limits=self.limits, python=self.python, paths=paths)
+
+    def executor(self, conversation: Conversation) -> ToolExecutor:
+        """The web-search tools (host-side) for a web-search conversation, else the sandbox."""
+        from bfcl_action.multiturn.web_search import WebSearchTools
+
+        for env in conversation.environments:
+            if env.name == MEMORY_ENVIRONMENT:
+                return self.memory.tools(env.target.removeprefix("host:"), env, conversation.id)
+        if any(env.name == WEB_SEARCH_ENVIRONMENT for env in conversation.environments):
+            if self.search is None:
+                raise SandboxError(
+                    "web search needs a search backend (`web_search.endpoint` in .bfcl.yml)"
+                )
+            return WebSearchTools(self.search)
+        return self.sandbox(conversation.paths)
 
 
 def decode_turns(model_output: list[Any], mode: Mode) -> list[list[list[Call]]]:

@@ -20,9 +20,16 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from bfcl_action.core.categories import CATEGORIES, Column
 from bfcl_action.core.errors import InputError
 from bfcl_action.core.records import ExecutionData, FunctionDoc, Message, Mode, TestCase
 from bfcl_action.multiturn.calls import ToolCall, parse_call_text, with_keywords
+from bfcl_action.multiturn.memory import (
+    BACKENDS,
+    MEMORY_ENVIRONMENT,
+    MemoryData,
+    is_prereq,
+)
 from bfcl_action.safety.sandbox import EnvironmentSpec
 
 OFFICIAL_MODULE = "bfcl_eval.eval_checker.multi_turn_eval.func_source_code"
@@ -171,6 +178,82 @@ def conversation_of(case: TestCase) -> Conversation:
         long_context=data.long_context,
         paths=case.metadata_as(ExecutionData).environment_paths,
     )
+
+
+AGENTIC_ANSWER_FORMAT = (
+    "When you give the user your final answer, write it as "
+    "{'answer': <the answer, short and exact>, 'context': <how you found it, or why it is "
+    "right>}. If you do not know, answer {'answer': 'I do not know', 'context': 'I do not "
+    "know'}; if the question cannot be answered, answer {'answer': 'I cannot answer this "
+    "question', 'context': <why not>}."
+)
+"""The system message opening an agentic question (our wording of the answer form bfcl-eval
+asks for; the checker looks for the expected text in the final answer, in any form)."""
+
+WEB_SEARCH_ENVIRONMENT = "WebSearchAPI"
+"""The environment of BFCL's web-search entries; its tools run host-side
+(`multiturn.web_search`)."""
+
+
+def conversation_for(case: TestCase) -> Conversation:
+    """The conversation of a multi-turn case, or of an agentic one (web search)."""
+    category = CATEGORIES.get(case.category)
+    if category is not None and category.agentic:
+        return agentic_conversation(case)
+    return conversation_of(case)
+
+
+def agentic_conversation(case: TestCase) -> Conversation:
+    """A web-search or memory entry as a conversation: its turns, a question's opened (as
+    bfcl-eval opens them) by a system message asking for the answer form
+    (`AGENTIC_ANSWER_FORMAT`); the web-search tools with the category's `show_snippet`
+    (False for `web_search_no_snippet`, as bfcl-eval sets it), or the category's memory
+    backend for the entry's scenario; no ground truth (the final answer is checked)."""
+    category = CATEGORIES[case.category]
+    where = case.source.file if case.source else None
+    memory = category.column is Column.MEMORY
+    if memory and case.category not in BACKENDS:
+        raise InputError(
+            f"{case.id}: {case.category} is not run by bfcl-action (it needs an embedding model)",
+            file=where,
+            field="category",
+        )
+    if not case.functions:
+        raise InputError(
+            f"{case.id}: no function docs for its environment (BFCL's multi_turn_func_doc/)",
+            file=where,
+            field="function",
+        )
+    if memory:
+        scenario = case.metadata_as(MemoryData).scenario
+        env = EnvironmentSpec(MEMORY_ENVIRONMENT, f"host:{case.category}", {"scenario": scenario})
+    else:
+        show_snippet = "no_snippet" not in case.category
+        env = EnvironmentSpec(
+            WEB_SEARCH_ENVIRONMENT, "host:web_search", {"show_snippet": show_snippet}
+        )
+    turns = [list(turn) for turn in case.question]
+    if not is_prereq(case.id):  # a prerequisite conversation is not a question
+        opening = Message(role="system", content=AGENTIC_ANSWER_FORMAT)
+        turns = [[opening, *turn] if i == 0 else turn for i, turn in enumerate(turns)]
+    return Conversation(
+        id=case.id,
+        turns=turns,
+        environments=[env],
+        functions=list(case.functions),
+        ground_truth=[[] for _ in case.question],
+    )
+
+
+def with_system_text(conversation: Conversation, text: str) -> Conversation:
+    """`text` as the conversation's opening system message, before an existing one's content
+    (joined by a blank line), as bfcl-eval puts the memory instruction first."""
+    first = list(conversation.turns[0]) if conversation.turns else []
+    if first and first[0].role == "system":
+        first[0] = Message(role="system", content=f"{text}\n\n{first[0].content or ''}")
+    else:
+        first.insert(0, Message(role="system", content=text))
+    return conversation.model_copy(update={"turns": [first, *conversation.turns[1:]]})
 
 
 def turn_messages(conversation: Conversation, turn: int) -> list[dict[str, Any]]:

@@ -2,7 +2,8 @@
 
 The loop follows BFCL's inference (read, not copied): each user turn opens with its messages
 (a turn that only adds functions says so, and the tools are re-rendered); within a turn the
-model is asked again and again, its calls run in the sandbox and the results go back (FC:
+model is asked again and again, its calls run in the sandbox (a web-search conversation's in
+this process, `multiturn.web_search`: they need the network) and the results go back (FC:
 one `tool` message per call; prompt: one user message listing the results) until a step
 carries no call; more than `MAX_STEPS` steps in one turn ends the whole conversation
 (force-terminated).
@@ -33,14 +34,16 @@ from bfcl_action.model.render import FunctionRenderer, RenderedFunctions
 from bfcl_action.model.request import ModelClient
 from bfcl_action.model.retry import InfraFailure
 from bfcl_action.model.types import ChatRequest, ChatResponse, Message, PermanentError
-from bfcl_action.multiturn.check import ExecutionOptions
+from bfcl_action.multiturn.check import ExecutionOptions, ToolExecutor
 from bfcl_action.multiturn.conversation import (
     ADDED_FUNCTIONS_PROMPT,
     MAX_STEPS,
-    conversation_of,
+    conversation_for,
     turn_messages,
+    with_system_text,
 )
-from bfcl_action.safety.sandbox import Sandbox, SandboxError
+from bfcl_action.multiturn.memory import MemoryTools
+from bfcl_action.safety.sandbox import SandboxError
 
 SIDE = "model"
 
@@ -78,7 +81,7 @@ class ConversationDriver:
         sample: int,
     ) -> None:
         self.case = case
-        self.conversation = conversation_of(case)
+        self.conversation = conversation_for(case)
         self.client = client
         self.mode = mode
         self.renderer = renderer
@@ -89,7 +92,10 @@ class ConversationDriver:
 
     async def run(self) -> ConversationAnswer:
         conversation = self.conversation
-        sandbox = self.execution.sandbox(conversation.paths)
+        try:
+            sandbox = self.execution.executor(conversation)
+        except SandboxError as exc:
+            raise PermanentError(f"sandbox failed: {exc.message}") from None
         try:
             await asyncio.to_thread(
                 sandbox.init,
@@ -97,6 +103,10 @@ class ConversationDriver:
                 conversation.environments,
                 long_context=conversation.long_context,
             )
+            if isinstance(sandbox, MemoryTools):  # the memory's content opens the conversation
+                conversation = self.conversation = with_system_text(
+                    conversation, sandbox.instruction()
+                )
             for index in range(len(conversation.turns)):
                 rendered = self.renderer.render(conversation.functions_at(index), Language.PYTHON)
                 self._open_turn(index, rendered)
@@ -104,6 +114,8 @@ class ConversationDriver:
                 self.answer.output.append(steps)
                 if force_quit:
                     break
+            if isinstance(sandbox, MemoryTools):
+                sandbox.finish()
         except SandboxError as exc:
             raise PermanentError(f"sandbox failed: {exc.message}") from None
         finally:
@@ -125,7 +137,9 @@ class ConversationDriver:
                 ]
         self.messages.extend(opening)
 
-    async def _turn(self, sandbox: Sandbox, rendered: RenderedFunctions) -> tuple[list[Any], bool]:
+    async def _turn(
+        self, sandbox: ToolExecutor, rendered: RenderedFunctions
+    ) -> tuple[list[Any], bool]:
         steps: list[Any] = []
         count = 0
         while True:

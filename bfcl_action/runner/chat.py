@@ -1,20 +1,25 @@
 """Asking a chat model for a case's answer: one request for a single-turn case, the
-conversation loop for a multi-turn one. Both go through the same `ModelClient`."""
+conversation loop for a multi-turn or agentic one (a memory question after its scenario's
+prerequisite conversations, `multiturn.memory`). All go through the same `ModelClient`."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Callable, Mapping
 
 from bfcl_action.checker.variants import PromptTemplates
-from bfcl_action.core.categories import CATEGORIES, is_multi_turn
+from bfcl_action.core.categories import CATEGORIES, is_conversation
 from bfcl_action.core.errors import DatasetError
 from bfcl_action.core.records import Mode, TestCase
+from bfcl_action.model.embeddings import embed
 from bfcl_action.model.forms import case_request, fc_output, prompt_output
 from bfcl_action.model.render import FunctionRenderer, RenderedFunctions
 from bfcl_action.model.request import ModelClient
+from bfcl_action.model.retry import InfraFailure
 from bfcl_action.model.types import ChatRequest, PermanentError, RequestStats
 from bfcl_action.multiturn.check import ExecutionOptions
 from bfcl_action.multiturn.driver import run_conversation
+from bfcl_action.multiturn.memory import BACKENDS as MEMORY_BACKENDS
 from bfcl_action.runner.answer import ModelAnswer
 
 
@@ -34,6 +39,10 @@ class ChatBackend:
         self.mode = mode
         self.renderer = FunctionRenderer()
         self.multi_turn = multi_turn or ExecutionOptions()
+        if self.multi_turn.embedding_model:
+            self.multi_turn.memory.embed_async = functools.partial(
+                embed, client, self.multi_turn.embedding_model
+            )
         self._prompts: dict[str, str] = {}
         self._templates: dict[str, PromptTemplates | str] = dict(prompt_templates or {})
         """Format-sensitivity prompt texts per dataset spec (or why there are none), read
@@ -69,7 +78,9 @@ class ChatBackend:
         return found
 
     async def answer(self, case: TestCase, sample: int) -> ModelAnswer:
-        if is_multi_turn(case.category):
+        if case.category in MEMORY_BACKENDS:
+            await self.multi_turn.memory.ready(case, memory_prereqs(case), self._prereq)
+        if is_conversation(case.category):
             conversation = await run_conversation(
                 case,
                 client=self.client,
@@ -105,5 +116,42 @@ class ChatBackend:
             cached=response.cached,
         )
 
+    async def _prereq(self, case: TestCase) -> None:
+        """One prerequisite conversation of a memory scenario; one that gets no answer leaves
+        the memory as it was (as in bfcl-eval), the chain goes on."""
+        try:
+            await run_conversation(
+                case,
+                client=self.client,
+                mode=self.mode,
+                renderer=self.renderer,
+                execution=self.multi_turn,
+            )
+        except (InfraFailure, PermanentError) as exc:
+            self.multi_turn.memory.notes.append(f"{case.id}: no answer ({exc})")
+
     async def aclose(self) -> None:
         await self.client.aclose()
+
+
+def memory_prereqs(case: TestCase) -> Callable[[str, str], list[TestCase]]:
+    """How the prerequisite conversations of `case`'s memory scenario are read: from the
+    official release the case came from (`case.dataset`)."""
+
+    def load(category: str, scenario: str) -> list[TestCase]:
+        from bfcl_action.core.errors import BfclActionError
+        from bfcl_action.dataset import official
+
+        name, _, version = (case.dataset or "").partition("@")
+        try:
+            if name != "bfcl":
+                raise PermanentError(
+                    f"{case.id}: memory prerequisites come from an official release, not "
+                    f"{case.dataset!r}"
+                )
+            release = official.get_release(version)
+            return official.load_memory_prereqs(release, category, scenario)
+        except BfclActionError as exc:
+            raise PermanentError(f"memory prerequisites of {category}/{scenario}: {exc}") from None
+
+    return load

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
-from bfcl_action.core.categories import is_multi_turn
+from bfcl_action.core.categories import is_conversation
 from bfcl_action.core.cost import PER_TOKENS, Price
 from bfcl_action.core.records import TestCase
 from bfcl_action.model.cache import ResponseCache
@@ -77,7 +77,7 @@ def estimate_run(
     seen: set[str] = set()
     completions: list[int] = []
     for case in cases:
-        if is_multi_turn(case.category):
+        if is_conversation(case.category):
             estimate.conversation_turns += len(case.question) * repeat
             continue
         for sample in range(repeat):

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bfcl_action.checker import needs_underscore_to_dot
+from bfcl_action.core.categories import not_run_problem
 from bfcl_action.core.cost import cost_line, price_for, priced, run_cost
 from bfcl_action.core.errors import ConfigError
 from bfcl_action.core.records import CaseResult, Mode, RunReport, TestCase
@@ -41,6 +42,7 @@ from bfcl_action.settings.resolve import MatrixRun, RunSettings, backend_options
 from bfcl_action.settings.select import select_cases
 
 if TYPE_CHECKING:
+    from bfcl_action.multiturn.web_search import SearchBackend
     from bfcl_action.runner.estimate import RunEstimate
 
 
@@ -68,6 +70,9 @@ def gather_cases(
 
         for spec in settings.datasets:
             loaded = load_dataset(spec, data_names or None)
+            problem = not_run_problem(sorted({c.category for c in loaded}))
+            if problem:
+                raise ConfigError(problem, field="categories")
             cases.extend(loaded)
             datasets.append(loaded[0].dataset if loaded and loaded[0].dataset else spec)
     if settings.config is not None:
@@ -166,7 +171,7 @@ def check_prompt_variants(
 
 
 def execution_options(settings: RunSettings) -> ExecutionOptions:
-    """Sandbox settings for multi-turn environments."""
+    """Sandbox settings for multi-turn environments; the search backend of web search."""
     return ExecutionOptions(
         limits=SandboxLimits(
             call_timeout_s=settings.tool_timeout_s, memory_mb=settings.tool_memory_mb
@@ -174,7 +179,62 @@ def execution_options(settings: RunSettings) -> ExecutionOptions:
         python=settings.env_python,
         paths=tuple(str(Path(p).resolve()) for p in settings.env_paths),
         http_allow=settings.exec_allow_hosts,
+        search=search_backend(settings),
+        embedding_model=settings.embedding_model,
     )
+
+
+def search_backend(settings: RunSettings) -> SearchBackend | None:
+    """The web-search backend of the settings; the key read from where the entry point holds
+    it (`credentials`), and only when the endpoint is set."""
+    if not settings.search_endpoint:
+        return None
+    from bfcl_action.multiturn.web_search import SearchBackend
+    from bfcl_action.safety import credentials
+
+    key = credentials.get(settings.search_key_env) if settings.search_key_env else None
+    return SearchBackend(
+        endpoint=settings.search_endpoint, api_key=key or None, allow=settings.exec_allow_hosts
+    )
+
+
+def check_agentic_backends(settings: RunSettings, cases: Sequence[TestCase]) -> None:
+    """Before any request: memory_vector cases need an embedding model; web-search cases a
+    search endpoint, and a key variable that is named must be set; a fork's pull request sends
+    no search (as it calls no model)."""
+    if settings.replaying:
+        return
+    if not settings.embedding_model and any(c.category == "memory_vector" for c in cases):
+        raise ConfigError(
+            "memory_vector needs an embedding model at the model endpoint: set "
+            "`memory.embedding_model` in .bfcl.yml or pass --embedding-model",
+            field="embedding-model",
+        )
+    if not any(web_search_case(c) for c in cases):
+        return
+    if not settings.search_endpoint:
+        raise ConfigError(
+            "the web-search categories need a search backend: set `web_search.endpoint` "
+            "(a SerpAPI-compatible URL) in .bfcl.yml or pass --search-endpoint",
+            field="search-endpoint",
+        )
+    from bfcl_action.safety import credentials
+    from bfcl_action.safety.credentials import ModelPath, refuse_model_calls_on_fork
+
+    refuse_model_calls_on_fork(ModelPath.SEARCH, credentials.environment())
+    if settings.search_key_env and not credentials.get(settings.search_key_env):
+        raise ConfigError(
+            f"no search key: {settings.search_key_env} is not set (set it from a secret in the "
+            "workflow step's env, or name no key variable for an endpoint that needs none)",
+            field="search-key-env",
+        )
+
+
+def web_search_case(case: TestCase) -> bool:
+    from bfcl_action.core.categories import CATEGORIES, Column
+
+    category = CATEGORIES.get(case.category)
+    return category is not None and category.agentic and category.column is Column.WEB_SEARCH
 
 
 def run_options(settings: RunSettings, datasets: Sequence[str], api_key: str | None) -> RunOptions:
@@ -232,6 +292,7 @@ def evaluate_cases(
     backend: Backend | None = None,
 ) -> RunReport:
     """Ask the model about `cases` (already built and selected), check, score and price."""
+    check_agentic_backends(settings, cases)
     check_prompt_variants(settings, cases)
     report, _stats = run_evaluation(
         cases, run_options(settings, datasets, api_key), backend=backend, progress=progress

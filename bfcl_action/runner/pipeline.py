@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from bfcl_action.core.categories import is_multi_turn
+from bfcl_action.core.categories import is_conversation
 from bfcl_action.core.errors import ConfigError
 from bfcl_action.core.records import RequestCounts, RunReport, TestCase
 from bfcl_action.model.batch import BatchSettings, answer_by_batch
@@ -159,14 +159,14 @@ async def answer_batch(
     requests = [
         backend.request(case, sample)[0]
         for case in cases
-        if not is_multi_turn(case.category)
+        if not is_conversation(case.category)
         for sample in range(options.repeat)
     ]
     outcome = await answer_by_batch(
         backend.client, requests, settings, log=lambda line: print(line, file=sys.stderr)
     )
     notes = outcome.notes(settings.on_failure)
-    if any(is_multi_turn(case.category) for case in cases):
+    if any(is_conversation(case.category) for case in cases):
         notes.append("batch: multi-turn cases were asked in real time (each step needs the last)")
     return notes
 

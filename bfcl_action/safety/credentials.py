@@ -75,6 +75,20 @@ def key_variable_problem(name: str, *, from_file: bool = True) -> str | None:
     return None
 
 
+def search_key_problem(name: str, *, from_file: bool = True) -> str | None:
+    """Why `name` cannot hold the web-search key, or None: the model-key rules, and from a
+    repository file only a `BFCL_KEY_*` variable (never the model's `OPENAI_API_KEY`, which
+    would then travel to the search endpoint the file also names)."""
+    problem = key_variable_problem(name, from_file=from_file)
+    if problem is None and from_file and not name.startswith(KEY_PREFIX):
+        problem = (
+            f"a repository file may name only a {KEY_PREFIX}* variable as the search key, found "
+            f"{name}: set `{KEY_PREFIX}SERPAPI: ${{{{ secrets.SERPAPI_API_KEY }}}}` in the "
+            "workflow step's env and name that here"
+        )
+    return problem
+
+
 def _suffix(name: str) -> str:
     core = re.sub(r"_?(API_KEY|KEY|TOKEN)$", "", name, flags=re.IGNORECASE)
     return (core or "MODEL").upper()
@@ -87,6 +101,8 @@ class ModelPath(StrEnum):
     MATRIX = "matrix"
     GENERATE = "generate"
     BATCH = "batch"
+    SEARCH = "search"
+    """The web-search tools' requests (they run only while a model is asked)."""
 
 
 PULL_REQUEST_EVENTS = frozenset(

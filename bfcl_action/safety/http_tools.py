@@ -51,8 +51,18 @@ def _allowed(host: str, port: int, allow: Sequence[str]) -> bool:
     return False
 
 
-def resolve_endpoint(url: str, allow: Sequence[str] = ()) -> tuple[str, str, int, str]:
-    """(scheme, checked IP address, port, host) of an allowed URL; `EndpointRefused` else."""
+def resolve_endpoint(
+    url: str, allow: Sequence[str] = (), *, public: bool = False, loopback: bool | None = None
+) -> tuple[str, str, int, str]:
+    """(scheme, checked IP address, port, host) of an allowed URL; `EndpointRefused` else.
+
+    A host the workflow allowed always passes. Otherwise, by default (a tool endpoint the case
+    file names) only loopback. `public=True` (a URL a model or a search result chose, e.g. the
+    web-search fetcher): only globally routable addresses; loopback, private, link-local and
+    reserved ones are refused, so a model cannot make the runner read its own network or cloud
+    metadata. `public=True, loopback=True` (the search endpoint `.bfcl.yml` names, like a model
+    endpoint): global or loopback, never the private network."""
+    loopback = not public if loopback is None else loopback
     parts = urllib.parse.urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise EndpointRefused(f"not an http(s) URL: {log_line(url, 80)}")
@@ -69,7 +79,14 @@ def resolve_endpoint(url: str, allow: Sequence[str] = ()) -> tuple[str, str, int
     explicitly = _allowed(host, port, allow)
     for address in addresses:
         ip = ipaddress.ip_address(address.split("%")[0])
-        if not (ip.is_loopback or explicitly):
+        if explicitly or (loopback and ip.is_loopback):
+            continue
+        if public and not ip.is_global:
+            raise EndpointRefused(
+                f"{log_line(host, 80)} is not a public address; allow it with the "
+                "`exec-allow-hosts` input (or `--exec-allow-host`)"
+            )
+        if not public:
             raise EndpointRefused(
                 f"{log_line(host, 80)} is not a loopback address; allow it with the "
                 "`exec-allow-hosts` input (or `--exec-allow-host`)"
@@ -87,6 +104,15 @@ class _PinnedHTTPS(http.client.HTTPSConnection):
         self.sock = self._context.wrap_socket(sock, server_hostname=self.host)  # type: ignore[attr-defined]
 
 
+def pinned_connection(
+    scheme: str, address: str, host: str, port: int, timeout: float
+) -> http.client.HTTPConnection:
+    """A connection to the address `resolve_endpoint` checked (TLS still verifies `host`)."""
+    if scheme == "https":
+        return _PinnedHTTPS(address, host, port, timeout)
+    return http.client.HTTPConnection(address, port, timeout=timeout)
+
+
 def http_invoke(
     url: str, arguments: dict[str, Any], *, timeout: float, allow: Sequence[str] = ()
 ) -> dict[str, Any]:
@@ -100,11 +126,7 @@ def http_invoke(
         return {"ok": False, "error": f"endpoint refused: {exc}"}
     parts = urllib.parse.urlsplit(url)
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    connection: http.client.HTTPConnection
-    if scheme == "https":
-        connection = _PinnedHTTPS(address, host, port, timeout)
-    else:
-        connection = http.client.HTTPConnection(address, port, timeout=timeout)
+    connection = pinned_connection(scheme, address, host, port, timeout)
     body = json.dumps(arguments).encode("utf-8")
     try:
         connection.request(

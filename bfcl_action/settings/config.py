@@ -30,7 +30,7 @@ from bfcl_action.core.cost import Price
 from bfcl_action.core.errors import ConfigError, InputError
 from bfcl_action.core.records import Mode, SourceLocation
 from bfcl_action.safety.budget import read_text
-from bfcl_action.safety.credentials import key_variable_problem
+from bfcl_action.safety.credentials import key_variable_problem, search_key_problem
 from bfcl_action.safety.redact import shorten
 from bfcl_action.settings.thresholds import STRICT_KEYS, CategoryKey, Thresholds
 from bfcl_action.tools.servers import ToolEntry
@@ -210,6 +210,50 @@ class ModelSettings(_Strict):
         return float(value)
 
 
+class WebSearchSettings(_Strict):
+    """The `web_search:` section: the search backend `web_search_base` and
+    `web_search_no_snippet` run with (docs/agentic.md). Command-line options win."""
+
+    endpoint: str | None = None
+    """A SerpAPI-compatible search URL (`https://serpapi.com/search.json`); queried with
+    `engine=duckduckgo&q=...&kl=...&api_key=...`, as BFCL queries SerpAPI."""
+    api_key_env: str | None = None
+    """The variable holding the search key, sent only to `endpoint`: a `BFCL_KEY_*` variable
+    (a pull request edits this file, so it never names another secret)."""
+
+    @field_validator("endpoint")
+    @classmethod
+    def _endpoint(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        parts = urlsplit(value.strip())
+        if parts.scheme not in {"http", "https"} or not parts.hostname:
+            raise ValueError(
+                "expected an http:// or https:// URL naming a host "
+                "(e.g. https://serpapi.com/search.json)"
+            )
+        return value.strip()
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _api_key_env(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None:
+            return value
+        from_file = not (info.context or {}).get("key_variables_from_workflow", False)
+        problem = search_key_problem(value, from_file=from_file)
+        if problem:
+            raise ValueError(problem)
+        return value
+
+
+class MemorySettings(_Strict):
+    """The `memory:` section: what BFCL's memory_vector category embeds with (docs/agentic.md)."""
+
+    embedding_model: str | None = None
+    """An embedding model served at the model endpoint's `/embeddings` (the run's base URL
+    and key), e.g. `text-embedding-3-small`."""
+
+
 LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,79}")
 """A matrix entry's label: it names the model in the comment, its digest in the check run
 and (scheduled runs) its own check run `<check-name>/<label>` and history file."""
@@ -360,6 +404,10 @@ class BfclConfig(_Strict):
     models: list[MatrixModel] = Field(default_factory=list)
     """A model matrix (docs/model-matrix.md): every entry is evaluated on the same cases and
     compared with its own baseline; `model:` holds what the entries share."""
+    web_search: WebSearchSettings = Field(default_factory=WebSearchSettings)
+    memory: MemorySettings = Field(default_factory=MemorySettings)
+    """The embedding model of BFCL's memory_vector category (docs/agentic.md)."""
+    """The search backend of BFCL's web-search categories (docs/agentic.md)."""
     thresholds: Thresholds = Field(default_factory=Thresholds)
     weights: dict[CategoryKey, Annotated[float, Field(ge=0)]] = Field(default_factory=dict)
     """Per-category (or suite) weight in the overall own score; default 1."""

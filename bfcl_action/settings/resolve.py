@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bfcl_action.core.errors import ConfigError
 from bfcl_action.core.records import Mode
 from bfcl_action.safety import credentials, redact
-from bfcl_action.safety.credentials import key_variable_problem
+from bfcl_action.safety.credentials import key_variable_problem, search_key_problem
 from bfcl_action.settings.config import BfclConfig, MatrixModel, ModelSettings
 from bfcl_action.settings.select import parse_shard
 from bfcl_action.settings.thresholds import (
@@ -107,8 +107,16 @@ class RunSettings(BaseModel):
     tool_timeout_s: float = 10.0
     tool_memory_mb: int = 1024
     exec_allow_hosts: tuple[str, ...] = ()
-    """Non-loopback hosts executable checks may POST to (front-ends only, never
-    `.bfcl.yml`: a fork PR edits that file; docs/security.md)."""
+    """Non-loopback hosts executable checks may POST to, and non-public hosts the web-search
+    fetcher may GET (front-ends only, never `.bfcl.yml`: a fork PR edits that file;
+    docs/security.md)."""
+    # --- web search (BFCL's agentic web-search categories)
+    search_endpoint: str | None = None
+    """SerpAPI-compatible search URL (`web_search.endpoint`, `--search-endpoint`)."""
+    search_key_env: str | None = None
+    """The *name* of the variable holding the search key (none: no key is sent)."""
+    embedding_model: str | None = None
+    """memory_vector's embedding model at the model endpoint (`memory.embedding_model`)."""
     # --- Batch API (bfcl_action.model.batch)
     batch: bool = False
     """Ask single-turn cases by the provider's Batch API first (answers land in the cache)."""
@@ -161,6 +169,9 @@ class RunOverrides(BaseModel):
     tool_timeout_s: float | None = None
     tool_memory_mb: int | None = None
     exec_allow_hosts: tuple[str, ...] | None = None
+    search_endpoint: str | None = None
+    search_key_env: str | None = None
+    embedding_model: str | None = None
     batch: bool | None = None
     batch_wait_s: float | None = None
     batch_fallback: Literal["realtime", "error"] | None = None
@@ -231,6 +242,12 @@ def resolve_run_settings(
     values: dict[str, Any] = DEFAULTS.model_dump()
     if config is not None:
         values.update(_file_layer(config.model))
+        if config.web_search.endpoint:
+            values["search_endpoint"] = config.web_search.endpoint
+        if config.web_search.api_key_env:
+            values["search_key_env"] = config.web_search.api_key_env
+        if config.memory.embedding_model:
+            values["embedding_model"] = config.memory.embedding_model
     given = overrides.model_dump(exclude_none=True, exclude={"no_cache"})
     values.update(given)
     if overrides.no_cache:
@@ -316,6 +333,10 @@ def check_settings(settings: RunSettings, *, model_hint: str) -> None:
     problem = key_variable_problem(settings.api_key_env, from_file=False)
     if problem:
         raise ConfigError(problem, field="api-key-env")
+    if settings.search_key_env is not None:
+        problem = search_key_problem(settings.search_key_env, from_file=False)
+        if problem:
+            raise ConfigError(problem, field="search-key-env")
     for name, value in (("concurrency", settings.concurrency), ("repeat", settings.repeat)):
         if value < 1:
             raise ConfigError(f"must be >= 1, found {value}", field=name)

@@ -210,12 +210,16 @@ class OfficialChecker:
         return {"valid": valid, "error_type": None if valid else res.get("error_type")}
 
 
-# --- scoring a result folder as `bfcl evaluate` does (shared by the conformance tests) ---
+# --- bfcl-eval's scoring of a result folder (score files, leaderboard CSVs) -------------------
 
 
-def official_evaluate(result_dir: Path, score_dir: Path, mode: str) -> None:
+def official_evaluate(
+    result_dir: Path, score_dir: Path, mode: str, *, leaderboard: bool = True
+) -> None:
     """What `bfcl evaluate` does with one model's result folder: every result file through
-    bfcl_eval's evaluation functions, then the leaderboard CSVs from the score files."""
+    bfcl_eval's evaluation functions, then (`leaderboard`) the leaderboard CSVs from the score
+    files (its latency statistics need numpy, stubbed here: result files with latencies are
+    scored without them)."""
     os.environ.setdefault("BFCL_PROJECT_ROOT", tempfile.mkdtemp(prefix="bfclroot-"))
     with sdk_stubs():
         from bfcl_eval.eval_checker import eval_runner, eval_runner_helper
@@ -249,6 +253,8 @@ def official_evaluate(result_dir: Path, score_dir: Path, mode: str) -> None:
         eval_runner.evaluate_task(
             category, result_dir.parent, score_dir, entries, result_dir.name, handler, table
         )
+    if not leaderboard:
+        return
     # the score files' headers carry extra figures (format sensitivity's per configuration)
     eval_runner_helper.update_leaderboard_table_with_local_score_file(table, score_dir)
     eval_runner_helper.generate_leaderboard_csv(table, score_dir)

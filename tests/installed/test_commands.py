@@ -18,7 +18,9 @@ import pytest
 from bfcl_action.cli import COMMANDS
 from bfcl_action.results.results_io import read_score_file
 from tests.support.installed import Installed, git, prefill_bfcl_cache, serving
+from tests.support.memory_model import rememberer, vector_rememberer
 from tests.support.openai_server import OpenAIServer
+from tests.support.web_search import WebServer, researcher
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "weather-app"
@@ -148,6 +150,86 @@ def test_score_reads_bfcl_result_files(user: Installed, tmp_path: Path) -> None:
     assert run.code == 0, run
     assert "simple_python" in run.stdout
     assert "50.00%" in run.stdout
+
+
+def test_run_asks_web_search_through_the_configured_search_backend(
+    user: Installed, openai: OpenAIServer, tmp_path: Path
+) -> None:
+    """BFCL's web_search_base as a user runs it: the search endpoint and its key variable in
+    .bfcl.yml, the local pages allowed by the workflow's flag, result files bfcl-eval reads."""
+    prefill_bfcl_cache(user.home / ".cache" / "bfcl-action", tmp_path / "wheel")
+    with WebServer() as web:
+        web.api_key = "serp-secret-4711"
+        web.pages["founder"] = "<h1>ByteDance</h1><p>It was founded by Zhang Yiming.</p>"
+        web.results["question"] = [web.result("Founder", "founder", "who founded it")]
+        openai.responder = researcher()
+        repo = tmp_path / "repo"
+        repo.mkdir()
+        (repo / ".bfcl.yml").write_text(
+            f"suites:\n  own: []\n  official: [web_search_base]\n"
+            f"model:\n  name: test-model\n  base_url: {openai.base_url}\n"
+            f"web_search:\n  endpoint: {web.endpoint}\n  api_key_env: BFCL_KEY_SERPAPI\n"
+        )
+        env = {"BFCL_KEY_SERPAPI": "serp-secret-4711"}
+        refused = user.run("bfcl-action", "run", "--no-cache", cwd=repo, env=env)
+        assert refused.code == 0, refused  # the pages are loopback: refused, the model says so
+        assert "/pages/founder" not in web.paths()
+        run = user.run(
+            "bfcl-action", "run", "--no-cache", "--exec-allow-host", f"127.0.0.1:{web.port}",
+            "--output", str(tmp_path / "run.json"), "--results-dir", str(tmp_path / "res"),
+            cwd=repo, env=env,
+        )  # fmt: skip
+    assert run.code == 0, run
+    assert "web_search_base" in run.stdout and "50.00%" in run.stdout
+    assert "serp-secret-4711" not in run.output
+    searched = [q for path, q in web.requests if path == "/search.json"]
+    assert searched and all(q["api_key"] == "serp-secret-4711" for q in searched)
+    report = json.loads((tmp_path / "run.json").read_text())
+    verdicts = {r["id"]: r["valid"] for r in report["results"]}
+    assert verdicts == {"web_search_base_0": True, "web_search_base_1": False}
+    written = tmp_path / "res" / "agentic" / "BFCL_v4_web_search_base_result.json"
+    rows = [json.loads(line) for line in written.read_text().splitlines()]
+    assert rows[0]["result"][0][-1] == "It was founded by Zhang Yiming."
+
+
+def test_run_asks_memory_kv_after_its_prerequisite_conversations(
+    user: Installed, openai: OpenAIServer, tmp_path: Path
+) -> None:
+    """BFCL's memory_kv as a user runs it: named in .bfcl.yml, the scenario's prerequisite
+    conversations fill the memory, then the questions are asked of it."""
+    prefill_bfcl_cache(user.home / ".cache" / "bfcl-action", tmp_path / "wheel")
+    openai.responder = rememberer("kv")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / ".bfcl.yml").write_text(
+        "suites:\n  own: []\n  official: [memory_kv]\n"
+        f"model:\n  name: test-model\n  base_url: {openai.base_url}\n"
+    )
+    run = user.run(
+        "bfcl-action", "run", "--no-cache", "--output", str(tmp_path / "run.json"),
+        "--results-dir", str(tmp_path / "res"), cwd=repo,
+    )  # fmt: skip
+    assert run.code == 0, run
+    assert "memory_kv" in run.stdout and "100.00%" in run.stdout
+    report = json.loads((tmp_path / "run.json").read_text())
+    assert sorted(r["id"] for r in report["results"]) == [
+        "memory_kv_0-customer-0",
+        "memory_kv_1-customer-1",
+    ]
+    written = tmp_path / "res" / "agentic" / "memory" / "kv" / "BFCL_v4_memory_kv_result.json"
+    assert len(written.read_text().splitlines()) == 2
+    vector_args = ["--dataset", "bfcl@2026.3.23", "--categories", "memory_vector", "--no-cache"]
+    model_args = ["--model", "test-model", "--base-url", openai.base_url]
+    refused = user.run("bfcl-action", "run", *vector_args, *model_args, cwd=repo)
+    assert refused.code == 2 and "memory_vector needs an embedding model" in refused.stderr
+    openai.responder = vector_rememberer()
+    vector = user.run(
+        "bfcl-action", "run", *vector_args, *model_args, "--embedding-model", "embedder",
+        cwd=repo,
+    )  # fmt: skip
+    assert vector.code == 0, vector
+    assert "memory_vector" in vector.stdout and "100.00%" in vector.stdout
+    assert {body["model"] for body in openai.embedding_requests} == {"embedder"}
 
 
 def test_run_asks_format_sensitivity_in_its_26_prompt_configurations(

@@ -58,7 +58,7 @@ weights: {own_simple: -1}
         "own_multi_turn)",
         "  .bfcl.yml:4:1: modle: unknown key; did you mean 'model'? (expected one of: version, "
         "tools, tools_exclude, tool_limits, cases, multi_turn, environments, suites, derived, "
-        "seed, model, models, thresholds, weights, pricing)",
+        "seed, model, models, web_search, memory, thresholds, weights, pricing)",
         "  .bfcl.yml:7:16: model.temperature: expected a number >= 0, or `omit` to send none "
         "(models that accept only their default) (found 'hot')",
         "  .bfcl.yml:10:5: thresholds.categories.own_simpel: unknown category or suite "

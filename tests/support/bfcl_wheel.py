@@ -61,6 +61,7 @@ def _agentic_files() -> list[tuple[str, list[dict[str, Any]], list[dict[str, Any
                 "id": entry_id,
                 "question": [[{"role": "user", "content": f"Question {i} of {stem}?"}]],
                 "involved_classes": ["WebSearchAPI" if stem == "web_search" else "MemoryAPI"],
+                **({} if stem == "web_search" else {"scenario": "customer"}),
             }
             for i, entry_id in enumerate(ids)
         ]
@@ -70,6 +71,98 @@ def _agentic_files() -> list[tuple[str, list[dict[str, Any]], list[dict[str, Any
         ]
         out.append((stem, rows, answers))
     return out
+
+
+WEB_SEARCH_DOCS = [
+    {
+        "name": "search_engine_query",
+        "description": "Search the web for keywords; returns titles, links and snippets.",
+        "parameters": {
+            "type": "dict",
+            "properties": {
+                "keywords": {"type": "string", "description": "What to search for."},
+                "max_results": {
+                    "type": "integer",
+                    "description": "How many results at most.",
+                    "default": 10,
+                },
+                "region": {
+                    "type": "string",
+                    "description": "Region code.",
+                    "default": "wt-wt",
+                },
+            },
+            "required": ["keywords"],
+        },
+    },
+    {
+        "name": "fetch_url_content",
+        "description": "Read a web page: raw HTML, Markdown, or its text.",
+        "parameters": {
+            "type": "dict",
+            "properties": {
+                "url": {"type": "string", "description": "An http(s) URL."},
+                "mode": {
+                    "type": "string",
+                    "description": "raw, markdown or truncate.",
+                    "default": "raw",
+                    "enum": ["raw", "markdown", "truncate"],
+                },
+            },
+            "required": ["url"],
+        },
+    },
+]
+"""The stand-in's `multi_turn_func_doc/web_search.json` (the two web-search tools)."""
+
+
+def _tool(name: str, description: str, *params: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "description": description,
+        "parameters": {
+            "type": "dict",
+            "properties": {p: {"type": "string", "description": p} for p in params},
+            "required": list(params),
+        },
+    }
+
+
+MEMORY_DOCS = {
+    "memory_kv": [
+        _tool("core_memory_add", "Add a key and value to the core memory.", "key", "value"),
+        _tool("core_memory_retrieve", "Read a key of the core memory.", "key"),
+        _tool("archival_memory_add", "Add a key and value to the archival memory.", "key", "value"),
+        _tool("archival_memory_key_search", "Find archival keys like the query.", "query"),
+        _tool("archival_memory_retrieve", "Read a key of the archival memory.", "key"),
+    ],
+    "memory_rec_sum": [
+        _tool("memory_append", "Append text to the memory.", "text"),
+        _tool("memory_retrieve", "Read the memory."),
+    ],
+    "memory_vector": [
+        _tool("core_memory_add", "Add a text to the core memory.", "text"),
+        _tool("archival_memory_add", "Add a text to the archival memory.", "text"),
+        _tool("archival_memory_retrieve", "Find archival texts like the query.", "query"),
+    ],
+}
+"""The stand-in's memory function docs (a few tools of each backend)."""
+
+MEMORY_PREREQS = [
+    {
+        "id": f"memory_prereq_{i}-customer-{i}",
+        "topic": "introduction",
+        "question": [
+            [{"role": "user", "content": text}],
+            [{"role": "user", "content": "Thanks, that is all for today."}],
+        ],
+        "involved_classes": ["MemoryAPI"],
+        "scenario": "customer",
+    }
+    for i, text in enumerate(["Hi! My name is Zhang Yiming.", "By the way, my age is 35."])
+]
+"""The stand-in's `memory_prereq_conversation/memory_customer.json`: two conversations that
+tell the assistant what the two memory questions ask."""
 
 
 PROMPT_TEMPLATES_SOURCE = """\
@@ -171,6 +264,15 @@ def build_wheel(directory: Path, *, skip: tuple[str, ...] = (), environments: bo
             if CATEGORIES[category].checker is Checker.AST:
                 answers = [_answer(category, i) for i in range(ENTRIES_PER_CATEGORY)]
                 archive.writestr(f"bfcl_eval/data/possible_answer/{name}", _jsonl(answers))
+        archive.writestr(
+            "bfcl_eval/data/multi_turn_func_doc/web_search.json", _jsonl(WEB_SEARCH_DOCS)
+        )
+        for backend, docs in MEMORY_DOCS.items():
+            archive.writestr(f"bfcl_eval/data/multi_turn_func_doc/{backend}.json", _jsonl(docs))
+        archive.writestr(
+            "bfcl_eval/data/memory_prereq_conversation/memory_customer.json",
+            _jsonl(MEMORY_PREREQS),
+        )
         for stem, rows, answers in _agentic_files():
             archive.writestr(f"bfcl_eval/data/BFCL_v4_{stem}.json", _jsonl(rows))
             archive.writestr(f"bfcl_eval/data/possible_answer/BFCL_v4_{stem}.json", _jsonl(answers))

@@ -322,6 +322,7 @@ def prefill_bfcl_cache(cache: Path, work: Path) -> None:
 
     wheel = build_wheel(work)
     extracted = official.ensure_extracted(release_for(wheel), wheel=wheel, cache=cache)
+    official.ensure_memory_prereqs(release_for(wheel), wheel=wheel, cache=cache)
     extracted.rename(official.release_dir(official.get_release(VERSION), cache))
 
 

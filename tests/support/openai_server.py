@@ -23,6 +23,8 @@ drive the real `openai` SDK against it. It scripts answers and injects faults:
   strict schema (every property required, `additionalProperties: false`; else 400);
   `structured_outputs = False` answers 400 to any `json_schema` format, as servers without
   the feature do. A reply may carry `refusal` (OpenAI's structured-output refusal).
+- embeddings: `POST /embeddings` answers a bag-of-words vector per input (`word_vector`),
+  recorded in `embedding_requests`.
 - the Batch API: `/files` and `/batches` (`server.batches`, see tests.support.openai_batches);
   batch lines are answered like real-time requests, and `batch_calls` lists the calls.
 
@@ -34,8 +36,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
 import random
+import re
 import socket
 import struct
 import sys
@@ -102,6 +106,8 @@ class OpenAIServer(LocalServer):
         self.batches = BatchAPI(self._chat_answer)
         """The files and batches endpoints (tests.support.openai_batches)."""
         self.batch_calls: list[str] = []
+        self.embedding_requests: list[dict[str, Any]] = []
+        """`POST /embeddings` bodies (answered with `word_vector`s, kept out of `requests`)."""
         self._rng = random.Random(seed)
 
     # -- scripting -------------------------------------------------------------------------
@@ -209,6 +215,19 @@ class OpenAIServer(LocalServer):
             return True
         return await self._respond(path, headers, raw, writer)
 
+    def _embeddings(self, body: dict[str, Any]) -> dict[str, Any]:
+        """OpenAI's embeddings answer: a bag-of-words vector per input (`word_vector`)."""
+        texts = body.get("input")
+        texts = [texts] if isinstance(texts, str) else list(texts or [])
+        with self._lock:
+            self.embedding_requests.append(body)
+        rows = [
+            {"object": "embedding", "index": i, "embedding": word_vector(str(t))}
+            for i, t in enumerate(texts)
+        ]
+        usage = {"prompt_tokens": 0, "total_tokens": 0}
+        return {"object": "list", "data": rows, "model": body.get("model"), "usage": usage}
+
     def _response_format_error(self, fmt: Any) -> str | None:
         if fmt is None:
             return None
@@ -268,6 +287,9 @@ class OpenAIServer(LocalServer):
             body = json.loads(raw)
         except ValueError:
             send(400, b'{"error": {"message": "bad json"}}')
+            return True
+        if path.endswith("/embeddings"):
+            send(200, json.dumps(self._embeddings(body)).encode())
             return True
         with self._lock:
             self.count += 1
@@ -367,6 +389,15 @@ def _strict_schema_error(schema: Any, where: str) -> str | None:
     if schema.get("type") == "array":
         return _strict_schema_error(schema.get("items"), f"{where}[]")
     return None
+
+
+def word_vector(text: str, dims: int = 64) -> list[float]:
+    """A deterministic embedding: word counts hashed into `dims` slots, so texts sharing words
+    are close (what a test needs from an embedding model)."""
+    vector = [0.0] * dims
+    for word in re.findall(r"[a-z0-9]+", text.lower()):
+        vector[int(hashlib.sha256(word.encode()).hexdigest(), 16) % dims] += 1.0
+    return vector
 
 
 def _error(message: str, code: str) -> bytes:

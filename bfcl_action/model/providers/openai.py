@@ -576,6 +576,16 @@ class OpenAIProvider:
             raise translate_error(exc, endpoint=self.endpoint, model=self.model) from exc
         return content.content
 
+    async def embed(self, model: str, texts: list[str]) -> list[list[float]]:
+        """One `/embeddings` call (`model.embeddings`): a vector per text, in order."""
+        try:
+            answer = await self.client.embeddings.create(
+                model=model, input=texts, encoding_format="float"
+            )
+        except _sdk_failures() as exc:
+            raise translate_error(exc, endpoint=self.endpoint, model=model) from exc
+        return [list(row.embedding) for row in sorted(answer.data, key=lambda row: row.index)]
+
     async def aclose(self) -> None:
         if self._direct is not None:
             await self._direct.aclose()
