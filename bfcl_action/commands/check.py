@@ -18,7 +18,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 import pydantic_core
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from bfcl_action.budget import loads_json, within_limits
 from bfcl_action.categories import Checker, get_category
 from bfcl_action.errors import BfclActionError, InputError
-from bfcl_action.records import ExpectedCall, FunctionDoc, Mode, TestCase
+from bfcl_action.records import ExpectedCall, FunctionDoc, Mode
 
 INPUT_ERROR = "input_error"
 
@@ -45,6 +45,17 @@ class CheckLine(BaseModel):
     model_name: str | None = None
     underscore_to_dot: bool | None = None
     mode: Mode | None = None
+
+
+class _LineCase(NamedTuple):
+    """The case a line describes, as the checker reads it (`checker.CheckedCase`); a tuple,
+    not a `TestCase`, since building a pydantic model per line cost more than parsing it."""
+
+    id: str
+    category: str
+    functions: list[FunctionDoc]
+    possible_answer: list[ExpectedCall]
+    answer_texts: tuple[str, ...] = ()
 
 
 def register(subparsers: Any) -> None:
@@ -106,20 +117,7 @@ def check_line(raw: str | bytes, number: int) -> dict[str, Any]:
                 "expected a list of expected calls, found none",
                 field="possible_answer",
             )
-        # every field was validated as `CheckLine`, with the types `TestCase` declares; all
-        # are given, since `model_construct` inspects a default factory's signature per call
-        case = TestCase.model_construct(
-            id=line.id,
-            category=line.category,
-            question=[],
-            functions=line.functions,
-            possible_answer=line.possible_answer or [],
-            answer_texts=[],
-            language=category.language,
-            dataset="",
-            suite="",
-            source=None,
-        )
+        case = _LineCase(line.id, line.category, line.functions, line.possible_answer or [])
         mode = line.mode or (Mode.PROMPT if isinstance(line.model_output, str) else Mode.FC)
         u2d = line.underscore_to_dot
         if u2d is None:
@@ -196,11 +194,15 @@ def _open(name: str, mode: str) -> Iterator[IO[Any]]:
         yield handle
 
 
+_encode = json.JSONEncoder(ensure_ascii=False).encode
+"""`json.dumps(value, ensure_ascii=False)` without building an encoder per line."""
+
+
 def run(args: argparse.Namespace) -> int:
     counts = {"valid": 0, "invalid": 0, "malformed": 0}
     with _open(args.cases, "rb") as source, _open(args.output, "w") as sink:
         for out in check_lines(source):
-            sink.write(json.dumps(out, ensure_ascii=False) + "\n")
+            sink.write(_encode(out) + "\n")
             if out["error_type"] in {INPUT_ERROR, "internal_error"}:
                 counts["malformed"] += 1
             else:
