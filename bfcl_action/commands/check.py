@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bfcl_action.budget import loads_json, within_limits
 from bfcl_action.categories import Checker, get_category
+from bfcl_action.checker import judge, judge_decoded, needs_underscore_to_dot
 from bfcl_action.errors import BfclActionError, InputError
 from bfcl_action.records import ExpectedCall, FunctionDoc, Mode
 
@@ -86,12 +87,6 @@ def _is_decoded(output: Any) -> bool:
 
 def check_line(raw: str | bytes, number: int) -> dict[str, Any]:
     """The output object for one input line; never raises."""
-    from bfcl_action.checker import (  # imported here so `--help` never needs it
-        judge,
-        judge_decoded,
-        needs_underscore_to_dot,
-    )
-
     entry_id: Any = None
     try:
         line = _fast_parse(raw)
