@@ -18,6 +18,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import IO, Any, NamedTuple
 
 import pydantic_core
@@ -191,13 +192,37 @@ def _open(name: str, mode: str) -> Iterator[IO[Any]]:
 
 _encode = json.JSONEncoder(ensure_ascii=False).encode
 """`json.dumps(value, ensure_ascii=False)` without building an encoder per line."""
+_KEYS = ("id", "valid", "error_type", "error")
+
+
+def _output_line(out: dict[str, Any]) -> str:
+    """`json.dumps(out, ensure_ascii=False) + "\\n"`, the same text, put together from the
+    string encoder `json.dumps` itself uses when `out` holds what `check_line` returns (a
+    str or null id and error type, a bool, a list of str); the encoder otherwise."""
+    if tuple(out) == _KEYS:
+        valid, error = out["valid"], out["error"]
+        if (valid is True or valid is False) and type(error) is list:
+            try:
+                return (
+                    f'{{"id": {_string_or_null(out["id"])}, '
+                    f'"valid": {"true" if valid else "false"}, '
+                    f'"error_type": {_string_or_null(out["error_type"])}, '
+                    f'"error": [{", ".join([encode_basestring(e) for e in error])}]}}\n'
+                )
+            except TypeError:  # a value of another type: the encoder's own output
+                pass
+    return _encode(out) + "\n"
+
+
+def _string_or_null(value: Any) -> str:
+    return "null" if value is None else encode_basestring(value)
 
 
 def run(args: argparse.Namespace) -> int:
     counts = {"valid": 0, "invalid": 0, "malformed": 0}
     with _open(args.cases, "rb") as source, _open(args.output, "w") as sink:
         for out in check_lines(source):
-            sink.write(_encode(out) + "\n")
+            sink.write(_output_line(out))
             if out["error_type"] in {INPUT_ERROR, "internal_error"}:
                 counts["malformed"] += 1
             else:
