@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from bfcl_action.budget import loads_json, within_limits
 from bfcl_action.categories import Checker, get_category
 from bfcl_action.checker import judge, judge_decoded, needs_underscore_to_dot
+from bfcl_action.commands.check_functions import FunctionMemo
 from bfcl_action.errors import BfclActionError, InputError
 from bfcl_action.records import ExpectedCall, FunctionDoc, Mode
 
@@ -86,11 +87,12 @@ def _is_decoded(output: Any) -> bool:
     )
 
 
-def check_line(raw: str | bytes, number: int) -> dict[str, Any]:
-    """The output object for one input line; never raises."""
+def check_line(raw: str | bytes, number: int, memo: FunctionMemo | None = None) -> dict[str, Any]:
+    """The output object for one input line; never raises. `memo` (one per run) keeps the
+    function lists of earlier lines, parsed and validated."""
     entry_id: Any = None
     try:
-        line = _fast_parse(raw)
+        line = _fast_parse(raw, memo)
         if line is None:
             try:
                 data = loads_json(raw)
@@ -141,19 +143,37 @@ def check_line(raw: str | bytes, number: int) -> dict[str, Any]:
     }
 
 
-def _fast_parse(raw: str | bytes) -> CheckLine | None:
+def _fast_parse(raw: str | bytes, memo: FunctionMemo | None = None) -> CheckLine | None:
     """The line parsed by pydantic-core's JSON parser (faster than `json.loads` on these
     lines) and validated, when the parse budget's cheap check (`within_limits`) shows that
     no limit can be reached; None for anything else (over the cheap bounds, not JSON, not a
     valid line), which then takes the general path (`loads_json`, `_parse`) and gets its
-    exact error."""
+    exact error. With a `memo`, a line whose `functions` text was seen before is parsed
+    without it (`FunctionMemo.cut` says when that means the same)."""
     if not within_limits(raw):
         return None
     try:
-        data = pydantic_core.from_json(raw, cache_strings="keys")
+        cut = memo.cut(raw) if memo is not None and isinstance(raw, bytes) else None
+        if cut is None:
+            data = _from_json(raw)
+        else:
+            data = _from_json(cut[0])
+            if type(data) is not dict or data.get("functions") != []:
+                return None
+            data["functions"] = cut[1]  # validated already: passed through as they are
         return CheckLine.model_validate(data) if isinstance(data, dict) else None
     except ValueError:  # pydantic's ValidationError included
         return None
+
+
+def _from_json(raw: str | bytes) -> Any:
+    return pydantic_core.from_json(raw, cache_strings="keys")
+
+
+def _functions(value: Any) -> list[FunctionDoc]:
+    """A parsed `functions` value validated as the `CheckLine` field is (`FunctionMemo`'s)."""
+    line = {"id": "", "category": "", "functions": value, "model_output": None}
+    return CheckLine.model_validate(line).functions
 
 
 def _parse(data: dict[str, Any]) -> CheckLine:
@@ -167,9 +187,10 @@ def _parse(data: dict[str, Any]) -> CheckLine:
 
 def check_lines(lines: Iterable[str | bytes]) -> Iterator[dict[str, Any]]:
     """Output objects for the non-blank input lines, in order."""
+    memo = FunctionMemo(_from_json, _functions)
     for number, raw in enumerate(lines, start=1):
         if raw.strip():
-            yield check_line(raw, number)
+            yield check_line(raw, number, memo)
 
 
 @contextmanager
