@@ -132,3 +132,21 @@ def test_output_lines_are_what_json_dumps_writes() -> None:
     ]
     for out in outs:
         assert _output_line(out) == json.dumps(out, ensure_ascii=False) + "\n"
+
+
+def test_the_parse_budget_holds_for_a_list_nested_to_the_limit() -> None:
+    """A list whose values reach the line's `max_depth` (128) is memoised and reused; one
+    level more is an input error, with or without the memo, the second time too."""
+    memo = FunctionMemo(_from_json, _functions)
+    for extra, over in ((124, False), (125, True)):
+        deep: Any = 1
+        for _ in range(extra):
+            deep = [deep]
+        functions = [_function("f", deep=deep)]  # line > list > function > deep
+        raw = json.dumps({"id": "x", "category": "irrelevance", "functions": functions})
+        line = (raw[:-1] + ', "model_output": "no call"}').encode()
+        for _ in range(2):
+            out = check_line(line, 1, memo)
+            assert out == check_line(line, 1)
+            assert (out["error_type"] == "input_error") is over, out
+            assert any("nesting deeper than 128" in e for e in out["error"]) is over

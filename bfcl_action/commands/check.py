@@ -149,12 +149,12 @@ def _fast_parse(raw: str | bytes, memo: FunctionMemo | None = None) -> CheckLine
     no limit can be reached; None for anything else (over the cheap bounds, not JSON, not a
     valid line), which then takes the general path (`loads_json`, `_parse`) and gets its
     exact error. With a `memo`, a line whose `functions` text was seen before is parsed
-    without it (`FunctionMemo.cut` says when that means the same)."""
-    if not within_limits(raw):
-        return None
+    without it (`FunctionMemo.cut` says when that means the same, and checks the budget)."""
     try:
         cut = memo.cut(raw) if memo is not None and isinstance(raw, bytes) else None
         if cut is None:
+            if not within_limits(raw):
+                return None
             data = _from_json(raw)
         else:
             data = _from_json(cut[0])

@@ -20,6 +20,13 @@ parses the whole line, so a doubt costs time, never a different verdict):
   one of its letters in a key;
 - the caller parses the cut line with the same parser and checks `functions` is `[]` there.
 
+A cut line is returned only when the whole line is within the parse budget, as
+`budget.within_limits` would have it checked before parsing: the line's length is at most
+`max_nodes`, the cut line is within the limits, and the list's text was learnt from a line
+within them, where it sat at the same depth (the top-level `functions` member) and held at
+most that line's digits; an integer lies in one of the two parts, so the bounds hold for
+the whole line. The cut saves that check over the list's bytes too.
+
 A text is learnt from a line that could be cut but was not known: parsed alone (its end
 found by the standard library's decoder, its value read by the caller's parser) and
 validated by the caller's function. The memo holds at most `max_bytes` of text and starts
@@ -33,6 +40,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from bfcl_action.budget import DEFAULT_BUDGET, within_limits
 from bfcl_action.records import FunctionDoc
 
 _KEY = b'"functions": ['
@@ -65,8 +73,11 @@ class FunctionMemo:
 
     def cut(self, raw: bytes) -> tuple[bytes, list[FunctionDoc]] | None:
         """(`raw` with its `functions` array replaced by `[]`, that array validated), or None
-        when the line cannot be cut soundly (see the module docstring) or the array is not a
-        valid function list; the caller then parses the whole line."""
+        when the line cannot be cut soundly or is not known to be within the parse budget
+        (see the module docstring) or the array is not a valid function list; the caller
+        then checks and parses the whole line."""
+        if len(raw) > DEFAULT_BUDGET.max_nodes:
+            return None
         key = raw.find(_KEY)
         if key < 1 or raw[0] != 0x7B:  # `{`
             return None
@@ -85,11 +96,15 @@ class FunctionMemo:
         rest = raw[start + len(text) :]
         if b'"functions"' in rest or (b"\\u00" in rest and _LETTER_ESCAPE.search(rest)):
             return None
-        return raw[:start] + b"[]" + rest, functions
+        line = raw[:start] + b"[]" + rest
+        return (line, functions) if within_limits(line) else None
 
     def _learn(self, raw: bytes, start: int) -> tuple[bytes, list[FunctionDoc]] | None:
-        """The array text starting at `start`, validated, and remembered when it is at least
-        `_HEAD` bytes long (one text per head: a newer one replaces an older)."""
+        """The array text starting at `start` of a line within the parse budget, validated,
+        and remembered when it is at least `_HEAD` bytes long (one text per head: a newer one
+        replaces an older)."""
+        if not within_limits(raw):
+            return None
         try:
             tail = raw[start:].decode("utf-8")
             _, end = json.JSONDecoder().raw_decode(tail)
