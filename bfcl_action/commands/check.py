@@ -17,8 +17,8 @@ import json
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from json.encoder import encode_basestring
 from pathlib import Path
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import IO, Any, NamedTuple
 
 import pydantic_core

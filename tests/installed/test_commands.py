@@ -142,8 +142,14 @@ def test_check_writes_what_each_line_alone_gives(user: Installed, tmp_path: Path
     }
     base = {"category": "simple_python", "functions": [function],
             "possible_answer": [{"math.add": {"a": [1], "b": [2]}}]}  # fmt: skip
-    outputs = ["[math.add(a=1, b=2)]", "[math.add(a=1, b=3)]", [{"math_add": {"a": 1, "b": 2}}],
-               [{"math.add": '{"a": 1, "b": 2}'}], "I cannot help", "[math.add(a=1, b='é')]"]  # fmt: skip
+    outputs = [
+        "[math.add(a=1, b=2)]",
+        "[math.add(a=1, b=3)]",
+        [{"math_add": {"a": 1, "b": 2}}],
+        [{"math.add": '{"a": 1, "b": 2}'}],
+        "I cannot help",
+        "[math.add(a=1, b='é')]",
+    ]
     text = "".join(
         json.dumps({"id": f"t{i}", **base, "model_output": out}) + "\n"
         for i, out in enumerate(outputs * 3)
