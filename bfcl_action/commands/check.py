@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from json.encoder import encode_basestring
 from pathlib import Path
@@ -78,13 +78,12 @@ def _is_decoded(output: Any) -> bool:
     BFCL's format check); `[{name: "<json args>"}]` is a raw FC result to decode."""
     if isinstance(output, str):
         return False
-    items = output if isinstance(output, list) else [output]
-    return not any(
-        isinstance(value, str)
-        for item in items
-        if isinstance(item, dict)
-        for value in item.values()
-    )
+    for item in output if isinstance(output, list) else [output]:  # a loop: once per line
+        if isinstance(item, dict):
+            for value in item.values():
+                if isinstance(value, str):
+                    return False
+    return True
 
 
 def check_line(raw: str | bytes, number: int, memo: FunctionMemo | None = None) -> dict[str, Any]:
@@ -161,9 +160,14 @@ def _fast_parse(raw: str | bytes, memo: FunctionMemo | None = None) -> CheckLine
             if type(data) is not dict or data.get("functions") != []:
                 return None
             data["functions"] = cut[1]  # validated already: passed through as they are
-        return CheckLine.model_validate(data) if isinstance(data, dict) else None
+        return _validate_line(data) if isinstance(data, dict) else None
     except ValueError:  # pydantic's ValidationError included
         return None
+
+
+_validate_line: Callable[[Any], CheckLine] = CheckLine.__pydantic_validator__.validate_python
+"""`CheckLine.model_validate` without its Python wrapper (the same validator, called once
+per line)."""
 
 
 def _from_json(raw: str | bytes) -> Any:
