@@ -115,8 +115,8 @@ def conformance(session: nox.Session) -> None:
         "-m",
         "conformance",
         "tests/conformance",
-        "tests/test_conformance_agreement.py",
-        "tests/test_decode_python_fast_corpus.py",
+        "tests/checker/test_conformance_agreement.py",
+        "tests/decode/test_decode_python_fast_corpus.py",
     )
     # Multi-turn: bfcl-eval's environments and checker against ours (25 entries per category;
     # `python -m tests.conformance.multi_turn` alone runs all 800).
@@ -175,7 +175,7 @@ def docs(session: nox.Session) -> None:
     _, out = _demo_comment(session)
     session.run("python", "-m", "tests.support.demo_docs", str(out / "comment.md"))
     session.install("-e", ".")  # the schema file is written into the source tree
-    session.run("python", "-m", "bfcl_action.config_schema")
+    session.run("python", "-m", "bfcl_action.settings.config_schema")
 
 
 def _demo_generate(session: nox.Session, example: Path, out: Path) -> None:
@@ -191,8 +191,11 @@ def _demo_generate(session: nox.Session, example: Path, out: Path) -> None:
         # a repository of its own, as a user's is: config paths may not leave it
         session.run("git", "init", "-q", str(copy), external=True)
         session.run(
-            "python", str(example / "generate" / "make_generated.py"),
-            "--dir", str(copy), "--run",
+            "python",
+            str(example / "generate" / "make_generated.py"),
+            "--dir",
+            str(copy),
+            "--run",
         )
         for name in ("generated.yml", "generated.review.md"):
             made = (copy / "generate" / name).read_bytes()

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.runner import ROOT, LocalServer, make_cases
+from bfcl_action.core.records import Mode
 from bfcl_action.model.batch import BatchSettings
 from bfcl_action.model.options import BackendOptions
-from bfcl_action.records import Mode
 from bfcl_action.runner.pipeline import RunOptions, collect_answers
 from bfcl_action.runner.verdicts import judge_outcomes
 

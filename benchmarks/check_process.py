@@ -58,7 +58,7 @@ def write_workload(path: Path) -> int:
     """The checker benchmark's (case, output) pairs as `check` input lines; the extra keys
     the official side needs (`rep`, `checker`, `language`) are ignored by `check`."""
     from benchmarks.checker import _workload
-    from bfcl_action.categories import CATEGORIES
+    from bfcl_action.core.categories import CATEGORIES
 
     lines = 0
     with path.open("w", encoding="utf-8") as fh:

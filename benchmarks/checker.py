@@ -32,7 +32,7 @@ TARGET_RATIO = 3.0
 
 
 def _workload(seed: int = 0) -> list[tuple[Any, Any]]:
-    from bfcl_action.categories import SINGLE_TURN_OFFICIAL
+    from bfcl_action.core.categories import SINGLE_TURN_OFFICIAL
     from tests.conformance.generate import case_samples
     from tests.conformance.run import load_cases
 
@@ -91,7 +91,7 @@ def _figures(n: int, t_official: float, t_ours: float) -> dict[str, Any]:
 
 def _checker_only_work(prepared: list[tuple[dict[str, Any], Any, Any]]) -> list[Any]:
     """(official ast_checker args, case, (our calls, underscore_to_dot)) per decoded output."""
-    from bfcl_action.records import Call
+    from bfcl_action.core.records import Call
     from tests.conformance.official import FC_DOT_MODEL, PROMPT_MODEL
 
     work = []
@@ -119,9 +119,9 @@ def _checker_only_work(prepared: list[tuple[dict[str, Any], Any, Any]]) -> list[
 
 
 def main() -> dict[str, Any]:
-    from bfcl_action.categories import CATEGORIES
     from bfcl_action.checker import check_calls, check_case, judge
-    from bfcl_action.records import Mode
+    from bfcl_action.core.categories import CATEGORIES
+    from bfcl_action.core.records import Mode
     from tests.conformance.official import OfficialChecker
 
     work = _workload()

@@ -10,9 +10,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bfcl_action.compare import compare_runs
-from bfcl_action.digest import make_digest, parse_digest
+from bfcl_action.compare.runs import compare_runs
 from bfcl_action.report import render_comment, render_junit, render_summary
+from bfcl_action.results.digest import make_digest, parse_digest
 from tests.support.reports import make_report
 
 SUITES = ["simple_python", "multiple", "parallel", "live_simple", "live_multiple"]

@@ -17,14 +17,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bfcl_action.compare import compare_runs
-from bfcl_action.config import MatrixModel, load_config
-from bfcl_action.evaluation import evaluate_cases, evaluate_models
-from bfcl_action.impact import request_delta
-from bfcl_action.matrix import MatrixComparison, MatrixEntry
+from bfcl_action.cases.suites import build_cases
+from bfcl_action.compare.impact import request_delta
+from bfcl_action.compare.matrix import MatrixComparison, MatrixEntry
+from bfcl_action.compare.runs import compare_runs
 from bfcl_action.report.matrix import render_matrix_comment
-from bfcl_action.settings import RunOverrides, backend_options, resolve_model_runs
-from bfcl_action.suites import build_cases
+from bfcl_action.runner.evaluation import evaluate_cases, evaluate_models
+from bfcl_action.settings.config import MatrixModel, load_config
+from bfcl_action.settings.resolve import RunOverrides, backend_options, resolve_model_runs
 from bfcl_action.tools import load_tools
 from tests.support.openai_server import OpenAIServer
 from tests.support.reports import make_report

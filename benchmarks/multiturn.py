@@ -16,16 +16,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bfcl_action.multiturn import (
-    EnvironmentSpec,
-    ExecutionOptions,
-    Sandbox,
-    check_conversation,
-    conversation_of,
-)
+from bfcl_action.core.records import Mode
+from bfcl_action.multiturn import ExecutionOptions, check_conversation, conversation_of
 from bfcl_action.multiturn.cases import load_conversation_cases
 from bfcl_action.multiturn.conversation import ground_truth_output
-from bfcl_action.records import Mode
+from bfcl_action.safety.sandbox import EnvironmentSpec, Sandbox
 from tests.support.official_envs import environment_python
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,9 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bfcl_action.categories import Checker
-from bfcl_action.config import load_config
-from bfcl_action.suites import (
+from bfcl_action.cases.suites import (
     DatasetSource,
     derive_distractors,
     derive_irrelevance,
@@ -23,6 +21,8 @@ from bfcl_action.suites import (
     load_own,
     pool_cases,
 )
+from bfcl_action.core.categories import Checker
+from bfcl_action.settings.config import load_config
 from bfcl_action.tools import load_tools
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "weather-app"

@@ -18,12 +18,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bfcl_action.config import load_config
-from bfcl_action.impact import request_delta
+from bfcl_action.cases.suites import build_cases
+from bfcl_action.compare.impact import request_delta
+from bfcl_action.core.records import Mode, TestCase
 from bfcl_action.model.options import BackendOptions
-from bfcl_action.records import Mode, TestCase
 from bfcl_action.runner.pipeline import RunOptions, run_evaluation
-from bfcl_action.suites import build_cases
+from bfcl_action.settings.config import load_config
 from bfcl_action.tools import load_tools
 from tests.support.openai_server import OpenAIServer
 

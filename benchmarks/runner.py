@@ -24,10 +24,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bfcl_action.core.records import Mode, TestCase
 from bfcl_action.model.cache import ResponseCache
 from bfcl_action.model.options import BackendOptions
 from bfcl_action.model.retry import RetryPolicy
-from bfcl_action.records import Mode, TestCase
 from bfcl_action.runner.backends import create_backend
 from bfcl_action.runner.chat import ChatBackend
 from bfcl_action.runner.execute import CaseOutcome, ExecutionStats, execute

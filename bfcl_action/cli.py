@@ -11,10 +11,11 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from bfcl_action import __version__, credentials
-from bfcl_action.errors import BfclActionError
-from bfcl_action.escape import log_line
-from bfcl_action.logstream import std_streams
+from bfcl_action import __version__
+from bfcl_action.core.errors import BfclActionError
+from bfcl_action.safety import credentials
+from bfcl_action.safety.escape import log_line
+from bfcl_action.safety.logstream import std_streams
 
 COMMANDS: dict[str, str] = {
     "score": "score BFCL result files (as the official tool writes them)",

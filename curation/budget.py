@@ -1,6 +1,6 @@
 """Budgets checked on contribution text before any recursive parser sees it.
 
-The parsing budgets are the evaluation's own (`bfcl_action.budget`, the one mechanism the
+The parsing budgets are the evaluation's own (`bfcl_action.safety.budget`, the one mechanism the
 tool loaders use for PR files): `load_json` and `check_value` call it with curation's
 limits and turn its `BudgetError` into a drop reason (`too_large`, `too_deep`,
 `number_too_large`). `check_refs` adds what only curation reports separately: a `$ref`
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from bfcl_action.budget import BudgetError, ParseBudget, loads_json
-from bfcl_action.budget import check_value as check_parsed
+from bfcl_action.safety.budget import BudgetError, ParseBudget, loads_json
+from bfcl_action.safety.budget import check_value as check_parsed
 
 MAX_LINE_BYTES = 8 * 1024 * 1024
 """A contribution line larger than this is refused unread (a 5 MB description still fits,
@@ -55,7 +55,7 @@ def load_json(
     text: str, *, max_bytes: int = MAX_LINE_BYTES, max_nodes: int = CURATION_BUDGET.max_nodes
 ) -> Any:
     """`json.loads` within the shared budget; a budget breach is a `BudgetExceeded` with a
-    drop reason, invalid JSON an `InputError` (from `bfcl_action.budget.loads_json`)."""
+    drop reason, invalid JSON an `InputError` (from `bfcl_action.safety.budget.loads_json`)."""
     budget = ParseBudget(
         max_file_bytes=max_bytes,
         max_depth=CURATION_BUDGET.max_depth,

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from bfcl_action.categories import LIVE_CATEGORIES
-from bfcl_action.errors import InputError
-from bfcl_action.records import TestCase
+from bfcl_action.core.categories import LIVE_CATEGORIES
+from bfcl_action.core.errors import InputError
+from bfcl_action.core.records import TestCase
 from curation.canonical import answer_key, canonical_hash, function_text, similarity_text
 from curation.dedup import Reference
 from curation.ids import Registry, bfcl_id, dump_registry, load_registry, migrate_ids, withdraw

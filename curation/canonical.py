@@ -12,8 +12,8 @@ import re
 from typing import Any
 
 from bfcl_action.checker.normalize import normalize_text
-from bfcl_action.fingerprint import canonical_json, sha256_hex
-from bfcl_action.records import FunctionDoc
+from bfcl_action.core.fingerprint import canonical_json, sha256_hex
+from bfcl_action.core.records import FunctionDoc
 from curation.models import Item
 
 _SPACE = re.compile(r"\s+")

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from bfcl_action.authoring import call_shape
-from bfcl_action.categories import LIVE_CATEGORIES
+from bfcl_action.cases.authoring import call_shape
+from bfcl_action.core.categories import LIVE_CATEGORIES
 from curation.models import Item
 
 
 def categorize(item: Item) -> str:
-    """`live_` + the shape own cases get too (`bfcl_action.authoring.call_shape`).
+    """`live_` + the shape own cases get too (`bfcl_action.cases.authoring.call_shape`).
 
     `live_relevance` is only ever what the contributor asked for (any call passes); entries
     imported from BFCL keep their upstream category."""

@@ -8,9 +8,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from bfcl_action.errors import BfclActionError, ConfigError
-from bfcl_action.logstream import std_streams
-from bfcl_action.redact import scrub
+from bfcl_action.core.errors import BfclActionError, ConfigError
+from bfcl_action.safety.logstream import std_streams
+from bfcl_action.safety.redact import scrub
 
 DEFAULT_LIVE_DIR = Path("data/live")
 CURATE_EXTRA_MODULES = frozenset({"datasketch"})
@@ -121,9 +121,9 @@ def cmd_publish(args: argparse.Namespace) -> int:
 def cmd_harvest(args: argparse.Namespace) -> int:
     import os
 
+    from bfcl_action.core.records import Mode
     from bfcl_action.generate.model import ModelLink, verify_options
     from bfcl_action.model.options import BackendOptions
-    from bfcl_action.records import Mode
     from curation.build import iso_week
     from curation.harvest import (
         SOURCES_FILE,
@@ -283,7 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command with every printed line redacted and defused: the same log edge as
-    `bfcl-action` (`bfcl_action.logstream`), since contributions name licences and files."""
+    `bfcl-action` (`bfcl_action.safety.logstream`), since contributions name licences and files."""
     with std_streams():
         return _main(argv)
 

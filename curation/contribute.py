@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bfcl_action.records import TestCase
+from bfcl_action.core.records import TestCase
 from curation.intake import Intake
 from curation.models import ACCEPTED_LICENSES, Item, Origin
 from curation.pipeline import validate_items

@@ -32,8 +32,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
-from bfcl_action.errors import ConfigError, InputError
-from bfcl_action.records import FunctionDoc
+from bfcl_action.core.errors import ConfigError, InputError
+from bfcl_action.core.records import FunctionDoc
 from bfcl_action.tools import ToolValidationError, parse_tools
 from curation.canonical import function_text
 from curation.models import ACCEPTED_LICENSES, Item, Origin

@@ -19,8 +19,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from bfcl_action.errors import InputError
-from bfcl_action.jsonl import read_jsonl
+from bfcl_action.core.errors import InputError
+from bfcl_action.safety.jsonl import read_jsonl
 
 
 class RegistryEntry(BaseModel):

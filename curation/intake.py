@@ -16,9 +16,9 @@ from pydantic import ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
-from bfcl_action.errors import BfclActionError, InputError
-from bfcl_action.jsonl import numbered_lines
-from bfcl_action.records import FunctionDoc, TestCase
+from bfcl_action.core.errors import BfclActionError, InputError
+from bfcl_action.core.records import FunctionDoc, TestCase
+from bfcl_action.safety.jsonl import numbered_lines
 from bfcl_action.tools.source import plain_scalar
 from curation.budget import BudgetExceeded, check_value, load_json
 from curation.models import Contribution, Drop, Item, Origin

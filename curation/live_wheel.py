@@ -19,8 +19,8 @@ import json
 import zipfile
 from pathlib import Path
 
+from bfcl_action.core.errors import DatasetError
 from bfcl_action.dataset import live
-from bfcl_action.errors import DatasetError
 
 DIST = "bfcl_action_live"
 _EPOCH = (1980, 1, 1, 0, 0, 0)

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bfcl_action.records import ExpectedCall, FunctionDoc, Message
+from bfcl_action.core.records import ExpectedCall, FunctionDoc, Message
 
 DEFAULT_LICENSE = "Apache-2.0"
 ACCEPTED_LICENSES = ("Apache-2.0", "MIT", "CC-BY-4.0", "CC0-1.0", "BSD-3-Clause")
@@ -22,7 +22,7 @@ class Contribution(BaseModel):
     """One submitted test entry, as written by its contributor.
 
     `ground_truth` maps each expected call's name to its arguments; an argument is a value or
-    a list of acceptable options (see `bfcl_action.authoring` for how a list is
+    a list of acceptable options (see `bfcl_action.cases.authoring` for how a list is
     read when the parameter itself is an array). `[]` means no call is expected.
     """
 

@@ -1,14 +1,14 @@
 """Turn a contribution into an `Item`: functions in BFCL's form, answers as option lists.
 
-How an authored argument becomes an option list is `bfcl_action.authoring`'s rule, the same
+How an authored argument becomes an option list is `bfcl_action.cases.authoring`'s rule, the same
 one own cases follow, so a Live item and an own case written from the same answer hold the
 same possible answer.
 """
 
 from __future__ import annotations
 
-from bfcl_action.authoring import expected_calls
-from bfcl_action.records import FunctionDoc, Message
+from bfcl_action.cases.authoring import expected_calls
+from bfcl_action.core.records import FunctionDoc, Message
 from curation.models import Contribution, Item, Origin
 
 

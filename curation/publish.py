@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from bfcl_action.errors import ConfigError, InputError
+from bfcl_action.core.errors import ConfigError, InputError
 from curation.build import BuildReport
 from curation.store import latest_version
 from curation.summary import funnel_markdown

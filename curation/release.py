@@ -30,8 +30,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from bfcl_action.categories import CATEGORIES, Checker
-from bfcl_action.errors import InputError
+from bfcl_action.core.categories import CATEGORIES, Checker
+from bfcl_action.core.errors import InputError
 from curation.models import Item, StageCount, origin_class
 
 MANIFEST_VERSION = 2

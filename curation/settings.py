@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
-from bfcl_action.errors import ConfigError
+from bfcl_action.core.errors import ConfigError
 from curation.models import ACCEPTED_LICENSES
 from curation.neardup import NearDupSettings
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bfcl_action.categories import LIVE_CATEGORIES
-from bfcl_action.records import TestCase
+from bfcl_action.core.categories import LIVE_CATEGORIES
+from bfcl_action.core.records import TestCase
 
 
 def official_cases(spec: str) -> list[TestCase]:

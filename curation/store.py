@@ -6,9 +6,9 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from bfcl_action.errors import InputError
-from bfcl_action.jsonl import read_jsonl
-from bfcl_action.records import FunctionDoc, Message
+from bfcl_action.core.errors import InputError
+from bfcl_action.core.records import FunctionDoc, Message
+from bfcl_action.safety.jsonl import read_jsonl
 from curation.models import Item, Origin
 from curation.release import Manifest
 

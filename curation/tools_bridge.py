@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bfcl_action.errors import InputError
-from bfcl_action.records import FunctionDoc
+from bfcl_action.core.errors import InputError
+from bfcl_action.core.records import FunctionDoc
 from bfcl_action.tools import ToolIssue, ToolValidationError, parse_tools
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bfcl_action.authoring import checker_objection, option_problem
-from bfcl_action.records import FunctionDoc, TestCase
+from bfcl_action.cases.authoring import checker_objection, option_problem
+from bfcl_action.core.records import FunctionDoc, TestCase
 from curation.models import Item
 from curation.settings import CurationSettings
 
@@ -111,7 +111,7 @@ def check_names(item: Item) -> None:
 
 def _bad_option(option: Any, spec: dict[str, Any]) -> str | None:
     """Why a schema-following output can never produce this option, or None if it can
-    (`bfcl_action.authoring.option_problem`, the rule own cases follow too)."""
+    (`bfcl_action.cases.authoring.option_problem`, the rule own cases follow too)."""
     problem = option_problem(option, spec)
     return f"option {option!r}: {problem}" if problem else None
 

@@ -14,8 +14,8 @@ import hashlib
 import re
 from pathlib import Path
 
-from bfcl_action.errors import BfclActionError
-from bfcl_action.jsonl import read_jsonl
+from bfcl_action.core.errors import BfclActionError
+from bfcl_action.safety.jsonl import read_jsonl
 from curation.ids import Registry, bfcl_id, load_registry
 from curation.store import latest_version, read_manifest, verify_release
 

@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from bfcl_action.checker.verdict import PASS, CheckVerdict, fail
+from bfcl_action.core.records import Mode
 from bfcl_action.decode import decode_step
-from bfcl_action.records import Mode
 
 INFERENCE_ERROR = "agentic:inference_error"
 NO_LAST_MESSAGE = "agentic:no_last_message"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bfcl_action.records import Call, ExpectedCall
+from bfcl_action.core.records import Call, ExpectedCall
 
 
 def _concrete(option: Any, omit_optional: bool) -> Any:

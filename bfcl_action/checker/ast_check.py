@@ -18,7 +18,6 @@ import contextlib
 from collections.abc import Sequence
 from typing import Any
 
-from bfcl_action.categories import Matching
 from bfcl_action.checker import java_types, js_types
 from bfcl_action.checker.typecheck import (
     PYTHON_TYPE_ALIASES,
@@ -45,7 +44,8 @@ from bfcl_action.checker.verdict import (
     fail,
     show,
 )
-from bfcl_action.records import Call, ExpectedCall, FunctionDoc, Language
+from bfcl_action.core.categories import Matching
+from bfcl_action.core.records import Call, ExpectedCall, FunctionDoc, Language
 
 # Enum members bound once: looking one up on its class costs as much as a dict lookup chain.
 _PARALLEL, _MULTIPLE = Matching.PARALLEL, Matching.MULTIPLE

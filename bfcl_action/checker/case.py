@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple, Protocol
 
-from bfcl_action.categories import CATEGORIES, Category, Checker
 from bfcl_action.checker.agentic import check_agentic
 from bfcl_action.checker.ast_check import check_ast
 from bfcl_action.checker.relevance import check_relevance
@@ -27,10 +26,8 @@ from bfcl_action.checker.verdict import (
     CheckVerdict,
     fail,
 )
-from bfcl_action.decode import DecodeError, decode_output
-from bfcl_action.decode.errors import WRONG_OUTPUT_FORMAT
-from bfcl_action.decode.return_formats import decode_return_format
-from bfcl_action.records import (
+from bfcl_action.core.categories import CATEGORIES, Category, Checker
+from bfcl_action.core.records import (
     Call,
     CaseResult,
     ExpectedCall,
@@ -39,6 +36,9 @@ from bfcl_action.records import (
     Mode,
     TestCase,
 )
+from bfcl_action.decode import DecodeError, decode_output
+from bfcl_action.decode.errors import WRONG_OUTPUT_FORMAT
+from bfcl_action.decode.return_formats import decode_return_format
 
 _AST, _MULTI_TURN, _AGENTIC = Checker.AST, Checker.MULTI_TURN, Checker.AGENTIC
 _PYTHON = Language.PYTHON
@@ -95,7 +95,7 @@ def check_calls(
 ) -> CheckVerdict:
     """CheckVerdict on decoded `calls` for `case`, as BFCL's checker would give it.
 
-    The category (looked up in `bfcl_action.categories`) picks the rule: AST matching
+    The category (looked up in `bfcl_action.core.categories`) picks the rule: AST matching
     (simple, multiple, parallel; Python, Java or JavaScript values), irrelevance (no call
     expected) or relevance (some call expected). `underscore_to_dot` expects `a_b` for a
     function named `a.b` (see `needs_underscore_to_dot`).

@@ -10,7 +10,7 @@ registry. Prompt-mode models always keep dots (no official prompt model sets the
 
 from __future__ import annotations
 
-from bfcl_action.records import Mode
+from bfcl_action.core.records import Mode
 
 UNDERSCORE_TO_DOT_MODELS: frozenset[str] = frozenset(
     {

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bfcl_action.categories import Checker
 from bfcl_action.checker.verdict import (
     IRRELEVANCE_DECODER_SUCCESS,
     PASS,
@@ -17,7 +16,8 @@ from bfcl_action.checker.verdict import (
     CheckVerdict,
     fail,
 )
-from bfcl_action.records import Call
+from bfcl_action.core.categories import Checker
+from bfcl_action.core.records import Call
 
 _IRRELEVANCE = Checker.IRRELEVANCE
 

@@ -13,7 +13,7 @@ import re
 
 from pydantic import BaseModel, ConfigDict
 
-from bfcl_action.categories import CATEGORIES, Category
+from bfcl_action.core.categories import CATEGORIES, Category
 from bfcl_action.decode.return_formats import ReturnFormat
 
 _CONFIG = re.compile(

@@ -10,7 +10,7 @@ import argparse
 import json
 from typing import Any
 
-from bfcl_action.categories import CATEGORIES, SELECTION_GROUPS, group_members
+from bfcl_action.core.categories import CATEGORIES, SELECTION_GROUPS, group_members
 
 
 def register(sub: Any) -> None:

@@ -24,12 +24,12 @@ from typing import IO, Any, NamedTuple
 import pydantic_core
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from bfcl_action.budget import loads_json, within_limits
-from bfcl_action.categories import Checker, get_category
 from bfcl_action.checker import judge, judge_decoded, needs_underscore_to_dot
 from bfcl_action.commands.check_functions import FunctionMemo
-from bfcl_action.errors import BfclActionError, InputError
-from bfcl_action.records import ExpectedCall, FunctionDoc, Mode
+from bfcl_action.core.categories import Checker, get_category
+from bfcl_action.core.errors import BfclActionError, InputError
+from bfcl_action.core.records import ExpectedCall, FunctionDoc, Mode
+from bfcl_action.safety.budget import loads_json, within_limits
 
 INPUT_ERROR = "input_error"
 

@@ -40,8 +40,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from bfcl_action.budget import DEFAULT_BUDGET, within_limits
-from bfcl_action.records import FunctionDoc
+from bfcl_action.core.records import FunctionDoc
+from bfcl_action.safety.budget import DEFAULT_BUDGET, within_limits
 
 _KEY = b'"functions": ['
 _HEAD = 64

@@ -14,14 +14,10 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from bfcl_action import escape
-from bfcl_action.compare import Comparison, compare_runs
-from bfcl_action.config import load_config
-from bfcl_action.digest import RunDigest, make_digest
-from bfcl_action.errors import ConfigError, InputError
-from bfcl_action.impact import ToolChange
-from bfcl_action.numbers import number
-from bfcl_action.records import RunReport
+from bfcl_action.compare.impact import ToolChange
+from bfcl_action.compare.runs import Comparison, compare_runs
+from bfcl_action.core.errors import ConfigError, InputError
+from bfcl_action.core.records import RunReport
 from bfcl_action.report import (
     render_comment,
     render_history_svg,
@@ -30,9 +26,13 @@ from bfcl_action.report import (
     render_summary,
     render_tools_svg,
 )
-from bfcl_action.run_reports import load_baseline, load_report
-from bfcl_action.settings import resolve_thresholds
-from bfcl_action.thresholds import ThresholdOverrides, Thresholds
+from bfcl_action.results.digest import RunDigest, make_digest
+from bfcl_action.results.run_reports import load_baseline, load_report
+from bfcl_action.safety import escape
+from bfcl_action.safety.numbers import number
+from bfcl_action.settings.config import load_config
+from bfcl_action.settings.resolve import resolve_thresholds
+from bfcl_action.settings.thresholds import ThresholdOverrides, Thresholds
 
 
 def register(subparsers: Any) -> None:
@@ -140,7 +140,7 @@ def threshold_overrides(args: argparse.Namespace) -> ThresholdOverrides:
 
 
 def thresholds_from_args(args: argparse.Namespace) -> Thresholds:
-    """Defaults < `--config`'s `thresholds:` < flags (`bfcl_action.settings`)."""
+    """Defaults < `--config`'s `thresholds:` < flags (`bfcl_action.settings.resolve`)."""
     config = load_config(args.config) if args.config else None
     try:
         return resolve_thresholds(config, threshold_overrides(args))
@@ -172,9 +172,9 @@ def _uncovered_tools(config: Path | None, head: RunReport | Any) -> list[str]:
     or when the tools cannot be read: the comment is still written)."""
     if config is None or not isinstance(head, RunReport):
         return []
-    from bfcl_action.config import load_config
-    from bfcl_action.errors import BfclActionError
+    from bfcl_action.core.errors import BfclActionError
     from bfcl_action.report.coverage import tools_without_cases
+    from bfcl_action.settings.config import load_config
     from bfcl_action.tools.configured import load_configured
 
     try:

@@ -16,18 +16,18 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from bfcl_action import escape
-from bfcl_action.errors import InputError
-from bfcl_action.model_choice import choose_models, display_names
-from bfcl_action.numbers import number
-from bfcl_action.records import RunReport
+from bfcl_action.compare.model_choice import choose_models, display_names
+from bfcl_action.core.errors import InputError
+from bfcl_action.core.records import RunReport
 from bfcl_action.report.model_choice import (
     render_model_choice_json,
     render_model_choice_markdown,
     render_model_choice_text,
     verdict_text,
 )
-from bfcl_action.run_reports import load_report
+from bfcl_action.results.run_reports import load_report
+from bfcl_action.safety import escape
+from bfcl_action.safety.numbers import number
 
 
 def register(subparsers: Any) -> None:

@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from bfcl_action.errors import ConfigError
+from bfcl_action.core.errors import ConfigError
 
 
 def register(sub: Any) -> None:
@@ -59,8 +59,8 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from bfcl_action.cases.suites import load_own
     from bfcl_action.commands.impact import _config
-    from bfcl_action.suites import load_own
     from curation.contribute import Consent, prepare, preview, render_file, render_issue
 
     if not args.case and not args.ids:

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bfcl_action import credentials
-from bfcl_action.errors import ConfigError, InputError
+from bfcl_action.core.errors import ConfigError, InputError
+from bfcl_action.core.records import FunctionDoc, Mode, TestCase
 from bfcl_action.generate.models import (
     KIND_ORDER,
     PROMPT_VERSION,
@@ -30,13 +30,13 @@ from bfcl_action.generate.models import (
     Kind,
     Provenance,
 )
-from bfcl_action.numbers import integer, number
-from bfcl_action.records import FunctionDoc, Mode, TestCase
+from bfcl_action.safety import credentials
+from bfcl_action.safety.numbers import integer, number
 
 if TYPE_CHECKING:  # the model layer (openai) loads only when generate runs
     from bfcl_action.generate.model import ModelLink
     from bfcl_action.generate.pipeline import GenerateOptions
-    from bfcl_action.settings import RunSettings
+    from bfcl_action.settings.resolve import RunSettings
 
 DEFAULT_OUTPUT = Path("cases") / "generated.yml"
 PROPOSE_TEMPERATURE = 0.7
@@ -209,10 +209,10 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _settings(command: GenerateCommand) -> RunSettings:
-    """`run`'s settings, resolved the one way (`bfcl_action.settings`): defaults <
+    """`run`'s settings, resolved the one way (`bfcl_action.settings.resolve`): defaults <
     `.bfcl.yml` `model:` < our flags."""
-    from bfcl_action.config import load_config
-    from bfcl_action.settings import RunOverrides, check_settings, resolve_run_settings
+    from bfcl_action.settings.config import load_config
+    from bfcl_action.settings.resolve import RunOverrides, check_settings, resolve_run_settings
 
     flags = command.model_flags
     overrides = RunOverrides(
@@ -246,7 +246,7 @@ def _link(command: GenerateCommand, settings: RunSettings, api_key: str | None) 
     from bfcl_action.model.cache import ResponseCache
     from bfcl_action.model.retry import RetryPolicy
     from bfcl_action.runner.progress import make_progress
-    from bfcl_action.settings import backend_options
+    from bfcl_action.settings.resolve import backend_options
 
     verify = verify_options(backend_options(settings, api_key), command.verify_model)
     proposer = dataclasses.replace(
@@ -269,9 +269,9 @@ def _link(command: GenerateCommand, settings: RunSettings, api_key: str | None) 
 
 def load_inputs(command: GenerateCommand, output: Path) -> tuple[list[FunctionDoc], list[TestCase]]:
     """The config's tools and its cases other than the output file (which is replaced)."""
-    from bfcl_action.cases import load_cases
-    from bfcl_action.config import load_config
-    from bfcl_action.globs import expand_globs
+    from bfcl_action.cases.own import load_cases
+    from bfcl_action.safety.globs import expand_globs
+    from bfcl_action.settings.config import load_config
     from bfcl_action.tools.configured import load_configured
     from bfcl_action.tools.load import display_name
 
@@ -328,7 +328,7 @@ def run_generate(command: GenerateCommand) -> int:
     """Resolve settings, print the estimate, draft, write the cases and review files."""
     from bfcl_action.generate.pipeline import GenerateOptions
     from bfcl_action.generate.writer import case_id, ensure_writable, render_cases, render_review
-    from bfcl_action.settings import api_key
+    from bfcl_action.settings.resolve import api_key
 
     if command.per_tool < 1:
         raise ConfigError(f"must be >= 1, found {command.per_tool}", field="per-tool")
@@ -411,7 +411,7 @@ async def _generate(
 
 
 def print_report(result: GenerateResult, output: Path, review: Path, base: Path) -> None:
-    from bfcl_action.escape import log_line
+    from bfcl_action.safety.escape import log_line
 
     for report in result.reports:
         print(log_line(report.line()))
@@ -432,8 +432,8 @@ def _rel(path: Path, base: Path) -> str:
 
 
 def _note_unlisted(command: GenerateCommand, output: Path) -> None:
-    from bfcl_action.config import load_config
-    from bfcl_action.globs import expand_globs
+    from bfcl_action.safety.globs import expand_globs
+    from bfcl_action.settings.config import load_config
 
     config = load_config(command.config)
     files, _ = expand_globs(config.cases, command.config.resolve().parent)

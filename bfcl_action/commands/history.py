@@ -10,10 +10,10 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from bfcl_action.errors import InputError
-from bfcl_action.history import read_history, trend_table, write_atomic
-from bfcl_action.numbers import integer
+from bfcl_action.compare.history import read_history, trend_table, write_atomic
+from bfcl_action.core.errors import InputError
 from bfcl_action.report.charts import history_chart
+from bfcl_action.safety.numbers import integer
 
 
 def register(subparsers: Any) -> None:

@@ -14,18 +14,18 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from bfcl_action.config import BfclConfig, find_config, load_config
-from bfcl_action.errors import ConfigError
-from bfcl_action.git_files import tools_at_ref, tree_at_ref
-from bfcl_action.impact import (
+from bfcl_action.cases.suites import build_cases
+from bfcl_action.compare.git_files import tools_at_ref, tree_at_ref
+from bfcl_action.compare.impact import (
     describe_tool_changes,
     options_for,
     request_delta,
     tool_changes,
 )
-from bfcl_action.records import TestCase
-from bfcl_action.settings import DEFAULTS
-from bfcl_action.suites import build_cases
+from bfcl_action.core.errors import ConfigError
+from bfcl_action.core.records import TestCase
+from bfcl_action.settings.config import BfclConfig, find_config, load_config
+from bfcl_action.settings.resolve import DEFAULTS
 from bfcl_action.tools.configured import load_configured
 from bfcl_action.tools.load import ToolSet
 

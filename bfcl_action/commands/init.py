@@ -16,9 +16,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from bfcl_action.config_schema import MODELINE
-from bfcl_action.errors import InputError
-from bfcl_action.numbers import integer
+from bfcl_action.core.errors import InputError
+from bfcl_action.safety.numbers import integer
+from bfcl_action.settings.config_schema import MODELINE
 from bfcl_action.tools.formats import FROM_FILE, ToolFormat, find_tools
 from bfcl_action.tools.issues import Severity
 from bfcl_action.tools.source import JSON_SUFFIXES, JSONL_SUFFIXES, YAML_SUFFIXES, parse_text
@@ -464,8 +464,8 @@ def with_case_glob(
 def draft_cases(config: Path, per_tool: int) -> int:
     """`generate` for the new config, or the exact command when no key is configured."""
     from bfcl_action.commands.generate import GenerateCommand, _settings, run_generate
-    from bfcl_action.errors import ConfigError
-    from bfcl_action.settings import api_key
+    from bfcl_action.core.errors import ConfigError
+    from bfcl_action.settings.resolve import api_key
 
     command = f"bfcl-action generate --config {config} --per-tool {per_tool}"
     generate = GenerateCommand(config=config, per_tool=per_tool, note_unlisted=False)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from bfcl_action.errors import InputError
-from bfcl_action.run_reports import load_report, merge_reports, save_report
+from bfcl_action.core.errors import InputError
+from bfcl_action.results.run_reports import load_report, merge_reports, save_report
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -11,12 +11,10 @@ import os
 import sys
 from pathlib import Path
 
-from bfcl_action import credentials
-from bfcl_action.categories import did_you_mean
-from bfcl_action.config import BfclConfig, MatrixModel
-from bfcl_action.credentials import ModelPath
-from bfcl_action.errors import ConfigError
-from bfcl_action.evaluation import (
+from bfcl_action.core.categories import did_you_mean
+from bfcl_action.core.errors import ConfigError
+from bfcl_action.core.records import Mode, RunReport
+from bfcl_action.runner.evaluation import (
     evaluate_models,
     file_label,
     labelled_path,
@@ -24,11 +22,13 @@ from bfcl_action.evaluation import (
     print_summary,
     write_outputs,
 )
-from bfcl_action.numbers import integer, number
-from bfcl_action.records import Mode, RunReport
 from bfcl_action.runner.pipeline import infra_error_rate
 from bfcl_action.runner.progress import make_progress
-from bfcl_action.settings import (
+from bfcl_action.safety import credentials
+from bfcl_action.safety.credentials import ModelPath
+from bfcl_action.safety.numbers import integer, number
+from bfcl_action.settings.config import BfclConfig, MatrixModel
+from bfcl_action.settings.resolve import (
     DEFAULTS,
     MatrixRun,
     RunOverrides,
@@ -290,11 +290,11 @@ def main(args: argparse.Namespace) -> int:
     for several models which did best. One model is a matrix of one."""
     config = None
     if args.config is None and not args.dataset:
-        from bfcl_action.config import find_config
+        from bfcl_action.settings.config import find_config
 
         args.config = find_config(Path.cwd())  # as validate, impact and generate search
     if args.config is not None:
-        from bfcl_action.config import load_config
+        from bfcl_action.settings.config import load_config
 
         config = load_config(args.config)
     runs = resolve_model_runs(
@@ -308,7 +308,7 @@ def main(args: argparse.Namespace) -> int:
             else "give --model or `model.name` in --config",
         )
     if args.dry_run:
-        from bfcl_action.evaluation import estimate
+        from bfcl_action.runner.evaluation import estimate
 
         for run in runs:
             line = estimate(run.settings, config).line()
@@ -342,7 +342,7 @@ def main(args: argparse.Namespace) -> int:
             )
             failed = True
     if len(reports) > 1:
-        from bfcl_action.model_choice import choose_models
+        from bfcl_action.compare.model_choice import choose_models
         from bfcl_action.report.model_choice import render_model_choice_text
 
         print()
@@ -394,7 +394,7 @@ def matrix_entries(args: argparse.Namespace, config: BfclConfig | None) -> list[
 def _write_metrics(args: argparse.Namespace, report: RunReport, label: str) -> None:
     if not (args.metrics_json or args.metrics_openmetrics or args.metrics_emf):
         return
-    from bfcl_action.metrics import write_metrics
+    from bfcl_action.compare.metrics import write_metrics
 
     def path(given: Path | None) -> Path | None:
         return labelled_path(given, label) if given is not None else None

@@ -20,16 +20,17 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from bfcl_action.categories import (
+from bfcl_action.compare.runs import percent
+from bfcl_action.core.categories import (
     AGENTIC_OFFICIAL,
     NOT_SCORED,
     parse_categories,
 )
-from bfcl_action.compare import percent
+from bfcl_action.core.errors import InputError
+from bfcl_action.core.records import CaseResult, Mode, RunReport, TestCase
 from bfcl_action.dataset import dataset_categories, load_dataset
 from bfcl_action.dataset.official import official_sizes
-from bfcl_action.errors import InputError
-from bfcl_action.leaderboard import (
+from bfcl_action.results.leaderboard import (
     FormatSensitivity,
     Leaderboard,
     cell_text,
@@ -37,15 +38,14 @@ from bfcl_action.leaderboard import (
     latency_stats,
     leaderboard_of,
 )
-from bfcl_action.records import CaseResult, Mode, RunReport, TestCase
-from bfcl_action.results_io import (
+from bfcl_action.results.results_io import (
     ResultEntry,
     read_results,
     write_leaderboard_files,
     write_score_files,
 )
-from bfcl_action.run_reports import save_report
-from bfcl_action.scoring import SUMMARY_COLUMNS, build_report
+from bfcl_action.results.run_reports import save_report
+from bfcl_action.results.scoring import SUMMARY_COLUMNS, build_report
 
 if TYPE_CHECKING:
     from bfcl_action.multiturn.check import ExecutionOptions
@@ -156,8 +156,8 @@ def score_entries(
     """Check each result entry against its case; an id the dataset lacks is an input error.
 
     Multi-turn entries are judged by running their calls (`bfcl_action.multiturn`)."""
-    from bfcl_action.categories import is_multi_turn
     from bfcl_action.checker import check_case  # imported here so `--help` never needs it
+    from bfcl_action.core.categories import is_multi_turn
     from bfcl_action.multiturn.check import check_conversation
 
     results: list[CaseResult] = []

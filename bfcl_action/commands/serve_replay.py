@@ -24,7 +24,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from bfcl_action.errors import ConfigError, InputError
+from bfcl_action.core.errors import ConfigError, InputError
 
 
 def register(subparsers: Any) -> None:
@@ -47,7 +47,7 @@ def register(subparsers: Any) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from bfcl_action.serve import LocalServer, recorded, script_problems, scripted
+    from bfcl_action.runner.serve import LocalServer, recorded, script_problems, scripted
 
     server = LocalServer(port=args.port)
     if args.script is not None:
@@ -58,9 +58,9 @@ def main(args: argparse.Namespace) -> int:
         server.responder = scripted(script)
         what = f"the script {args.script}"
     else:
+        from bfcl_action.cases.suites import build_cases
         from bfcl_action.commands.impact import _config
         from bfcl_action.runner.replay import load_recorded_answers
-        from bfcl_action.suites import build_cases
 
         config, config_dir = _config(args.config)
         answers, _ = load_recorded_answers(args.replay)

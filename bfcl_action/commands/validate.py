@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from bfcl_action.cases.suites import build_cases, load_multi_turn, load_own
 from bfcl_action.commands.impact import _config
-from bfcl_action.config import BfclConfig, MatrixModel
-from bfcl_action.logstream import emit_command
-from bfcl_action.suites import build_cases, load_multi_turn, load_own
+from bfcl_action.safety.logstream import emit_command
+from bfcl_action.settings.config import BfclConfig, MatrixModel
 from bfcl_action.tools.issues import Severity, ToolIssue, ToolValidationError
 from bfcl_action.tools.load import ToolSet
 

@@ -4,7 +4,7 @@
 
 `categories` takes category names or group names (`non_live`, `live`, `hallucination`,
 `multi_turn`; the last only by name, never through `all`) as in
-`bfcl_action.categories.parse_categories`; None means every category of the dataset. Every
+`bfcl_action.core.categories.parse_categories`; None means every category of the dataset. Every
 returned `TestCase` carries `dataset` (the resolved spec) and `suite` (its report label).
 """
 
@@ -13,16 +13,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from bfcl_action.categories import (
+from bfcl_action.core.categories import (
     AGENTIC_OFFICIAL,
     FORMAT_SENSITIVITY,
     MULTI_TURN_OFFICIAL,
     SINGLE_TURN_OFFICIAL,
     parse_categories,
 )
+from bfcl_action.core.errors import ConfigError, DatasetError
+from bfcl_action.core.records import ExecutionData, TestCase
 from bfcl_action.dataset import live, official
-from bfcl_action.errors import ConfigError, DatasetError
-from bfcl_action.records import ExecutionData, TestCase
 
 __all__ = ["dataset_categories", "load_dataset", "parse_spec"]
 

@@ -15,10 +15,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bfcl_action import jsonl
-from bfcl_action.categories import FORMAT_SENSITIVITY, get_category
-from bfcl_action.errors import DatasetError
-from bfcl_action.records import TestCase
+from bfcl_action.core.categories import FORMAT_SENSITIVITY, get_category
+from bfcl_action.core.errors import DatasetError
+from bfcl_action.core.records import TestCase
+from bfcl_action.safety import jsonl
 
 VERSION_PREFIX = "BFCL_v4"
 """File-name prefix of BFCL v4 data, result and score files."""
@@ -29,7 +29,7 @@ def entry_file_name(category: str) -> str:
 
 
 def read_jsonl(data: bytes, *, file: str) -> list[tuple[int, dict[str, Any]]]:
-    """`(line_number, object)` pairs of a BFCL data file (`bfcl_action.jsonl`'s rules); a bad
+    """`(line_number, object)` pairs of a BFCL data file (`bfcl_action.safety.jsonl`'s rules); a bad
     line is a `DatasetError`."""
     return jsonl.read_jsonl(data, file=file, error=DatasetError)
 

@@ -33,11 +33,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from bfcl_action.categories import CATEGORIES, Checker
+from bfcl_action.core.categories import CATEGORIES, Checker
+from bfcl_action.core.errors import DatasetError, LiveUnavailable
+from bfcl_action.core.records import TestCase
 from bfcl_action.dataset import official
 from bfcl_action.dataset.bfcl_format import read_category
-from bfcl_action.errors import DatasetError, LiveUnavailable
-from bfcl_action.records import TestCase
 
 LIVE_DIR_ENV = "BFCL_ACTION_LIVE_DIR"
 VERSION_RE = re.compile(r"^(\d{4})-W(\d{2})$")

@@ -12,10 +12,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bfcl_action.categories import MULTI_TURN_OFFICIAL as MULTI_TURN_OFFICIAL
+from bfcl_action.core.categories import MULTI_TURN_OFFICIAL as MULTI_TURN_OFFICIAL
+from bfcl_action.core.errors import DatasetError
+from bfcl_action.core.records import TestCase
 from bfcl_action.dataset.bfcl_format import _read, entry_file_name, parse_answers, read_jsonl
-from bfcl_action.errors import DatasetError
-from bfcl_action.records import TestCase
 
 FUNC_DOC_FILES = {
     "GorillaFileSystem": "gorilla_file_system.json",

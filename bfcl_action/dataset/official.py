@@ -33,20 +33,20 @@ from typing import Any
 
 import platformdirs
 
-from bfcl_action.categories import (
+from bfcl_action.core.categories import (
     AGENTIC_OFFICIAL,
     FORMAT_SENSITIVITY,
     MULTI_TURN_OFFICIAL,
     SINGLE_TURN_OFFICIAL,
 )
+from bfcl_action.core.errors import DatasetError
+from bfcl_action.core.records import TestCase
 from bfcl_action.dataset.bfcl_format import (
     entry_file_name,
     read_category,
     read_format_sensitivity,
 )
 from bfcl_action.dataset.multi_turn import read_multi_turn
-from bfcl_action.errors import DatasetError
-from bfcl_action.records import TestCase
 
 PACKAGE = "bfcl-eval"
 CACHE_ENV = "BFCL_ACTION_CACHE"
@@ -551,7 +551,7 @@ def category_sizes(
     """Entries per official category in the release (prerequisite memory entries live in
     another file and are not counted): the weight bfcl-eval's leaderboard gives a category
     that did not run. A category whose file the release lacks is left out (weight 0)."""
-    from bfcl_action.categories import CATEGORIES
+    from bfcl_action.core.categories import CATEGORIES
     from bfcl_action.dataset.bfcl_format import entry_file_name
 
     root = ensure_extracted(release, wheel=wheel, cache=cache)

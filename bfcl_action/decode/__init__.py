@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bfcl_action.core.records import Call, Language, Mode
 from bfcl_action.decode.errors import (
     DECODER_FAILED,
     WRONG_OUTPUT_FORMAT,
@@ -28,7 +29,6 @@ from bfcl_action.decode.fc import decode_fc
 from bfcl_action.decode.java_calls import POSITIONAL_KEY, decode_java
 from bfcl_action.decode.javascript_calls import decode_javascript
 from bfcl_action.decode.python_calls import KWARGS_KEY, decode_python
-from bfcl_action.records import Call, Language, Mode
 
 __all__ = [
     "DECODER_FAILED",

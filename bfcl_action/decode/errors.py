@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
-from bfcl_action.errors import BfclActionError
+from bfcl_action.core.errors import BfclActionError
 
 DECODER_FAILED: Final = "ast_decoder:decoder_failed"
 WRONG_OUTPUT_FORMAT: Final = "ast_decoder:decoder_wrong_output_format"

@@ -25,9 +25,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from bfcl_action.core.records import Call
 from bfcl_action.decode.errors import failed, wrong_format
 from bfcl_action.decode.limits import MAX_JSON_CHARS
-from bfcl_action.records import Call
 
 
 def decode_fc(output: Any) -> list[Call]:

@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from bfcl_action.core.records import Call
 from bfcl_action.decode._syntax import (
     Node,
     ParseFailure,
@@ -49,7 +50,6 @@ from bfcl_action.decode._syntax import (
 )
 from bfcl_action.decode.errors import failed, wrong_format
 from bfcl_action.decode.prompt_text import bracket_text
-from bfcl_action.records import Call
 
 POSITIONAL_KEY = "<positional>"
 """Key of the (single) positional identifier argument upstream keeps under `None`."""

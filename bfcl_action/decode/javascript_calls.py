@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from bfcl_action.core.records import Call
 from bfcl_action.decode._syntax import (
     Node,
     ParseFailure,
@@ -45,7 +46,6 @@ from bfcl_action.decode.errors import failed, wrong_format
 from bfcl_action.decode.java_calls import POSITIONAL_KEY
 from bfcl_action.decode.limits import MAX_DEPTH
 from bfcl_action.decode.prompt_text import bracket_text
-from bfcl_action.records import Call
 
 _WORD_TOKENS = frozenset(
     [

@@ -36,11 +36,11 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from bfcl_action.core.records import Call
 from bfcl_action.decode.errors import DecodeError, failed
 from bfcl_action.decode.limits import MAX_DEPTH, MAX_INT_BITS, MAX_TOTAL_INT_BITS, MAX_VALUE_SIZE
 from bfcl_action.decode.prompt_text import bracket_text
 from bfcl_action.decode.python_fast import decode_python_fast, not_a_call_list
-from bfcl_action.records import Call
 
 KWARGS_KEY = "**"
 """Key under which a `**mapping` argument is kept (no parameter can have this name)."""

@@ -4,7 +4,7 @@
 output (`[get_weather(city='Paris', days=3)]`). This module reads a deliberately small
 grammar with compiled regexes (the scanning happens in C) and answers `None` for anything
 outside it, so that `decode_python` falls back to the `ast` path. On every text it accepts it
-gives exactly what the `ast` path gives; tests/test_decode_python_fast.py checks this on
+gives exactly what the `ast` path gives; tests/decode/test_decode_python_fast.py checks this on
 generated near-misses and on the whole conformance corpus.
 
 The grammar, on the text after `bracket_text`:

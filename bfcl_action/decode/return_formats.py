@@ -30,10 +30,10 @@ import xml.etree.ElementTree as ET
 from enum import StrEnum
 from typing import Any
 
+from bfcl_action.core.records import Call
 from bfcl_action.decode.errors import DecodeError, failed, wrong_format
 from bfcl_action.decode.prompt_text import bracket_text
 from bfcl_action.decode.python_calls import decode_python
-from bfcl_action.records import Call
 
 
 class ReturnFormat(StrEnum):

@@ -1,9 +1,9 @@
 """Checks that need no model: hostile text, format (through the own-case reader), kind.
 
 The format check builds the candidate exactly as a person would write it in a case file and
-reads it with `bfcl_action.cases.read_cases`, the reader `validate` uses: what it rejects is
+reads it with `bfcl_action.cases.own.read_cases`, the reader `validate` uses: what it rejects is
 never written, and what it accepts is the case `validate` will load (the answer passes our
-checker against the case's tools). A rejection is named by `bfcl_action.authoring`'s problem
+checker against the case's tools). A rejection is named by `bfcl_action.cases.authoring`'s problem
 codes where it has one (the same codes curation counts), else by the reader's issue.
 """
 
@@ -13,11 +13,11 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from bfcl_action.authoring import call_options, call_problems
-from bfcl_action.cases import read_cases
+from bfcl_action.cases.authoring import call_options, call_problems
+from bfcl_action.cases.own import read_cases
+from bfcl_action.core.records import FunctionDoc
 from bfcl_action.generate.models import Candidate, Drop, DropReason, Kind
-from bfcl_action.records import FunctionDoc
-from bfcl_action.redact import SECRET_SHAPES, has_secret_shape, redact
+from bfcl_action.safety.redact import SECRET_SHAPES, has_secret_shape, redact
 from bfcl_action.tools.issues import ToolIssue
 from bfcl_action.tools.source import Document
 
@@ -41,7 +41,7 @@ _HOSTILE = [
     ),
     (SECRET_SHAPES, "credential-like string"),
 ]
-"""Linear patterns only (tests/test_security_written_files.py feeds 200 KB adversarial
+"""Linear patterns only (tests/safety/test_security_written_files.py feeds 200 KB adversarial
 strings): a tag ends at the next `<` or `>`, a key shape never backtracks over its run."""
 
 

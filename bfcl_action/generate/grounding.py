@@ -19,8 +19,8 @@ import re
 from typing import Any
 
 from bfcl_action.checker.normalize import normalize_text
+from bfcl_action.core.records import FunctionDoc
 from bfcl_action.generate.models import Candidate, Drop, DropReason
-from bfcl_action.records import FunctionDoc
 
 _WORD = re.compile(r"[^\W_]+")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")

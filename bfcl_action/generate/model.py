@@ -13,12 +13,12 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from bfcl_action.core.records import Mode, TestCase
 from bfcl_action.model.cache import ResponseCache
 from bfcl_action.model.options import BackendOptions
 from bfcl_action.model.request import ModelClient, open_client
 from bfcl_action.model.retry import InfraFailure, RetryPolicy
 from bfcl_action.model.types import ChatRequest, ChatResponse
-from bfcl_action.records import Mode, TestCase
 from bfcl_action.runner.chat import ChatBackend
 from bfcl_action.runner.progress import NoProgress, Progress
 

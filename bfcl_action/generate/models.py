@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from bfcl_action.records import ExpectedCall, TestCase
+from bfcl_action.core.records import ExpectedCall, TestCase
 
 STRUCTURED = ("auto", "on", "off")
 """`--structured-output`: `auto` asks with `response_format` and without it after a 400."""

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bfcl_action.checker import judge
+from bfcl_action.core.records import FunctionDoc, Mode, TestCase
 from bfcl_action.generate.checks import format_check, hostile_text
 from bfcl_action.generate.diversity import drop_near_duplicates, rank
 from bfcl_action.generate.grounding import grounding_check
@@ -36,7 +37,6 @@ from bfcl_action.generate.prompt import (
 )
 from bfcl_action.generate.proposals import read_proposals
 from bfcl_action.model.retry import InfraFailure
-from bfcl_action.records import FunctionDoc, Mode, TestCase
 
 
 @dataclass(frozen=True)

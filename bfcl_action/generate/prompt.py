@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bfcl_action.core.records import FunctionDoc
 from bfcl_action.generate.models import KIND_ORDER, PROMPT_VERSION, Kind
 from bfcl_action.model.render import function_docs_json
-from bfcl_action.records import FunctionDoc
 
 MAX_SIBLINGS = 4
 """Other tools offered with the target for multiple / parallel_multiple: enough to make the

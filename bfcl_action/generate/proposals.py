@@ -11,7 +11,7 @@ from typing import Any
 
 from bfcl_action.generate.models import Candidate, Drop, DropReason, Kind
 from bfcl_action.generate.prompt import ProposeTask, offered_for
-from bfcl_action.redact import shorten
+from bfcl_action.safety.redact import shorten
 
 MAX_ANSWER_CHARS = 200_000
 MAX_REQUEST_CHARS = 2_000

@@ -22,12 +22,12 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from bfcl_action.errors import InputError
-from bfcl_action.escape import md_code
-from bfcl_action.fingerprint import canonical_json, sha256_hex
+from bfcl_action.core.errors import InputError
+from bfcl_action.core.fingerprint import canonical_json, sha256_hex
 from bfcl_action.generate.checks import own_case_entry
 from bfcl_action.generate.models import Candidate, Drop, Provenance, Review
-from bfcl_action.redact import scrub
+from bfcl_action.safety.escape import md_code
+from bfcl_action.safety.redact import scrub
 
 MARKER = "# Drafted by `bfcl-action generate`"
 _UNSAFE_ID = re.compile(r"[^A-Za-z0-9_.-]")

@@ -30,12 +30,9 @@ from typing import Any, cast
 from github import Github
 from github.Repository import Repository
 
-from bfcl_action import redact
-from bfcl_action.compare import percent
-from bfcl_action.credentials import ModelPath, model_calls_allowed
-from bfcl_action.errors import InputError
-from bfcl_action.escape import one_line, untrusted_markdown
-from bfcl_action.evaluation import labelled_path
+from bfcl_action.compare.model_choice import choose_models
+from bfcl_action.compare.runs import percent
+from bfcl_action.core.errors import InputError
 from bfcl_action.github import outputs, scheduled
 from bfcl_action.github.checks import (
     Annotation,
@@ -78,10 +75,13 @@ from bfcl_action.github.publish import (
 )
 from bfcl_action.github.scheduled import SCHEDULED_EVENTS
 from bfcl_action.github.statuses import post_statuses
-from bfcl_action.model_choice import choose_models
 from bfcl_action.report.coverage import tools_without_cases
 from bfcl_action.report.matrix import render_matrix_comment
-from bfcl_action.run_reports import load_report, save_report
+from bfcl_action.results.run_reports import load_report, save_report
+from bfcl_action.runner.evaluation import labelled_path
+from bfcl_action.safety import redact
+from bfcl_action.safety.credentials import ModelPath, model_calls_allowed
+from bfcl_action.safety.escape import one_line, untrusted_markdown
 
 GithubFactory = Callable[[ActionContext], Github]
 BASELINE_MODES = ("auto", "check-run", "file", "none")
@@ -113,7 +113,7 @@ def choose_activity(
     needs_api_key: bool,
     has_api_key: bool,
 ) -> Activity:
-    """The activity for an event and the inputs' facts; pure (tests/test_github_activity.py
+    """The activity for an event and the inputs' facts; pure (tests/github/test_github_activity.py
     holds its truth table). `shard` means the `shard` input without a finished `report`."""
     if event_name == "workflow_run":
         return Activity.POST_ARTIFACT

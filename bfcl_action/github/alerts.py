@@ -20,11 +20,11 @@ from github import GithubException
 from github.Issue import Issue
 from github.Repository import Repository
 
-from bfcl_action import github_limits as limits
-from bfcl_action.compare import OVERALL, Comparison, SuiteComparison, Verdict
-from bfcl_action.digest import RunDigest, parse_digest
-from bfcl_action.errors import BfclActionError
-from bfcl_action.escape import md_code, md_inline
+from bfcl_action.compare.runs import OVERALL, Comparison, SuiteComparison, Verdict
+from bfcl_action.core.errors import BfclActionError
+from bfcl_action.report import github_limits as limits
+from bfcl_action.results.digest import RunDigest, parse_digest
+from bfcl_action.safety.escape import md_code, md_inline
 
 ALERT_LABEL = "bfcl-alert"
 LABEL_COLOR = "d73a4a"

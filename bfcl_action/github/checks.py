@@ -14,8 +14,8 @@ from github.CheckRun import CheckRun
 from github.Repository import Repository
 from pydantic import BaseModel
 
-from bfcl_action import github_limits as limits
-from bfcl_action.digest import MARKER as DIGEST_MARKER
+from bfcl_action.report import github_limits as limits
+from bfcl_action.results.digest import MARKER as DIGEST_MARKER
 
 SUMMARY_LIMIT = limits.CHECK_OUTPUT.size
 """UTF-8 bytes (not characters) GitHub accepts in a check run's `output.summary`."""

@@ -15,7 +15,7 @@ from github.GithubException import RateLimitExceededExceedsMaxWait
 from github.Requester import Requester
 
 from bfcl_action.github.context import ActionContext
-from bfcl_action.redact import redact_value
+from bfcl_action.safety.redact import redact_value
 
 DEFAULT_TOTAL_RETRIES = 4
 

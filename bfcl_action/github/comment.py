@@ -13,7 +13,7 @@ from github import Github, GithubException
 from github.IssueComment import IssueComment
 from github.Repository import Repository
 
-from bfcl_action import github_limits as limits
+from bfcl_action.report import github_limits as limits
 
 COMMENT_LIMIT = limits.COMMENT_BODY.size
 """Characters (GitHub counts comment bodies in characters, not bytes)."""

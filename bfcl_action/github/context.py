@@ -16,8 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from bfcl_action import credentials, redact
-from bfcl_action.errors import ConfigError
+from bfcl_action.core.errors import ConfigError
+from bfcl_action.safety import credentials, redact
 
 DEFAULT_CHECK_NAME = "bfcl-action"
 """Not `bfcl`: GitHub Actions gives every job a check run named after the job, and the quick

@@ -2,7 +2,7 @@
 
 `Engine` bundles them: run the evaluation (or load a finished report), resolve thresholds,
 and locate tool definitions for annotations. The defaults call the evaluation core
-(`bfcl_action.evaluation`), the `.bfcl.yml` loader and the tool loader; tests hand in their
+(`bfcl_action.runner.evaluation`), the `.bfcl.yml` loader and the tool loader; tests hand in their
 own.
 """
 
@@ -17,17 +17,17 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bfcl_action import run_reports
-from bfcl_action.compare import Comparison
-from bfcl_action.config import BfclConfig, MatrixModel
-from bfcl_action.errors import BfclActionError, ConfigError, InputError
+from bfcl_action.compare.impact import ToolChange
+from bfcl_action.compare.runs import Comparison
+from bfcl_action.core.errors import BfclActionError, ConfigError, InputError
+from bfcl_action.core.records import CaseResult, RunReport, SourceLocation
 from bfcl_action.github.checks import Annotation
 from bfcl_action.github.context import ActionContext
-from bfcl_action.globs import glob_files
-from bfcl_action.impact import ToolChange
-from bfcl_action.numbers import integer, number
-from bfcl_action.records import CaseResult, RunReport, SourceLocation
-from bfcl_action.settings import (
+from bfcl_action.results import run_reports
+from bfcl_action.safety.globs import glob_files
+from bfcl_action.safety.numbers import integer, number
+from bfcl_action.settings.config import BfclConfig, MatrixModel
+from bfcl_action.settings.resolve import (
     MatrixRun,
     RunOverrides,
     RunSettings,
@@ -36,7 +36,7 @@ from bfcl_action.settings import (
     resolve_run_settings,
     resolve_thresholds,
 )
-from bfcl_action.thresholds import CategoryThreshold, ThresholdOverrides, Thresholds
+from bfcl_action.settings.thresholds import CategoryThreshold, ThresholdOverrides, Thresholds
 
 REPLAY_PREFIX = "replay:"
 
@@ -89,7 +89,7 @@ def read_config(ctx: ActionContext) -> LoadedConfig:
     path = config_path(ctx)
     if path is None:
         return LoadedConfig()
-    from bfcl_action.config import load_config
+    from bfcl_action.settings.config import load_config
 
     try:
         return LoadedConfig(path=path, config=load_config(path, ctx.inputs.config))
@@ -147,7 +147,7 @@ def _number(ctx: ActionContext, name: str, kind: type[int] | type[float]) -> Any
 
 def run_overrides(ctx: ActionContext, config: Path | None) -> RunOverrides:
     """The Action inputs that set run settings (unset inputs leave `.bfcl.yml`'s value)."""
-    from bfcl_action.records import Mode
+    from bfcl_action.core.records import Mode
 
     mode = None
     if ctx.inputs.mode:
@@ -196,7 +196,7 @@ def cache_overrides(ctx: ActionContext) -> dict[str, Any]:
 
 
 def run_settings(ctx: ActionContext, loaded: LoadedConfig) -> RunSettings:
-    """Defaults < `.bfcl.yml` < Action inputs (`bfcl_action.settings`)."""
+    """Defaults < `.bfcl.yml` < Action inputs (`bfcl_action.settings.resolve`)."""
     config = loaded.require()
     settings = resolve_run_settings(run_overrides(ctx, loaded.path), config, environ=os.environ)
     check_settings(settings, model_hint="set the `model` input or `model.name` in .bfcl.yml")
@@ -207,7 +207,7 @@ def matrix_entries(ctx: ActionContext, loaded: LoadedConfig) -> list[MatrixModel
     """The model matrix of this run: the `models` input, else `.bfcl.yml`'s `models:`;
     empty for a single-model run. The `model` input beside a matrix is an error: which of
     the two the workflow meant cannot be guessed."""
-    from bfcl_action.config import parse_models_input
+    from bfcl_action.settings.config import parse_models_input
 
     config = loaded.require()
     entries = (
@@ -251,7 +251,7 @@ def model_keys(ctx: ActionContext, runs: list[MatrixRun]) -> dict[str, str | Non
     """Each model's API key: from the variable its matrix entry names (set in the step's
     `env`, held by `credentials` and redacted from every output), else the `api-key`
     input (a replay ignores it)."""
-    from bfcl_action import credentials
+    from bfcl_action.safety import credentials
 
     keys: dict[str, str | None] = {}
     for run in runs:
@@ -313,7 +313,12 @@ def run_models(
     The API keys go from the inputs straight to the backend; the reports stay in memory."""
     if ctx.inputs.report:
         return given_reports(ctx, runs)
-    from bfcl_action.evaluation import evaluate_models, labelled_paths, print_summary, write_outputs
+    from bfcl_action.runner.evaluation import (
+        evaluate_models,
+        labelled_paths,
+        print_summary,
+        write_outputs,
+    )
 
     paths = labelled_paths(output, [run.label for run in runs])
     keys = model_keys(ctx, runs)
@@ -540,8 +545,8 @@ def changed_tools(ctx: ActionContext, loaded: LoadedConfig, base_ref: str) -> li
         patterns = list(getattr(config, "tools", []) or [])
         if not patterns:
             return []
-        from bfcl_action.git_files import tools_at_ref, tree_at_ref
-        from bfcl_action.impact import describe_tool_changes
+        from bfcl_action.compare.git_files import tools_at_ref, tree_at_ref
+        from bfcl_action.compare.impact import describe_tool_changes
         from bfcl_action.tools.configured import load_configured
 
         exclude = list(getattr(config, "tools_exclude", []))

@@ -12,10 +12,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
 
-from bfcl_action import github_limits as limits
-from bfcl_action.escape import neutralize_commands
-from bfcl_action.logstream import emit_command
-from bfcl_action.redact import redact
+from bfcl_action.report import github_limits as limits
+from bfcl_action.safety.escape import neutralize_commands
+from bfcl_action.safety.logstream import emit_command
+from bfcl_action.safety.redact import redact
 
 SUMMARY_LIMIT = limits.JOB_SUMMARY.size
 """GitHub rejects a step's job summary over 1 MiB (bytes)."""

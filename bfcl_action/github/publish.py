@@ -21,11 +21,11 @@ from typing import TypeVar
 from github import Github, GithubException
 from github.Repository import Repository
 
-from bfcl_action import escape, redact
-from bfcl_action.compare import Comparison, Verdict, compare_runs, percent
-from bfcl_action.digest import RunDigest, make_digest, parse_digests
-from bfcl_action.errors import BfclActionError, InputError
-from bfcl_action.evaluation import labelled_path
+from bfcl_action.compare.matrix import MatrixComparison, MatrixEntry, pick_baseline
+from bfcl_action.compare.model_choice import ModelChoice, choose_models
+from bfcl_action.compare.runs import Comparison, Verdict, compare_runs, percent
+from bfcl_action.core.errors import BfclActionError, InputError
+from bfcl_action.core.records import RunReport
 from bfcl_action.github import outputs
 from bfcl_action.github.checks import (
     Annotation,
@@ -45,13 +45,13 @@ from bfcl_action.github.context import (
 )
 from bfcl_action.github.evaluate import Engine, ToolIndex, annotations_for
 from bfcl_action.github.statuses import CategoryStatus
-from bfcl_action.matrix import MatrixComparison, MatrixEntry, pick_baseline
-from bfcl_action.model_choice import ModelChoice, choose_models
-from bfcl_action.records import RunReport
 from bfcl_action.report.markdown import DEFAULT_TITLE
 from bfcl_action.report.matrix import render_matrix_comment, render_matrix_summary
-from bfcl_action.run_reports import load_baseline
-from bfcl_action.settings import MatrixRun
+from bfcl_action.results.digest import RunDigest, make_digest, parse_digests
+from bfcl_action.results.run_reports import load_baseline
+from bfcl_action.runner.evaluation import labelled_path
+from bfcl_action.safety import escape, redact
+from bfcl_action.settings.resolve import MatrixRun
 
 T = TypeVar("T")
 MODELS_OUTPUT = "models"

@@ -5,7 +5,7 @@ Steps, in this order (docs/scheduled.md):
 1. baseline: the previous scheduled run on the default branch, i.e. the newest `check-name`
    check run carrying the scheduled marker and a digest on the default branch's recent
    commits; else the last run in the history file; else none (only the floors apply);
-2. compare (`bfcl_action.compare`: significant drops and the `min_score` floors);
+2. compare (`bfcl_action.compare.runs`: significant drops and the `min_score` floors);
 3. decide what happens to the alert issue (`alerts.decide`);
 4. append the run to the history file and draw the trend chart, *before* anything else can
    fail (the local file is written atomically; in `branch` mode it is then pushed);
@@ -26,12 +26,23 @@ from pathlib import Path
 from github import Github
 from github.Repository import Repository
 
-from bfcl_action.compare import compare_runs
-from bfcl_action.digest import MARKER as DIGEST_MARKER
-from bfcl_action.digest import RunDigest, encode_digest, parse_digest
-from bfcl_action.errors import BfclActionError, InputError
-from bfcl_action.escape import md_code, md_inline
-from bfcl_action.git_files import BranchStore
+from bfcl_action.compare.git_files import BranchStore
+from bfcl_action.compare.history import (
+    HistoryRecord,
+    append_line,
+    last_digest,
+    parse_history,
+    read_history,
+    record_of,
+    trend_table,
+    write_atomic,
+)
+from bfcl_action.compare.matrix import MatrixComparison
+from bfcl_action.compare.metrics import write_metrics
+from bfcl_action.compare.model_choice import choose_models
+from bfcl_action.compare.runs import compare_runs
+from bfcl_action.core.errors import BfclActionError, InputError
+from bfcl_action.core.records import RunReport
 from bfcl_action.github import alerts, outputs
 from bfcl_action.github.checks import (
     PREVIOUS_DEFAULT_NAMES,
@@ -58,22 +69,11 @@ from bfcl_action.github.publish import (
     save_baseline,
     title_for,
 )
-from bfcl_action.history import (
-    HistoryRecord,
-    append_line,
-    last_digest,
-    parse_history,
-    read_history,
-    record_of,
-    trend_table,
-    write_atomic,
-)
-from bfcl_action.matrix import MatrixComparison
-from bfcl_action.metrics import write_metrics
-from bfcl_action.model_choice import choose_models
-from bfcl_action.records import RunReport
 from bfcl_action.report.charts import history_chart
 from bfcl_action.report.model_choice import render_model_choice_markdown
+from bfcl_action.results.digest import MARKER as DIGEST_MARKER
+from bfcl_action.results.digest import RunDigest, encode_digest, parse_digest
+from bfcl_action.safety.escape import md_code, md_inline
 
 SCHEDULED_EVENTS = CONTEXT_SCHEDULED_EVENTS
 SCHEDULED_MARKER = "<!-- bfcl-action:scheduled -->"

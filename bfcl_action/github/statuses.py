@@ -8,7 +8,7 @@ from typing import Literal
 from github.Repository import Repository
 from pydantic import BaseModel
 
-from bfcl_action import github_limits as limits
+from bfcl_action.report import github_limits as limits
 
 DESCRIPTION_LIMIT = limits.STATUS_DESCRIPTION.size
 

@@ -36,11 +36,11 @@ from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bfcl_action.errors import ConfigError
-from bfcl_action.jsonl import scan_jsonl
+from bfcl_action.core.errors import ConfigError
 from bfcl_action.model.request import ModelClient
 from bfcl_action.model.retry import InfraFailure, with_retries
 from bfcl_action.model.types import ChatRequest, ChatResponse
+from bfcl_action.safety.jsonl import scan_jsonl
 
 STATE_FILE = "batches.json"
 TERMINAL = frozenset({"completed", "failed", "expired", "cancelled"})

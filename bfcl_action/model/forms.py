@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bfcl_action.fingerprint import sha256_hex
+from bfcl_action.core.fingerprint import sha256_hex
+from bfcl_action.core.records import Mode, TestCase
 from bfcl_action.model.naming import NameMap
 from bfcl_action.model.render import FunctionRenderer, RenderedFunctions
 from bfcl_action.model.types import ChatRequest, ChatResponse, Message, PermanentError
-from bfcl_action.records import Mode, TestCase
 
 SYSTEM_PROMPT = """\
 You are an expert at composing function calls. You receive a question and a list of \

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bfcl_action.records import Mode
+from bfcl_action.core.records import Mode
 
 
 @dataclass(frozen=True)

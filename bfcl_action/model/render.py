@@ -16,9 +16,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from bfcl_action.fingerprint import canonical_json, sha256_hex
+from bfcl_action.core.fingerprint import canonical_json, sha256_hex
+from bfcl_action.core.records import FunctionDoc, Language
 from bfcl_action.model.naming import NameMap
-from bfcl_action.records import FunctionDoc, Language
 
 _LANGUAGE_NOTE = {
     Language.PYTHON: " Note that the provided function is in Python 3 syntax.",

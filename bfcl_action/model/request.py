@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from bfcl_action.fingerprint import canonical_json, sha256_hex
+from bfcl_action.core.fingerprint import canonical_json, sha256_hex
 from bfcl_action.model.cache import ResponseCache
 from bfcl_action.model.options import BackendOptions
 from bfcl_action.model.registry import Provider, create_provider

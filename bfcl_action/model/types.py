@@ -21,7 +21,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bfcl_action.errors import BfclActionError
+from bfcl_action.core.errors import BfclActionError
 
 Message = dict[str, Any]
 

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bfcl_action.errors import InputError
-from bfcl_action.records import Call, FunctionDoc
+from bfcl_action.core.errors import InputError
+from bfcl_action.core.records import Call, FunctionDoc
 
 
 @dataclass(frozen=True)

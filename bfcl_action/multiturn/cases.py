@@ -14,10 +14,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from bfcl_action.core.errors import InputError
+from bfcl_action.core.records import CASE_ID_PATTERN, TestCase
 from bfcl_action.dataset.bfcl_format import read_jsonl
-from bfcl_action.errors import InputError
 from bfcl_action.multiturn.conversation import conversation_of
-from bfcl_action.records import CASE_ID_PATTERN, TestCase
 
 OWN_CATEGORY = "own_multi_turn"
 PATHS_FIELD = "environment_paths"

@@ -22,12 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bfcl_action.core.errors import BfclActionError
+from bfcl_action.core.records import Call, CaseResult, Mode, TestCase
 from bfcl_action.decode import decode_step
-from bfcl_action.errors import BfclActionError
 from bfcl_action.multiturn.conversation import Conversation, conversation_of
-from bfcl_action.multiturn.sandbox import Sandbox, SandboxError, SandboxLimits
-from bfcl_action.records import Call, CaseResult, Mode, TestCase
-from bfcl_action.redact import shorten
+from bfcl_action.safety.redact import shorten
+from bfcl_action.safety.sandbox import Sandbox, SandboxError, SandboxLimits
 
 EMPTY_TURN = "multi_turn:empty_turn_model_response"
 STATE_MISMATCH = "multi_turn:instance_state_mismatch"

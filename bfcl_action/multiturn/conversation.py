@@ -20,10 +20,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bfcl_action.errors import InputError
+from bfcl_action.core.errors import InputError
+from bfcl_action.core.records import ExecutionData, FunctionDoc, Message, Mode, TestCase
 from bfcl_action.multiturn.calls import ToolCall, parse_call_text, with_keywords
-from bfcl_action.multiturn.sandbox import EnvironmentSpec
-from bfcl_action.records import ExecutionData, FunctionDoc, Message, Mode, TestCase
+from bfcl_action.safety.sandbox import EnvironmentSpec
 
 OFFICIAL_MODULE = "bfcl_eval.eval_checker.multi_turn_eval.func_source_code"
 OFFICIAL_CLASSES: dict[str, str] = {

@@ -26,6 +26,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from bfcl_action.core.records import Call, Language, Mode, TestCase
 from bfcl_action.decode import decode_step
 from bfcl_action.model.forms import fc_output, prompt_output, system_prompt, with_system_prompt
 from bfcl_action.model.render import FunctionRenderer, RenderedFunctions
@@ -39,8 +40,7 @@ from bfcl_action.multiturn.conversation import (
     conversation_of,
     turn_messages,
 )
-from bfcl_action.multiturn.sandbox import Sandbox, SandboxError
-from bfcl_action.records import Call, Language, Mode, TestCase
+from bfcl_action.safety.sandbox import Sandbox, SandboxError
 
 SIDE = "model"
 

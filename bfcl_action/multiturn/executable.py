@@ -10,9 +10,9 @@ execute:
 ```
 
 The model's calls and, when no `result` is given, the expected call (the first option of
-every parameter of the case's `expect`) run in the sandbox (`bfcl_action.multiturn.sandbox`),
+every parameter of the case's `expect`) run in the sandbox (`bfcl_action.safety.sandbox`),
 from the repository root; a URL target is POSTed the arguments as JSON instead (loopback
-only unless the workflow allows the host: `multiturn/http_tools.py`). The verdict
+only unless the workflow allows the host: `safety/http_tools.py`). The verdict
 replaces the AST check: a call AST matching would reject (another spelling of the same city)
 passes when it computes the same result. Error types:
 `executable:decoder_failed`, `executable:wrong_count`, `executable:unknown_function`,
@@ -29,12 +29,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from bfcl_action.core.errors import InputError
+from bfcl_action.core.records import Call, CaseResult, ExecutionData, Mode, TestCase
 from bfcl_action.decode import DecodeError, decode_output
-from bfcl_action.errors import InputError
 from bfcl_action.multiturn.check import ExecutionOptions, case_result
-from bfcl_action.multiturn.http_tools import http_invoke
-from bfcl_action.multiturn.sandbox import Sandbox, SandboxError
-from bfcl_action.records import Call, CaseResult, ExecutionData, Mode, TestCase
+from bfcl_action.safety.http_tools import http_invoke
+from bfcl_action.safety.sandbox import Sandbox, SandboxError
 
 FIELD = "execute"
 COMPARATORS = ("exact", "structural")

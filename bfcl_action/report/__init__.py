@@ -1,7 +1,7 @@
 """Renderers of comparisons and runs: PR comment, job summary, JSON, JUnit XML, SVG charts.
 
 Layout lives in Jinja2 templates under `templates/`; untrusted text is escaped by
-`bfcl_action.escape` only.
+`bfcl_action.safety.escape` only.
 """
 
 from bfcl_action.report.charts import render_history_svg, render_tools_svg, tool_count_curve

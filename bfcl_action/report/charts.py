@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 import jinja2
 import markupsafe
 
-from bfcl_action.digest import RunDigest
-from bfcl_action.escape import xml_text
-from bfcl_action.history import HistoryRecord, chart_label
-from bfcl_action.records import RunReport
-from bfcl_action.stats import wilson_interval
+from bfcl_action.compare.history import HistoryRecord, chart_label
+from bfcl_action.compare.stats import wilson_interval
+from bfcl_action.core.records import RunReport
+from bfcl_action.results.digest import RunDigest
+from bfcl_action.safety.escape import xml_text
 
 PALETTE = [
     "#0072B2",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from bfcl_action.records import RunReport
+from bfcl_action.core.records import RunReport
 
 COMMAND_TOOLS = 10
 """Tools named in the suggested command; more would make a line nobody copies."""

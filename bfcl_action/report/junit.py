@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from bfcl_action.compare import format_expected, format_got
-from bfcl_action.escape import xml_text
-from bfcl_action.records import CaseResult, RunReport
+from bfcl_action.compare.runs import format_expected, format_got
+from bfcl_action.core.records import CaseResult, RunReport
+from bfcl_action.safety.escape import xml_text
 
 _TEXT_LIMIT = 4000
 

@@ -17,9 +17,8 @@ from typing import Any
 
 import jinja2
 
-from bfcl_action import escape
-from bfcl_action import github_limits as limits
-from bfcl_action.compare import (
+from bfcl_action.compare.impact import WordChange
+from bfcl_action.compare.runs import (
     VERDICT_TEXT,
     WITHIN_NOISE,
     Comparison,
@@ -30,9 +29,10 @@ from bfcl_action.compare import (
     p_text,
     percent,
 )
-from bfcl_action.impact import WordChange
-from bfcl_action.records import RunCost
+from bfcl_action.core.records import RunCost
+from bfcl_action.report import github_limits as limits
 from bfcl_action.report.coverage import generate_command
+from bfcl_action.safety import escape
 
 COMMENT_LIMIT = limits.COMMENT_BODY.size
 """GitHub's cap on an issue or PR comment body, in characters."""

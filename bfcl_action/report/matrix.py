@@ -4,7 +4,7 @@ One model without `models:` (`MatrixComparison.single`) gets its own layout
 (`report.markdown`). A matrix's layout (templates/matrix.md.j2): the verdict naming the
 models that moved; one row per model (verdict, overall score, change against *its own*
 baseline, p over question clusters, cost, latency, requests); a model x suite table; which
-model did best (`bfcl_action.model_choice`); then each model's own comment
+model did best (`bfcl_action.compare.model_choice`); then each model's own comment
 (`render_comment`: flips, per-tool diagnostics, distractor rows, changed tools) collapsed,
 open for a regressed model. Within the size limit the model rows are always kept; suite
 rows, then each model's details, are cut first, with a note.
@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from bfcl_action import github_limits as limits
-from bfcl_action.compare import SuiteComparison, Verdict, natural_key
-from bfcl_action.matrix import MatrixComparison, MatrixEntry
-from bfcl_action.model_choice import ModelChoice
+from bfcl_action.compare.matrix import MatrixComparison, MatrixEntry
+from bfcl_action.compare.model_choice import ModelChoice
+from bfcl_action.compare.runs import SuiteComparison, Verdict, natural_key
+from bfcl_action.report import github_limits as limits
 from bfcl_action.report.markdown import (
     COMMENT_LIMIT,
     DEFAULT_TITLE,

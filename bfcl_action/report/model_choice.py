@@ -1,4 +1,4 @@
-"""The model-choice view (`bfcl_action.model_choice`) as Markdown, terminal text and JSON.
+"""The model-choice view (`bfcl_action.compare.model_choice`) as Markdown, terminal text and JSON.
 
 The Markdown is laid out by `model_choice.md.j2` in the comment's template environment, so
 every value is escaped (`escape.md_inline`) unless marked `Safe`; model and suite names are
@@ -10,10 +10,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bfcl_action import escape
-from bfcl_action.compare import SideScore, p_text, percent
-from bfcl_action.model_choice import Latency, ModelChoice, ModelSummary, PairedTest, mirrored
+from bfcl_action.compare.model_choice import (
+    Latency,
+    ModelChoice,
+    ModelSummary,
+    PairedTest,
+    mirrored,
+)
+from bfcl_action.compare.runs import SideScore, p_text, percent
 from bfcl_action.report.markdown import Safe, template
+from bfcl_action.safety import escape
 
 AHEAD_BY = {
     "accuracy": "more accurate",

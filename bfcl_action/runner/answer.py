@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from bfcl_action.core.records import Mode, TestCase
 from bfcl_action.model.types import RequestStats
-from bfcl_action.records import Mode, TestCase
 
 
 @dataclass(frozen=True)

@@ -3,14 +3,14 @@ conversation loop for a multi-turn one. Both go through the same `ModelClient`."
 
 from __future__ import annotations
 
-from bfcl_action.categories import is_multi_turn
+from bfcl_action.core.categories import is_multi_turn
+from bfcl_action.core.records import Mode, TestCase
 from bfcl_action.model.forms import case_request, fc_output, prompt_output
 from bfcl_action.model.render import FunctionRenderer, RenderedFunctions
 from bfcl_action.model.request import ModelClient
 from bfcl_action.model.types import ChatRequest, RequestStats
 from bfcl_action.multiturn.check import ExecutionOptions
 from bfcl_action.multiturn.driver import run_conversation
-from bfcl_action.records import Mode, TestCase
 from bfcl_action.runner.answer import ModelAnswer
 
 

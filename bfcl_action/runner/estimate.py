@@ -16,10 +16,10 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
-from bfcl_action.categories import is_multi_turn
-from bfcl_action.cost import PER_TOKENS, Price
+from bfcl_action.core.categories import is_multi_turn
+from bfcl_action.core.cost import PER_TOKENS, Price
+from bfcl_action.core.records import TestCase
 from bfcl_action.model.cache import ResponseCache
-from bfcl_action.records import TestCase
 from bfcl_action.runner.chat import ChatBackend
 
 CHARS_PER_TOKEN = 4

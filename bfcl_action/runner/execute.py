@@ -20,9 +20,9 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
+from bfcl_action.core.records import TestCase
 from bfcl_action.model.retry import InfraFailure
 from bfcl_action.model.types import EndpointError, PermanentError, RequestStats
-from bfcl_action.records import TestCase
 from bfcl_action.runner.answer import Backend, ModelAnswer
 from bfcl_action.runner.progress import NoProgress, Progress
 

@@ -9,22 +9,22 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from bfcl_action.categories import is_multi_turn
-from bfcl_action.errors import ConfigError
-from bfcl_action.escape import log_line
+from bfcl_action.core.categories import is_multi_turn
+from bfcl_action.core.errors import ConfigError
+from bfcl_action.core.records import RequestCounts, RunReport, TestCase
 from bfcl_action.model.batch import BatchSettings, answer_by_batch
 from bfcl_action.model.cache import DEFAULT_MAX_AGE_S, ResponseCache
 from bfcl_action.model.options import BackendOptions
 from bfcl_action.model.retry import RetryPolicy
 from bfcl_action.model.shapes import describe_shapes
 from bfcl_action.multiturn.check import ExecutionOptions
-from bfcl_action.records import RequestCounts, RunReport, TestCase
+from bfcl_action.results.scoring import attach_case_context, build_report, repeat_summary
 from bfcl_action.runner.backends import Backend, create_backend
 from bfcl_action.runner.chat import ChatBackend
 from bfcl_action.runner.execute import CaseOutcome, ExecutionStats, execute
 from bfcl_action.runner.progress import Progress
 from bfcl_action.runner.verdicts import Judge, checker_judge, judge_outcomes
-from bfcl_action.scoring import attach_case_context, build_report, repeat_summary
+from bfcl_action.safety.escape import log_line
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from bfcl_action.core.records import Mode, TestCase
 from bfcl_action.model.naming import NameMap
 from bfcl_action.model.types import PermanentError, RequestStats
-from bfcl_action.records import Mode, TestCase
-from bfcl_action.results_io import RESULT_FILE_RE, read_result_file, read_results
-from bfcl_action.run_reports import report_from_data
+from bfcl_action.results.results_io import RESULT_FILE_RE, read_result_file, read_results
+from bfcl_action.results.run_reports import report_from_data
 from bfcl_action.runner.answer import ModelAnswer
 
 _MISSING = object()

@@ -12,12 +12,12 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from bfcl_action.categories import is_multi_turn
 from bfcl_action.checker import check_case
-from bfcl_action.fingerprint import canonical_json, sha256_hex
+from bfcl_action.core.categories import is_multi_turn
+from bfcl_action.core.fingerprint import canonical_json, sha256_hex
+from bfcl_action.core.records import CaseResult, ExecutionData, Mode, TestCase
 from bfcl_action.multiturn.check import ExecutionOptions, check_conversation
 from bfcl_action.multiturn.executable import check_executable
-from bfcl_action.records import CaseResult, ExecutionData, Mode, TestCase
 from bfcl_action.runner.execute import CaseOutcome
 
 Judge = Callable[[TestCase, Any, Mode], CaseResult]

@@ -5,7 +5,7 @@ MCP `tools/list`, Anthropic and BFCL tool files (JSON, JSON Lines or YAML), repo
 problem with file:line:column, and returns `FunctionDoc`s in BFCL's schema dialect.
 """
 
-from bfcl_action.globs import expand_globs
+from bfcl_action.safety.globs import expand_globs
 from bfcl_action.tools.dialect import bfcl_to_json_schema, json_schema_to_bfcl
 from bfcl_action.tools.formats import ToolFormat, detect_tool, find_tools
 from bfcl_action.tools.issues import Severity, ToolIssue, ToolValidationError

@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bfcl_action.budget import DEFAULT_BUDGET, ParseBudget, repository_root
-from bfcl_action.errors import InputError
-from bfcl_action.escape import log_line
-from bfcl_action.records import FunctionDoc, SourceLocation
+from bfcl_action.core.errors import InputError
+from bfcl_action.core.records import FunctionDoc, SourceLocation
+from bfcl_action.safety.budget import DEFAULT_BUDGET, ParseBudget, repository_root
+from bfcl_action.safety.escape import log_line
 from bfcl_action.tools.formats import ToolFormat
 from bfcl_action.tools.issues import ToolIssue, ToolValidationError
 from bfcl_action.tools.load import ToolSet, display_name, read_tool_files, tools_from_sources
@@ -101,12 +101,12 @@ def _listing(entry: SourceEntry, base_dir: Path, allow_hosts: Sequence[str]) -> 
 def python_tools(module: PythonModule, base_dir: Path) -> list[dict[str, Any]]:
     """`{name, description, parameters}` of the module's names, built inside the sandbox
     worker (the module is the repository's code: imported there, never here)."""
-    from bfcl_action.multiturn.sandbox import Sandbox, SandboxLimits
+    from bfcl_action.safety.sandbox import Sandbox, SandboxLimits
 
     limits = SandboxLimits(call_timeout_s=module.timeout_s, start_timeout_s=module.timeout_s)
     with Sandbox(limits=limits, paths=[base_dir]) as sandbox:
         answer = sandbox.invoke(
-            "bfcl_action.pyschema:schemas_of", [module.module, list(module.names)]
+            "bfcl_action.tools.pyschema:schemas_of", [module.module, list(module.names)]
         )
     if not answer.get("ok"):
         raise InputError(f"the sandbox failed: {log_line(answer.get('error'), 300)}")

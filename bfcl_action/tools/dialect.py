@@ -28,7 +28,7 @@ from copy import deepcopy
 from dataclasses import dataclass
 from typing import Any
 
-from bfcl_action.budget import DEFAULT_BUDGET, Expansion
+from bfcl_action.safety.budget import DEFAULT_BUDGET, Expansion
 from bfcl_action.tools.source import JsonPath
 
 JSON_TO_BFCL = {"object": "dict", "number": "float"}

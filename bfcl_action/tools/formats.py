@@ -56,7 +56,7 @@ class ToolFormat(StrEnum):
     NAME_KEYED = "name_keyed"
     OPENAPI = "openapi"
     PYTHON = "python"
-    """Functions of a Python module (`tools: - python: ...`, `bfcl_action.pyschema`)."""
+    """Functions of a Python module (`tools: - python: ...`, `bfcl_action.tools.pyschema`)."""
 
 
 BFCL_TYPES = frozenset(

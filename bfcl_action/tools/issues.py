@@ -12,8 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from bfcl_action.errors import InputError
-from bfcl_action.redact import shorten
+from bfcl_action.core.errors import InputError
+from bfcl_action.safety.redact import shorten
 
 
 class Severity(StrEnum):

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bfcl_action.budget import DEFAULT_BUDGET, ParseBudget, read_text, repository_root
-from bfcl_action.errors import InputError
-from bfcl_action.globs import expand_globs
-from bfcl_action.records import FunctionDoc, SourceLocation
+from bfcl_action.core.errors import InputError
+from bfcl_action.core.records import FunctionDoc, SourceLocation
+from bfcl_action.safety.budget import DEFAULT_BUDGET, ParseBudget, read_text, repository_root
+from bfcl_action.safety.globs import expand_globs
 from bfcl_action.tools.formats import ToolFormat, find_tools
 from bfcl_action.tools.issues import Severity, ToolIssue, ToolValidationError
 from bfcl_action.tools.source import Document, parse_text

@@ -8,9 +8,9 @@ What a server gets and may do, because a pull request can change its code:
   network socket, no new process, reads of the repository and the interpreter only, writes
   to a scratch directory only), with an environment holding only `env:` and the SDK's
   defaults (PATH, HOME, LOGNAME, SHELL, TERM, USER): the run's keys were moved out of
-  `os.environ` at start-up (`bfcl_action.credentials`) and are never passed;
+  `os.environ` at start-up (`bfcl_action.safety.credentials`) and are never passed;
 - HTTP: only a loopback address, unless the workflow allowed the host (the executable-checks
-  fence, `bfcl_action.multiturn.http_tools.resolve_endpoint`); redirects are not followed;
+  fence, `bfcl_action.safety.http_tools.resolve_endpoint`); redirects are not followed;
 - time: start, `initialize` and the whole listing within `startup_timeout_s`;
 - size: at most `max_pages` pages, `max_tools` tools and `max_bytes` of definitions, else an
   error naming the budget. The server's stderr is kept (bounded) for the error message.
@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from bfcl_action.errors import InputError
-from bfcl_action.escape import log_line
+from bfcl_action.core.errors import InputError
+from bfcl_action.safety.escape import log_line
 from bfcl_action.tools.servers import McpServer
 
 STDERR_TAIL = 600
@@ -37,14 +37,14 @@ class McpSourceError(InputError):
 
 def stdio_launch(server: McpServer, cwd: Path, scratch: Path) -> Any:
     """The SDK's launch parameters for a stdio server: the command runs inside the tool jail
-    (`bfcl_action.multiturn.jail.jail_command`: rlimits, no capabilities, Landlock reads of
+    (`bfcl_action.safety.jail.jail_command`: rlimits, no capabilities, Landlock reads of
     the config's directory, the program's and the interpreter's folders and system
     libraries, writes to `scratch` only, seccomp without network sockets or new processes),
     started in the config's directory with only `env:` (plus `TMPDIR=scratch` and the SDK's
     harmless defaults) in its environment."""
     from mcp import StdioServerParameters
 
-    from bfcl_action.multiturn.jail import CommandLimits, jail_command
+    from bfcl_action.safety.jail import CommandLimits, jail_command
 
     assert server.command is not None
     limits = CommandLimits(start_timeout_s=server.startup_timeout_s)
@@ -134,7 +134,7 @@ async def _http_tools(server: McpServer, allow_hosts: Sequence[str]) -> list[dic
     import httpx2 as httpx  # the SDK's HTTP client
     from mcp.client.streamable_http import streamable_http_client
 
-    from bfcl_action.multiturn.http_tools import EndpointRefused, resolve_endpoint
+    from bfcl_action.safety.http_tools import EndpointRefused, resolve_endpoint
 
     assert server.url is not None
     try:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from bfcl_action.budget import Expansion
+from bfcl_action.safety.budget import Expansion
 from bfcl_action.tools.source import JsonPath
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")

@@ -17,7 +17,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from bfcl_action.credentials import is_secret_name
+from bfcl_action.safety.credentials import is_secret_name
 
 ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]{0,127}$"
 
@@ -75,7 +75,7 @@ MODULE_NAME = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$"
 
 class PythonModule(BaseModel):
     """Functions (or pydantic models) of a module whose signatures and docstrings are the
-    tools (`bfcl_action.pyschema`). The module is imported inside the sandbox worker, from
+    tools (`bfcl_action.tools.pyschema`). The module is imported inside the sandbox worker, from
     the config's directory, with no variable of this process in its environment."""
 
     model_config = ConfigDict(extra="forbid")
@@ -111,7 +111,7 @@ def split_entries(entries: list[Any]) -> tuple[list[str], list[tuple[int, Source
 def names_mcp_server(config_text: str) -> bool:
     """Whether a `.bfcl.yml`'s `tools:` names an MCP server (read without validating, so
     the Action can decide to install the MCP client before anything else runs)."""
-    from bfcl_action.errors import InputError
+    from bfcl_action.core.errors import InputError
     from bfcl_action.tools.source import parse_yaml
 
     try:

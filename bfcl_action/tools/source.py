@@ -21,10 +21,10 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-from bfcl_action.budget import DEFAULT_BUDGET, BudgetError, ParseBudget, read_text
-from bfcl_action.errors import InputError
-from bfcl_action.escape import log_line
-from bfcl_action.jsonl import numbered_lines
+from bfcl_action.core.errors import InputError
+from bfcl_action.safety.budget import DEFAULT_BUDGET, BudgetError, ParseBudget, read_text
+from bfcl_action.safety.escape import log_line
+from bfcl_action.safety.jsonl import numbered_lines
 
 JsonPath = tuple[str | int, ...]
 _MAX_INT_BITS = int(DEFAULT_BUDGET.max_int_digits * 3.33) + 1

@@ -35,8 +35,8 @@ from urllib.parse import urlsplit
 from jsonschema.validators import Draft7Validator, validator_for
 from pydantic import BaseModel, ConfigDict
 
-from bfcl_action.records import FunctionDoc, SourceLocation
-from bfcl_action.redact import shorten
+from bfcl_action.core.records import FunctionDoc, SourceLocation
+from bfcl_action.safety.redact import shorten
 from bfcl_action.tools.dialect import (
     BFCL_TO_JSON,
     JSON_TYPES,

@@ -20,8 +20,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from bfcl_action.categories import CATEGORIES, Checker, Matching
-from bfcl_action.records import TestCase
+from bfcl_action.core.categories import CATEGORIES, Checker, Matching
+from bfcl_action.core.records import TestCase
 
 Calls = list[dict[str, dict[str, Any]]]
 

@@ -31,11 +31,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bfcl_action.core.records import Mode, TestCase
 from bfcl_action.dataset import load_dataset
 from bfcl_action.dataset.multi_turn import MULTI_TURN_OFFICIAL
 from bfcl_action.multiturn import ExecutionOptions, check_conversation, conversation_of
 from bfcl_action.multiturn.conversation import ground_truth_output
-from bfcl_action.records import Mode, TestCase
 from tests.conformance.official import BFCL_EVAL_VERSION, sdk_stubs
 
 MUTATIONS = (

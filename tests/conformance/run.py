@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bfcl_action.categories import CATEGORIES, SINGLE_TURN_OFFICIAL
 from bfcl_action.checker import check_case, check_decoded
-from bfcl_action.records import Mode, TestCase
+from bfcl_action.core.categories import CATEGORIES, SINGLE_TURN_OFFICIAL
+from bfcl_action.core.records import Mode, TestCase
 from tests.conformance.generate import Sample, case_samples
 from tests.conformance.official import BFCL_EVAL_VERSION
 

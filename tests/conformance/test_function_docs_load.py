@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bfcl_action.categories import CATEGORIES
+from bfcl_action.core.categories import CATEGORIES
 from bfcl_action.tools.load import tools_from_sources
 from bfcl_action.tools.validate import ToolLimits
 

@@ -25,10 +25,10 @@ from typing import Any
 import pytest
 
 from bfcl_action.cli import main
+from bfcl_action.core.records import CategoryScore, RunReport, TestCase
 from bfcl_action.dataset import load_dataset
-from bfcl_action.records import CategoryScore, RunReport, TestCase
-from bfcl_action.results_io import bfcl_directory, read_score_file
-from bfcl_action.scoring import summarize
+from bfcl_action.results.results_io import bfcl_directory, read_score_file
+from bfcl_action.results.scoring import summarize
 
 pytestmark = pytest.mark.conformance
 pytest.importorskip("bfcl_eval")

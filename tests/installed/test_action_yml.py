@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from bfcl_action.config import load_config
-from bfcl_action.suites import build_cases
+from bfcl_action.cases.suites import build_cases
+from bfcl_action.settings.config import load_config
 from tests.support.example_app import expected_calls, scripted_model
 from tests.support.github_server import GitHubServer
 from tests.support.installed import ActionYml, Installed, git, install_commands

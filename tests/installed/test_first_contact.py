@@ -116,7 +116,7 @@ def assert_editors_validate(user: Installed, config: Path, tmp_path: Path) -> No
     import jsonschema
     from ruamel.yaml import YAML
 
-    from bfcl_action.config_schema import MODELINE
+    from bfcl_action.settings.config_schema import MODELINE
 
     text = config.read_text(encoding="utf-8")
     assert text.splitlines()[0] == MODELINE

@@ -16,7 +16,7 @@ from typing import Any
 from unittest import mock
 
 from bfcl_action import cli
-from bfcl_action.records import RunReport
+from bfcl_action.core.records import RunReport
 from tests.support.github_server import GitHubServer
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from bfcl_action.core.records import RunReport, TestCase
 from bfcl_action.model.batch import BatchSettings
-from bfcl_action.records import RunReport, TestCase
 from bfcl_action.runner.pipeline import RunOptions, run_evaluation
 from tests.support.openai_server import OpenAIServer
 from tests.support.runner import function, make_case, options, script

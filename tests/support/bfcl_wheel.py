@@ -12,7 +12,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from bfcl_action.categories import CATEGORIES, SINGLE_TURN_OFFICIAL, Checker
+from bfcl_action.core.categories import CATEGORIES, SINGLE_TURN_OFFICIAL, Checker
 from bfcl_action.dataset.official import BfclRelease
 
 VERSION = "2026.3.23"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bfcl_action.records import Call, ExpectedCall, FunctionDoc, Language, TestCase
+from bfcl_action.core.records import Call, ExpectedCall, FunctionDoc, Language, TestCase
 
 
 def fn(name: str, required: tuple[str, ...] = (), **properties: dict[str, Any]) -> FunctionDoc:

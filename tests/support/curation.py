@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bfcl_action.records import FunctionDoc, Message
+from bfcl_action.core.records import FunctionDoc, Message
 from curation.models import Item, Origin
 
 

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bfcl_action.records import TestCase
+from bfcl_action.core.records import TestCase
 from tests.support.action import ROOT
 
 EXAMPLE = ROOT / "examples" / "weather-app"

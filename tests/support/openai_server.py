@@ -42,9 +42,9 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from bfcl_action.serve import LocalServer, completion
-from bfcl_action.serve import last_user_text as _last_user_text
-from bfcl_action.serve import send as send_reply
+from bfcl_action.runner.serve import LocalServer, completion
+from bfcl_action.runner.serve import last_user_text as _last_user_text
+from bfcl_action.runner.serve import send as send_reply
 from tests.support.openai_batches import BatchAPI
 
 FAULT_KINDS = ("429", "500", "503", "timeout", "reset", "malformed", "empty")
@@ -52,7 +52,7 @@ Reply = dict[str, Any]
 
 
 class OpenAIServer(LocalServer):
-    """The package's local server (`bfcl_action.serve`) with OpenAI's strict checks, fault
+    """The package's local server (`bfcl_action.runner.serve`) with OpenAI's strict checks, fault
     injection, recording and the Batch API; a context manager or `start()` / `stop()`."""
 
     def __init__(

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from bfcl_action.categories import CATEGORIES
-from bfcl_action.fingerprint import case_set_hash, config_fingerprint
-from bfcl_action.records import Call, CaseResult, CategoryScore, Mode, RunReport
+from bfcl_action.core.categories import CATEGORIES
+from bfcl_action.core.fingerprint import case_set_hash, config_fingerprint
+from bfcl_action.core.records import Call, CaseResult, CategoryScore, Mode, RunReport
 
 
 def make_result(

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from bfcl_action.cli import main
+from bfcl_action.core.records import CaseResult, Mode, TestCase
 from bfcl_action.model.options import BackendOptions
-from bfcl_action.records import CaseResult, Mode, TestCase
 from tests.support.openai_server import OpenAIServer
 
 

@@ -30,9 +30,8 @@ from urllib.parse import urlsplit
 
 import httpx2
 
-from bfcl_action import __version__, redact
-from bfcl_action.errors import ConfigError
-from bfcl_action.escape import log_line
+from bfcl_action import __version__
+from bfcl_action.core.errors import ConfigError
 from bfcl_action.model import shapes
 from bfcl_action.model.options import BackendOptions
 from bfcl_action.model.types import (
@@ -45,6 +44,8 @@ from bfcl_action.model.types import (
     TransientError,
     read_usage,
 )
+from bfcl_action.safety import redact
+from bfcl_action.safety.escape import log_line
 
 if TYPE_CHECKING:
     import openai
@@ -95,7 +96,7 @@ def validate_base_url(url: str | None) -> str:
             field="base-url",
         )
     # a key in the URL (`?api-key=...`, `user:pass@`) is a secret like the API key: never
-    # printed, reported or commented (`bfcl_action.redact`)
+    # printed, reported or commented (`bfcl_action.safety.redact`)
     redact.register_url(url)
     return url.strip().rstrip("/")
 

@@ -1,6 +1,6 @@
 """Draft the example's generated cases with a scripted model, as a user would with a real one.
 
-Starts the package's local OpenAI-compatible server (`bfcl_action.serve`, what
+Starts the package's local OpenAI-compatible server (`bfcl_action.runner.serve`, what
 `bfcl-action serve-replay --script script.json` serves) answering from script.json (a
 proposer with good and bad drafts, a verify model that disagrees twice), then runs
 `bfcl-action generate` on the app's generate.bfcl.yml with a fresh cache:
@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from bfcl_action.cli import main as cli
-from bfcl_action.serve import LocalServer, scripted
+from bfcl_action.runner.serve import LocalServer, scripted
 
 HERE = Path(__file__).resolve().parent
 

@@ -16,8 +16,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bfcl_action.config import load_config
-from bfcl_action.suites import build_cases
+from bfcl_action.cases.suites import build_cases
+from bfcl_action.settings.config import load_config
 
 HERE = Path(__file__).resolve().parent
 APP = HERE.parent
