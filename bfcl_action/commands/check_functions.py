@@ -21,11 +21,11 @@ parses the whole line, so a doubt costs time, never a different verdict):
 - the caller parses the cut line with the same parser and checks `functions` is `[]` there.
 
 A cut line is returned only when the whole line is within the parse budget, as
-`budget.within_limits` would have it checked before parsing: the line's length is at most
-`max_nodes`, the cut line is within the limits, and the list's text was learnt from a line
-within them, where it sat at the same depth (the top-level `functions` member) and held at
-most that line's digits; an integer lies in one of the two parts, so the bounds hold for
-the whole line. The cut saves that check over the list's bytes too.
+`safety.budget.within_limits` would have it checked before parsing: the line's length is at
+most `max_nodes`, the cut line is within the limits, and the list's text was learnt from a
+line within them, where it sat at the same depth (the top-level `functions` member) and
+held at most that line's digits; an integer lies in one of the two parts, so the bounds
+hold for the whole line. The cut saves that check over the list's bytes too.
 
 A text is learnt from a line that could be cut but was not known: parsed alone (its end
 found by the standard library's decoder, its value read by the caller's parser) and
