@@ -25,11 +25,11 @@ import pydantic_core
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bfcl_action.checker import judge, judge_decoded, needs_underscore_to_dot
-from bfcl_action.commands.check_functions import FunctionMemo
 from bfcl_action.core.categories import Checker, get_category
 from bfcl_action.core.errors import BfclActionError, InputError
 from bfcl_action.core.records import ExpectedCall, FunctionDoc, Mode
 from bfcl_action.safety.budget import loads_json, within_limits
+from bfcl_action.safety.jsonl_memo import MemberMemo
 
 INPUT_ERROR = "input_error"
 
@@ -86,7 +86,9 @@ def _is_decoded(output: Any) -> bool:
     return True
 
 
-def check_line(raw: str | bytes, number: int, memo: FunctionMemo | None = None) -> dict[str, Any]:
+def check_line(
+    raw: str | bytes, number: int, memo: MemberMemo[list[FunctionDoc]] | None = None
+) -> dict[str, Any]:
     """The output object for one input line; never raises. `memo` (one per run) keeps the
     function lists of earlier lines, parsed and validated."""
     entry_id: Any = None
@@ -142,13 +144,15 @@ def check_line(raw: str | bytes, number: int, memo: FunctionMemo | None = None) 
     }
 
 
-def _fast_parse(raw: str | bytes, memo: FunctionMemo | None = None) -> CheckLine | None:
+def _fast_parse(
+    raw: str | bytes, memo: MemberMemo[list[FunctionDoc]] | None = None
+) -> CheckLine | None:
     """The line parsed by pydantic-core's JSON parser (faster than `json.loads` on these
     lines) and validated, when the parse budget's cheap check (`within_limits`) shows that
     no limit can be reached; None for anything else (over the cheap bounds, not JSON, not a
     valid line), which then takes the general path (`loads_json`, `_parse`) and gets its
     exact error. With a `memo`, a line whose `functions` text was seen before is parsed
-    without it (`FunctionMemo.cut` says when that means the same, and checks the budget)."""
+    without it (`MemberMemo.cut` says when that means the same, and checks the budget)."""
     try:
         cut = memo.cut(raw) if memo is not None and isinstance(raw, bytes) else None
         if cut is None:
@@ -175,7 +179,7 @@ def _from_json(raw: str | bytes) -> Any:
 
 
 def _functions(value: Any) -> list[FunctionDoc]:
-    """A parsed `functions` value validated as the `CheckLine` field is (`FunctionMemo`'s)."""
+    """A parsed `functions` value validated as the `CheckLine` field is (the memo's)."""
     line = {"id": "", "category": "", "functions": value, "model_output": None}
     return CheckLine.model_validate(line).functions
 
@@ -191,7 +195,7 @@ def _parse(data: dict[str, Any]) -> CheckLine:
 
 def check_lines(lines: Iterable[str | bytes]) -> Iterator[dict[str, Any]]:
     """Output objects for the non-blank input lines, in order."""
-    memo = FunctionMemo(_from_json, _functions)
+    memo = MemberMemo("functions", _from_json, _functions)
     for number, raw in enumerate(lines, start=1):
         if raw.strip():
             yield check_line(raw, number, memo)
