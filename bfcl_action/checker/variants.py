@@ -5,6 +5,9 @@
 
 The configuration says how the model was asked to write its calls (`ret_fmt`, `tool_call_tag`)
 and so how its text is decoded; the entry's category decides how the calls are matched.
+`PromptTemplates` holds the texts a configuration's system prompt is assembled from (read
+from the pinned wheel by `bfcl_action.dataset.prompt_templates`, assembled by
+`bfcl_action.model.variant_prompts`).
 """
 
 from __future__ import annotations
@@ -42,6 +45,32 @@ class PromptConfig(BaseModel):
             f"&func_doc_fmt={self.function_doc_format}&prompt_fmt={self.prompt_format}"
             f"&style={self.style}"
         )
+
+
+class PromptStyle(BaseModel):
+    """One style's pieces; `tool_call_*` hold `{output_format}` and `{param_types}`,
+    `available_tools` holds `{format}` (the function-doc format's name) and `{functions}`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    persona: str
+    task: str
+    tool_call_no_tag: str
+    tool_call_with_tag: str
+    multiturn_behavior: str
+    available_tools: str
+
+
+class PromptTemplates(BaseModel):
+    """Every text a format-sensitivity system prompt is made of, keyed as the configuration
+    names them: return format (`output_formats`, `param_types`), style, layout."""
+
+    model_config = ConfigDict(frozen=True)
+
+    output_formats: dict[str, str]
+    param_types: dict[str, str]
+    styles: dict[str, PromptStyle]
+    layouts: dict[str, str]
 
 
 def _all_configs() -> list[PromptConfig]:

@@ -22,6 +22,7 @@ from bfcl_action.compare.impact import (
     request_delta,
     tool_changes,
 )
+from bfcl_action.core.categories import natural_key
 from bfcl_action.core.errors import ConfigError
 from bfcl_action.core.records import TestCase
 from bfcl_action.settings.config import BfclConfig, find_config, load_config
@@ -203,6 +204,42 @@ def run(args: argparse.Namespace) -> int:
     by_suite: dict[str, list[str]] = {}
     for case in hit:
         by_suite.setdefault(case.label(), []).append(case.id)
-    for suite, ids in sorted(by_suite.items()):
-        print(f"  {suite} ({len(ids)}): {', '.join(ids)}")
+    for suite, ids in sorted(by_suite.items(), key=lambda kv: natural_key(kv[0])):
+        title = f"  {suite} ({len(ids)}):"
+        wrapped = id_lines(ids)
+        if len(wrapped) == 1 and len(title) + 1 + len(wrapped[0]) <= 100:
+            print(f"{title} {wrapped[0]}")
+            continue
+        print(title)
+        for line in wrapped:
+            print(f"    {line}")
+    if any(len(ids) > SHOWN_IDS for ids in by_suite.values()):
+        print("  (`bfcl-action impact --json` lists every impacted id)")
     return 0
+
+
+SHOWN_IDS = 12
+"""Ids listed per suite in the text output: enough to recognise the cases, few enough that a
+change offering one tool to every case (hundreds of ids) stays a screenful."""
+
+
+def id_lines(ids: list[str], width: int = 92) -> list[str]:
+    """The first `SHOWN_IDS` ids and how many more there are, wrapped to `width` columns."""
+    shown = ids[:SHOWN_IDS]
+    lines: list[str] = []
+    line = ""
+    for case_id in shown:
+        if line and len(line) + 2 + len(case_id) > width:
+            lines.append(line + ",")
+            line = case_id
+        else:
+            line = f"{line}, {case_id}" if line else case_id
+    if len(ids) > len(shown):
+        more = f"and {len(ids) - len(shown)} more"
+        if len(line) + 1 + len(more) > width:
+            lines.append(line)
+            line = more
+        else:
+            line = f"{line} {more}"
+    lines.append(line)
+    return lines

@@ -9,6 +9,7 @@ Action on pull requests. Existing files are never overwritten without `--force`.
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import json
 import os
@@ -151,6 +152,48 @@ def find_mcp_server(root: Path) -> list[str] | None:
     return None
 
 
+PYTHON_TOOL_FILE = re.compile(r"(.*_)?tools?(_.*)?\.py")
+"""Where teams keep tools written as Python functions: `tools.py`, `shop_tools.py`,
+`tools_v2.py`, or any module of a `tools/` package."""
+MAX_PYTHON_TOOLS = 64
+
+
+def find_python_tools(root: Path) -> list[tuple[str, list[str]]]:
+    """Python modules whose public, documented top-level functions look like tools, with
+    those functions' names: `[("agent.tools", ["search", "book"])]`.
+
+    The files are read with `ast`, never imported (a repository's code runs only inside the
+    jail, when a run loads the config); test files and skipped directories are left out."""
+    found: list[tuple[str, list[str]]] = []
+    for path in sorted(root.rglob("*.py"))[:2000]:
+        rel = path.relative_to(root)
+        if any(part in SKIP_DIRS or part.startswith((".", "test")) for part in rel.parts[:-1]):
+            continue
+        in_tools_package = len(rel.parts) > 1 and rel.parts[-2] in ("tools", "tool")
+        if path.name.startswith("test") or not (
+            PYTHON_TOOL_FILE.fullmatch(path.name) or in_tools_package
+        ):
+            continue
+        if path.name == "__init__.py" or not all(
+            p.isidentifier() for p in rel.with_suffix("").parts
+        ):
+            continue
+        with contextlib.suppress(OSError, UnicodeDecodeError, SyntaxError, ValueError):
+            if path.stat().st_size > MAX_FILE_BYTES:
+                continue
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            names = [
+                node.name
+                for node in tree.body
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and not node.name.startswith("_")
+                and ast.get_docstring(node)
+            ][:MAX_PYTHON_TOOLS]
+            if names:
+                found.append((".".join(rel.with_suffix("").parts), names))
+    return found
+
+
 MCP_SERVER_CODE = re.compile(r"\b(FastMCP|MCPServer)\(|mcp\.server")
 
 
@@ -168,7 +211,11 @@ def _scalar(value: str) -> str:
 
 
 def render_config(
-    tool_files: list[tuple[str, int]], *, model: str, server: list[str] | None = None
+    tool_files: list[tuple[str, int]],
+    *,
+    model: str,
+    server: list[str] | None = None,
+    python_tools: list[tuple[str, list[str]]] | None = None,
 ) -> str:
     """The starter `.bfcl.yml`: every section present, defaults spelled out, comments on why.
 
@@ -176,6 +223,13 @@ def render_config(
     command, the model name) is emitted as a JSON scalar (valid YAML, quoted and escaped),
     never concatenated: a crafted file name cannot add a key such as `models:` to the file."""
     lines = [f"  - {_scalar(path)}   # {n} tool{'s' if n != 1 else ''}" for path, n in tool_files]
+    for module, names in python_tools or []:
+        listed = ", ".join(_scalar(name) for name in names)
+        n = len(names)
+        lines.append(
+            f"  - python: {{module: {_scalar(module)}, names: [{listed}]}}"
+            f"   # {n} function{'s' if n != 1 else ''}"
+        )
     if server:
         command = ", ".join(_scalar(part) for part in server)
         lines.append(f"  - mcp: {{command: [{command}]}}   # this MCP server's tools/list")
@@ -191,7 +245,8 @@ version: 1
 
 # Tool definitions (globs relative to this file): OpenAI, MCP (tools/list results, .snap
 # snapshots), Anthropic, Gemini, VS Code package.json, Dify or BFCL tool files, in JSON, JSON
-# Lines or YAML (docs/own-tools.md lists every shape).
+# Lines or YAML; Python functions (`python:`), MCP servers (`mcp:`), OpenAPI documents
+# (docs/own-tools.md lists every shape).
 {tools_key}
 
 # Your own test cases (YAML). Example case file:
@@ -386,13 +441,14 @@ def existing_case_glob(root: Path) -> str | None:
     return None
 
 
-def next_steps(tool_files: list[tuple[str, int]], cases: str | None, branch: str) -> str:
-    """What a new user does after `init`, in order (printed, not written anywhere)."""
+def next_steps(sources: int, cases: str | None, branch: str) -> str:
+    """What a new user does after `init`, in order (printed, not written anywhere);
+    `sources` counts the tool files, Python modules and MCP servers it listed."""
     lines = ["", "next:"]
-    if not tool_files:
+    if not sources:
         lines.append(
             "  ! no tool definitions were found: list your tool files under `tools:` in "
-            ".bfcl.yml (OpenAI, MCP, Anthropic or BFCL JSON/YAML)"
+            ".bfcl.yml (OpenAI, MCP, Anthropic or BFCL JSON/YAML; Python functions; MCP servers)"
         )
     lines.append("  1. bfcl-action validate      checks the tools and cases, with file:line errors")
     if cases is None:
@@ -421,7 +477,11 @@ def run(args: argparse.Namespace) -> int:
     tool_files = find_tool_files(root)
     cases = existing_case_glob(root)
     branch = default_branch(root)
-    config_text = render_config(tool_files, model=args.model, server=find_mcp_server(root))
+    server = find_mcp_server(root)
+    python_tools = find_python_tools(root)
+    config_text = render_config(
+        tool_files, model=args.model, server=server, python_tools=python_tools
+    )
     if cases is not None:
         config_text = with_case_glob(config_text, cases, "your cases")
     targets = {
@@ -444,7 +504,7 @@ def run(args: argparse.Namespace) -> int:
     if args.generate is not None:
         return draft_cases(root / ".bfcl.yml", args.generate)
     if root / ".bfcl.yml" in targets:
-        print(next_steps(tool_files, cases, branch))
+        print(next_steps(len(tool_files) + len(python_tools) + bool(server), cases, branch))
     return 0
 
 

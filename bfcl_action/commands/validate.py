@@ -112,11 +112,20 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(summary, indent=2))
         return 2 if config.tools and not tools.functions else 0
     fmt = ", ".join(f"{k} {v}" for k, v in summary["formats"].items())
-    servers = f" and {len(tools.servers)} other source(s)" if tools.servers else ""
-    print(f"{len(tools.functions)} tools ({fmt}) in {len(tools.files)} files{servers}")
+    files = len(tools.files)
+    where = [f"in {files} file{'s' if files != 1 else ''}"] if files or not tools.servers else []
+    where += [f"from {source}" for source in tools.servers]
+    n = len(tools.functions)
+    print(f"{n} tool{'s' if n != 1 else ''} ({fmt}) {' and '.join(where)}")
     for file in empty:
         print(f"{file}: warning: defines no tool (expected a list of tool definitions)")
-    print(f"{len(cases)} cases: " + ", ".join(f"{k} {v}" for k, v in summary["suites"].items()))
+    if cases:
+        print(f"{len(cases)} cases: " + ", ".join(f"{k} {v}" for k, v in summary["suites"].items()))
+    else:
+        print(
+            "0 cases: write some (docs/own-tools.md) and list their files under `cases:`, "
+            "or draft verified ones: bfcl-action generate --per-tool 3"
+        )
     if config.models:
         print(
             f"{len(config.models)} models: "

@@ -34,8 +34,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from bfcl_action.compare.runs import Clusters, SideScore, natural_key
+from bfcl_action.compare.runs import Clusters, SideScore
 from bfcl_action.compare.stats import holm, percentile, sign_test
+from bfcl_action.core.categories import natural_key
 from bfcl_action.core.cost import run_cost
 from bfcl_action.core.records import CaseResult, Mode, RunReport
 

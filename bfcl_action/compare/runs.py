@@ -19,7 +19,6 @@ Infrastructure errors are listed and left out of every count; they never make a 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -35,7 +34,7 @@ from bfcl_action.compare.diagnostics import (
 )
 from bfcl_action.compare.impact import ToolChange
 from bfcl_action.compare.stats import fewest_for_significance, holm, sign_test, wilson_interval
-from bfcl_action.core.categories import CATEGORIES
+from bfcl_action.core.categories import CATEGORIES, natural_key
 from bfcl_action.core.fingerprint import case_set_hash
 from bfcl_action.core.records import (
     CaseResult,
@@ -384,11 +383,6 @@ class Comparison(BaseModel):
     @property
     def flipped(self) -> list[FlippedCase]:
         return [f for s in self.suites for f in s.flipped]
-
-
-def natural_key(label: str) -> list[tuple[int, int | str]]:
-    """Numbers inside a label sort as numbers: `own_distractors_k4` before `_k16`."""
-    return [(0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", label)]
 
 
 def _value(value: Any) -> str:

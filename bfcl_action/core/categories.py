@@ -234,8 +234,9 @@ SINGLE_TURN_OFFICIAL = [
 
 AGENTIC_OFFICIAL = [c.name for c in CATEGORIES.values() if c.agentic]
 FORMAT_SENSITIVITY = "format_sensitivity"
-"""BFCL v4's format-sensitivity category: `score` reads its result files; loaded only when
-named (5,200 prompt-mode cases)."""
+"""BFCL v4's format-sensitivity category: loaded only when named (5,200 prompt-mode cases);
+`run` asks it in prompt mode with each configuration's system prompt, `score` reads its
+result files."""
 """BFCL v4's agentic categories: `score` reads their result files; `run` cannot ask them yet
 (they need a search backend or a memory backend), and says so."""
 
@@ -388,3 +389,8 @@ def parse_categories(spec: str | None, available: list[str]) -> list[str]:
             picked = [item]
         chosen.extend(p for p in picked if p not in chosen)
     return chosen
+
+
+def natural_key(label: str) -> list[tuple[int, int | str]]:
+    """Numbers inside a label sort as numbers: `own_distractors_k4` before `_k16`."""
+    return [(0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", label)]

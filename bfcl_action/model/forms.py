@@ -12,11 +12,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from bfcl_action.checker.variants import PromptTemplates, variant_of
+from bfcl_action.core.categories import CATEGORIES
 from bfcl_action.core.fingerprint import sha256_hex
-from bfcl_action.core.records import Mode, TestCase
+from bfcl_action.core.records import Language, Mode, TestCase
 from bfcl_action.model.naming import NameMap
-from bfcl_action.model.render import FunctionRenderer, RenderedFunctions
+from bfcl_action.model.render import (
+    FunctionRenderer,
+    RenderedFunctions,
+    function_docs_json,
+    with_language_notes,
+)
 from bfcl_action.model.types import ChatRequest, ChatResponse, Message, PermanentError
+from bfcl_action.model.variant_prompts import variant_system_prompt
 
 SYSTEM_PROMPT = """\
 You are an expert at composing function calls. You receive a question and a list of \
@@ -72,13 +80,21 @@ def case_request(
     renderer: FunctionRenderer,
     sample: int = 0,
     prompts: dict[str, str] | None = None,
+    templates: PromptTemplates | None = None,
 ) -> tuple[ChatRequest, RenderedFunctions]:
     """Pure: the request for one sample of a single-turn case (FC: the functions as tools;
-    prompt: our system prompt listing them), and the rendering it used (for the names).
-    `prompts` memoises the prompt text per function set. Raises `PermanentError` for a case
-    that has more than one turn."""
+    prompt: our system prompt listing them; a format-sensitivity case: BFCL's system prompt
+    for the configuration its id names, built from `templates`), and the rendering it used
+    (for the names). `prompts` memoises the prompt text per function set (and
+    configuration). Raises `PermanentError` for a case that has more than one turn, and for
+    a format-sensitivity case in FC mode or without `templates`."""
     messages = first_turn_messages(case)
     rendered = renderer.render(case.functions, case.language)
+    category = CATEGORIES.get(case.category)
+    if category is not None and category.prompt_variants:
+        variant = _variant_prompt(case, mode, rendered, prompts, templates)
+        messages = with_system_prompt(messages, variant)
+        return ChatRequest(messages, [], "", sample, case.id), rendered
     if mode is Mode.PROMPT:
         memo = prompts if prompts is not None else {}
         prompt = memo.get(rendered.key)
@@ -87,6 +103,34 @@ def case_request(
         messages = with_system_prompt(messages, prompt)
         return ChatRequest(messages, [], "", sample, case.id), rendered
     return ChatRequest(messages, rendered.tools, rendered.key, sample, case.id), rendered
+
+
+def _variant_prompt(
+    case: TestCase,
+    mode: Mode,
+    rendered: RenderedFunctions,
+    prompts: dict[str, str] | None,
+    templates: PromptTemplates | None,
+) -> str:
+    """BFCL's system prompt for a format-sensitivity case's configuration."""
+    if mode is not Mode.PROMPT:
+        raise PermanentError(f"{case.id}: format-sensitivity cases are asked in prompt mode only")
+    variant = variant_of(case.id)
+    if variant is None:
+        raise PermanentError(f"{case.id}: the id names no prompt configuration")
+    if templates is None:
+        raise PermanentError(f"{case.id}: no prompt templates for {case.dataset or 'its data'}")
+    config = variant[0]
+    key = f"{case.dataset}:{rendered.key}:{config.key}"
+    memo = prompts if prompts is not None else {}
+    prompt = memo.get(key)
+    if prompt is None:
+        # bfcl-eval notes the language twice here: once loading the entry from its own
+        # category, once more loading it as a format-sensitivity case (always "Python 3")
+        noted = with_language_notes(function_docs_json(case.functions), case.language)
+        noted = with_language_notes(noted, Language.PYTHON)
+        prompt = memo[key] = variant_system_prompt(templates, config, noted)
+    return prompt
 
 
 def fc_output(response: ChatResponse, names: NameMap) -> Any:

@@ -29,6 +29,7 @@ from bfcl_action.compare.runs import (
     p_text,
     percent,
 )
+from bfcl_action.core.categories import natural_key
 from bfcl_action.core.records import RunCost
 from bfcl_action.report import github_limits as limits
 from bfcl_action.report.coverage import generate_command
@@ -286,7 +287,7 @@ class _FlipGroup:
 def _flip_groups(comparison: Comparison, limit: int | None) -> tuple[list[_FlipGroup], int]:
     """Flipped cases by suite, newly failing first (regressed suites first), up to `limit`."""
     rank = {Verdict.REGRESSION: 0}
-    suites = sorted(comparison.suites, key=lambda s: (rank.get(s.verdict, 1), s.suite))
+    suites = sorted(comparison.suites, key=lambda s: (rank.get(s.verdict, 1), natural_key(s.suite)))
     ordered = [f for s in suites for f in s.flipped if f.direction == "newly_failing"]
     ordered += [f for s in suites for f in s.flipped if f.direction == "newly_passing"]
     shown = ordered if limit is None else ordered[:limit]

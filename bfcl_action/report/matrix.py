@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 from bfcl_action.compare.matrix import MatrixComparison, MatrixEntry
 from bfcl_action.compare.model_choice import ModelChoice
-from bfcl_action.compare.runs import SuiteComparison, Verdict, natural_key
+from bfcl_action.compare.runs import SuiteComparison, Verdict
+from bfcl_action.core.categories import natural_key
 from bfcl_action.report import github_limits as limits
 from bfcl_action.report.markdown import (
     COMMENT_LIMIT,

@@ -39,7 +39,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bfcl_action import __version__
-from bfcl_action.core.categories import CATEGORIES, Column, columns_of, is_multi_turn
+from bfcl_action.core.categories import CATEGORIES, Column, columns_of, is_multi_turn, natural_key
 from bfcl_action.core.fingerprint import case_set_hash, config_fingerprint
 from bfcl_action.core.records import CaseResult, CategoryScore, Mode, RunReport, TestCase
 
@@ -103,10 +103,10 @@ def score_results(results: Iterable[CaseResult]) -> dict[str, CategoryScore]:
     return dict(sorted(scores.items(), key=lambda kv: _suite_order(kv[0], kv[1].category)))
 
 
-def _suite_order(label: str, category: str) -> tuple[int, int, str]:
+def _suite_order(label: str, category: str) -> tuple[int, int, list[tuple[int, int | str]]]:
     order = list(CATEGORIES)
     index = order.index(category) if category in CATEGORIES else len(order)
-    return (1 if "/" in label else 0, index, label)
+    return (1 if "/" in label else 0, index, natural_key(label))
 
 
 class _Part:

@@ -27,6 +27,7 @@ from bfcl_action.results.leaderboard import (
     LEADERBOARD_CATEGORIES,
     OVERALL_ACC,
     cell_text,
+    format_sensitivity_stats,
     leaderboard_of,
 )
 from bfcl_action.results.run_reports import save_report
@@ -138,6 +139,32 @@ def select(settings: RunSettings, cases: list[TestCase]) -> list[TestCase]:
     return chosen
 
 
+def check_prompt_variants(
+    settings: RunSettings, cases: Sequence[TestCase], label: str = ""
+) -> None:
+    """Format-sensitivity cases are asked in prompt mode only (bfcl-eval skips them for FC
+    models): a `ConfigError` before any request when this run would ask them in FC mode, and
+    a `DatasetError` when the texts their system prompts are built from cannot be read
+    (rather than one infrastructure error per case)."""
+    from bfcl_action.core.categories import CATEGORIES
+
+    variants = {c.dataset for c in cases if CATEGORIES[c.category].prompt_variants}
+    if not variants or settings.replaying:
+        return
+    if settings.mode is not Mode.PROMPT:
+        model = f"model {label!r}" if label else "this run"
+        raise ConfigError(
+            f"format_sensitivity asks prompt-mode models only (as bfcl-eval does), but "
+            f"{model} is in {settings.mode.value} mode: run it with --mode prompt "
+            "(`model.mode: prompt` in .bfcl.yml)",
+            field="mode",
+        )
+    from bfcl_action.dataset.official import prompt_templates_for
+
+    for spec in sorted(variants):
+        prompt_templates_for(spec)
+
+
 def execution_options(settings: RunSettings) -> ExecutionOptions:
     """Sandbox settings for multi-turn environments."""
     return ExecutionOptions(
@@ -205,6 +232,7 @@ def evaluate_cases(
     backend: Backend | None = None,
 ) -> RunReport:
     """Ask the model about `cases` (already built and selected), check, score and price."""
+    check_prompt_variants(settings, cases)
     report, _stats = run_evaluation(
         cases, run_options(settings, datasets, api_key), backend=backend, progress=progress
     )
@@ -229,6 +257,8 @@ def evaluate_models(
         raise ConfigError("the model matrix is empty", field="models")
     cases, datasets = gather_cases(runs[0].settings, config)
     cases = select(runs[0].settings, cases)
+    for run in runs:
+        check_prompt_variants(run.settings, cases, run.label)
     batched = [run for run in runs if run.settings.batch]
     if len(batched) > 1:  # every batch first: they run at once, the waits overlap
         from bfcl_action.runner.pipeline import submit_batch
@@ -296,6 +326,7 @@ def estimate(settings: RunSettings, config: BfclConfig | None) -> RunEstimate:
         raise ConfigError("a replay asks no model: nothing to estimate", field="dry-run")
     cases, datasets = gather_cases(settings, config)
     cases = select(settings, cases)
+    check_prompt_variants(settings, cases)
     options = run_options(settings, datasets, api_key=None)
     backend, cache = open_backend(options)
     try:
@@ -353,6 +384,13 @@ def print_summary(report: RunReport) -> None:
         print(note)
     if report.cost is not None and report.cost.answers:
         print(cost_line(report.cost))
+    figures = format_sensitivity_stats(report.results)
+    if figures is not None:
+        print(
+            f"Format sensitivity: max delta {figures.max_delta:.2f} pp, standard deviation "
+            f"{figures.std:.2f} pp across {len(figures.configs)} prompt configurations "
+            "(never part of Overall Acc)"
+        )
     sizes = official_sizes(report.datasets)
     board = leaderboard_of(report, sizes) if sizes is not None else None
     if board is not None:

@@ -359,7 +359,7 @@ def api_key_from_env(settings: RunSettings, environ: Mapping[str, str]) -> str |
         return key
     if settings.base_url:
         print(
-            f"bfcl-action run: {settings.api_key_env} is not set; sending no API key to "
+            f"bfcl-action: {settings.api_key_env} is not set; sending no API key to "
             f"{settings.base_url}",
             file=sys.stderr,
         )

@@ -19,6 +19,7 @@ What a server gets and may do, because a pull request can change its code:
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -112,7 +113,22 @@ def _stderr_tail(errlog: TextIO) -> str:
         text = errlog.read()[-STDERR_TAIL:].strip()
     except (OSError, ValueError):
         return ""
-    return f"; its stderr ends: {log_line(text, STDERR_TAIL)}" if text else ""
+    if not text:
+        return ""
+    hint = f" ({JAIL_HINT})" if JAIL_REFUSAL.search(text) else ""
+    return f"; its stderr ends: {log_line(text, STDERR_TAIL)}{hint}"
+
+
+JAIL_REFUSAL = re.compile(
+    r"\bfork\b|\bspawn\w*\b.*\b(EPERM|EACCES)\b|Operation not permitted|os error 1\b", re.I
+)
+"""What a server's stderr says when the jail refused it something: a new process (a wrapper
+forking the real server), a socket or a write outside its scratch directory."""
+JAIL_HINT = (
+    "the jail refuses new processes, network sockets and writes outside TMPDIR: "
+    "start the server's own program, e.g. [node, dist/index.js] or [python, -m, my_server], "
+    "not a wrapper that starts it (npx, uvx, uv run, a shell script)"
+)
 
 
 async def _list(

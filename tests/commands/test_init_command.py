@@ -8,7 +8,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from bfcl_action.cli import main
-from bfcl_action.commands.init import ACTION_REPOSITORY, find_tool_files
+from bfcl_action.commands.init import ACTION_REPOSITORY, find_python_tools, find_tool_files
 from bfcl_action.settings.config import load_config
 from bfcl_action.tools import load_tools
 
@@ -180,3 +180,59 @@ def test_a_crafted_tool_file_name_cannot_add_a_models_entry(tmp_path: Path, name
     assert "models" not in data
     assert data["tools"] == [name]
     assert data["model"]["name"] == "gpt-4o-mini"
+
+
+SHOP_TOOLS = '''"""Tools of a shopping assistant."""
+
+
+def search_products(query: str, max_price: float | None = None) -> list[str]:
+    """Search the catalogue for products matching a free-text query.
+
+    Args:
+        query: What the customer is looking for.
+        max_price: Highest price in euros, if the customer named one.
+    """
+    return []
+
+
+async def track_order(order_id: str) -> str:
+    """Where an order is and when it arrives."""
+    return order_id
+
+
+def undocumented(x: int) -> int:
+    return x
+
+
+def _helper() -> None:
+    """Private: not a tool."""
+'''
+
+
+def shop(root: Path) -> Path:
+    (root / "agent").mkdir(parents=True)
+    (root / "agent" / "tools.py").write_text(SHOP_TOOLS)
+    (root / "agent" / "utils.py").write_text('def slug(x: str) -> str:\n    """A slug."""\n')
+    (root / "tests").mkdir()
+    (root / "tests" / "test_tools.py").write_text('def test_x() -> None:\n    """A test."""\n')
+    (root / "bad name").mkdir()
+    (root / "bad name" / "tools.py").write_text('def f() -> None:\n    """Not importable."""\n')
+    return root
+
+
+def test_init_lists_python_tool_functions_it_finds_without_importing_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Teams keep tools as Python functions too: `init` reads `tools.py` modules with `ast`
+    (documented public functions only) and lists them as a `python:` source that loads."""
+    shop(tmp_path)
+    assert find_python_tools(tmp_path) == [("agent.tools", ["search_products", "track_order"])]
+    assert main(["init", "--dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "no tool definitions were found" not in out
+    data = YAML(typ="safe").load((tmp_path / ".bfcl.yml").read_text())
+    assert data["tools"] == [
+        {"python": {"module": "agent.tools", "names": ["search_products", "track_order"]}}
+    ]
+    config = load_config(tmp_path / ".bfcl.yml")
+    assert config.tools  # the entry validates as a python source

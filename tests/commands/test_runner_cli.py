@@ -85,7 +85,7 @@ def test_a_local_server_needs_no_api_key(
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY")
     assert run_cli(env, tmp_path) == 0
-    assert "OPENAI_API_KEY is not set; sending no API key" in capsys.readouterr().err
+    assert "bfcl-action: OPENAI_API_KEY is not set; sending no API key" in capsys.readouterr().err
 
 
 def test_results_dir_holds_bfcl_files_that_replay_to_the_same_verdicts(

@@ -9,6 +9,7 @@ import pytest
 
 from bfcl_action.cases.suites import build_cases
 from bfcl_action.cli import main
+from bfcl_action.commands.impact import SHOWN_IDS, id_lines
 from bfcl_action.compare.git_files import tools_at_ref
 from bfcl_action.compare.impact import changed_requests, options_for, tool_changes
 from bfcl_action.core.errors import InputError
@@ -110,6 +111,19 @@ def test_impact_command_with_two_tool_directories(capsys) -> None:
     assert code == 0
     assert "  changed  get_forecast" in out
     assert "Impacted cases (their model request changed): 37 of 63 (36 distinct requests" in out
+    assert max(len(line) for line in out.splitlines()) <= 100
+    assert "more" in out and "`bfcl-action impact --json` lists every impacted id" in out
+
+
+def test_the_text_lists_a_screenful_of_ids_per_suite() -> None:
+    ids = [f"case_{n:03}" for n in range(40)]
+    lines = id_lines(ids, width=40)
+    assert all(len(line) <= 41 for line in lines)
+    assert lines[-1].endswith("and 28 more")
+    text = " ".join(lines).split("and 28 more")[0]
+    listed = [i.strip() for i in text.split(",") if i.strip()]
+    assert listed == ids[:SHOWN_IDS]
+    assert id_lines(["a", "b"]) == ["a, b"]
 
 
 def test_no_change_means_no_impacted_case(repo: Path, capsys, monkeypatch) -> None:

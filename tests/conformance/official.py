@@ -20,7 +20,10 @@ import sys
 import tempfile
 import types
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
+
+from bfcl_action.results.results_io import read_score_file
 
 BFCL_EVAL_VERSION = "2026.3.23"
 
@@ -205,3 +208,70 @@ class OfficialChecker:
             return {"crash": f"{type(exc).__name__}: {exc}"[:300]}
         valid = bool(res["valid"])
         return {"valid": valid, "error_type": None if valid else res.get("error_type")}
+
+
+# --- scoring a result folder as `bfcl evaluate` does (shared by the conformance tests) ---
+
+
+def official_evaluate(result_dir: Path, score_dir: Path, mode: str) -> None:
+    """What `bfcl evaluate` does with one model's result folder: every result file through
+    bfcl_eval's evaluation functions, then the leaderboard CSVs from the score files."""
+    os.environ.setdefault("BFCL_PROJECT_ROOT", tempfile.mkdtemp(prefix="bfclroot-"))
+    with sdk_stubs():
+        from bfcl_eval.eval_checker import eval_runner, eval_runner_helper
+        from bfcl_eval.model_handler.api_inference.openai_completion import (
+            OpenAICompletionsHandler,
+        )
+        from bfcl_eval.model_handler.utils import (
+            convert_to_function_call,
+            default_decode_ast_prompting,
+            default_decode_execute_prompting,
+        )
+        from bfcl_eval.utils import load_file
+
+    fc_self = types.SimpleNamespace(is_fc_model=True)
+
+    def fc_decode(result: Any, language: Any, has_tool_call_tag: bool = False) -> Any:
+        return OpenAICompletionsHandler.decode_ast(fc_self, result, language, has_tool_call_tag)
+
+    def fc_execute(result: Any, has_tool_call_tag: bool = False) -> Any:
+        return convert_to_function_call(result)
+
+    # What get_handler(model) would build, minus the vendor SDK it needs for inference only.
+    handler = types.SimpleNamespace(
+        decode_ast=fc_decode if mode == "fc" else default_decode_ast_prompting,
+        decode_execute=fc_execute if mode == "fc" else default_decode_execute_prompting,
+    )
+    table: dict[str, Any] = {}
+    for path in sorted(result_dir.rglob("BFCL_v4_*_result.json")):
+        category = path.name.removeprefix("BFCL_v4_").removesuffix("_result.json")
+        entries = load_file(path, sort_by_id=True)
+        eval_runner.evaluate_task(
+            category, result_dir.parent, score_dir, entries, result_dir.name, handler, table
+        )
+    # the score files' headers carry extra figures (format sensitivity's per configuration)
+    eval_runner_helper.update_leaderboard_table_with_local_score_file(table, score_dir)
+    eval_runner_helper.generate_leaderboard_csv(table, score_dir)
+
+
+def score_files(root: Path) -> dict[str, Path]:
+    return {p.relative_to(root).as_posix(): p for p in root.rglob("BFCL_v4_*_score.json")}
+
+
+def failures_by_id(path: Path) -> dict[str, str | None]:
+    _, failures = read_score_file(path)
+    # bfcl-eval nests the error type under "error" for the agentic categories
+    return {f["id"]: f.get("error_type") or f["error"]["error_type"] for f in failures}
+
+
+def differing_ids(official_scores: Path, mine: Path) -> dict[str, set[str]]:
+    """Per score file, the ids that fail on one side only or with another error type."""
+    theirs_files, my_files = score_files(official_scores), score_files(mine)
+    assert sorted(my_files) == sorted(theirs_files)
+    differing = {}
+    for rel, path in theirs_files.items():
+        theirs, ours = failures_by_id(path), failures_by_id(my_files[rel])
+        ids = {i for i in theirs.keys() | ours.keys() if theirs.get(i, "") != ours.get(i, "")}
+        if ids:
+            differing[rel] = ids
+    return differing

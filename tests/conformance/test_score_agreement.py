@@ -13,12 +13,9 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import random
 import subprocess
 import sys
-import tempfile
-import types
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +26,9 @@ from bfcl_action.core.records import CategoryScore, RunReport, TestCase
 from bfcl_action.dataset import load_dataset
 from bfcl_action.results.results_io import bfcl_directory, read_score_file
 from bfcl_action.results.scoring import summarize
+from tests.conformance.official import differing_ids as _differing_ids
+from tests.conformance.official import official_evaluate as _official_evaluate
+from tests.conformance.official import score_files as _score_files
 
 pytestmark = pytest.mark.conformance
 pytest.importorskip("bfcl_eval")
@@ -104,49 +104,6 @@ def result_dir(mode: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _official_evaluate(result_dir: Path, score_dir: Path, mode: str) -> None:
-    """What `bfcl evaluate` does with one model's result folder: every result file through
-    bfcl_eval's evaluation functions, then the leaderboard CSVs from the score files."""
-    os.environ.setdefault("BFCL_PROJECT_ROOT", tempfile.mkdtemp(prefix="bfclroot-"))
-    from tests.conformance.official import sdk_stubs
-
-    with sdk_stubs():
-        from bfcl_eval.eval_checker import eval_runner, eval_runner_helper
-        from bfcl_eval.model_handler.api_inference.openai_completion import (
-            OpenAICompletionsHandler,
-        )
-        from bfcl_eval.model_handler.utils import (
-            convert_to_function_call,
-            default_decode_ast_prompting,
-            default_decode_execute_prompting,
-        )
-        from bfcl_eval.utils import load_file
-
-    fc_self = types.SimpleNamespace(is_fc_model=True)
-
-    def fc_decode(result: Any, language: Any, has_tool_call_tag: bool = False) -> Any:
-        return OpenAICompletionsHandler.decode_ast(fc_self, result, language, has_tool_call_tag)
-
-    def fc_execute(result: Any, has_tool_call_tag: bool = False) -> Any:
-        return convert_to_function_call(result)
-
-    # What get_handler(model) would build, minus the vendor SDK it needs for inference only.
-    handler = types.SimpleNamespace(
-        decode_ast=fc_decode if mode == "fc" else default_decode_ast_prompting,
-        decode_execute=fc_execute if mode == "fc" else default_decode_execute_prompting,
-    )
-    table: dict[str, Any] = {}
-    for path in sorted(result_dir.rglob("BFCL_v4_*_result.json")):
-        category = path.name.removeprefix("BFCL_v4_").removesuffix("_result.json")
-        entries = load_file(path, sort_by_id=True)
-        eval_runner.evaluate_task(
-            category, result_dir.parent, score_dir, entries, result_dir.name, handler, table
-        )
-    # the score files' headers carry extra figures (format sensitivity's per configuration)
-    eval_runner_helper.update_leaderboard_table_with_local_score_file(table, score_dir)
-    eval_runner_helper.generate_leaderboard_csv(table, score_dir)
-
-
 @pytest.fixture(scope="module")
 def official_scores(mode: str, result_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Score files and leaderboard CSVs written by bfcl_eval's evaluation functions."""
@@ -180,29 +137,6 @@ def ours(
 KNOWN_VERDICT_GAPS: dict[str, str] = {}
 """Cases whose verdict still differs from upstream in these renderings (checker/decoder
 work, not scoring). A listed case may start agreeing; any other difference fails."""
-
-
-def _score_files(root: Path) -> dict[str, Path]:
-    return {p.relative_to(root).as_posix(): p for p in root.rglob("BFCL_v4_*_score.json")}
-
-
-def _failures(path: Path) -> dict[str, str | None]:
-    _, failures = read_score_file(path)
-    # bfcl-eval nests the error type under "error" for the agentic categories
-    return {f["id"]: f.get("error_type") or f["error"]["error_type"] for f in failures}
-
-
-def _differing_ids(official_scores: Path, mine: Path) -> dict[str, set[str]]:
-    """Per score file, the ids that fail on one side only or with another error type."""
-    theirs_files, my_files = _score_files(official_scores), _score_files(mine)
-    assert sorted(my_files) == sorted(theirs_files)
-    differing = {}
-    for rel, path in theirs_files.items():
-        theirs, ours = _failures(path), _failures(my_files[rel])
-        ids = {i for i in theirs.keys() | ours.keys() if theirs.get(i, "") != ours.get(i, "")}
-        if ids:
-            differing[rel] = ids
-    return differing
 
 
 def _allow_known_gaps(differing: dict[str, set[str]]) -> None:

@@ -120,9 +120,37 @@ def test_an_omittable_value_needs_no_grounding_and_one_alternative_suffices() ->
     assert grounded("Weather in Oslo", {"city": ["Oslo", "Oslo, Norway"], "days": [7, ""]})
 
 
-def test_a_true_flag_needs_its_name_in_the_request() -> None:
+def test_a_flag_needs_its_name_in_the_request() -> None:
     assert grounded("Hourly weather in Oslo", {"city": "Oslo", "hourly": True})
     assert not grounded("Weather in Oslo", {"city": "Oslo", "hourly": True})
+    assert grounded("Oslo weather, not hourly", {"city": "Oslo", "hourly": False})
+    assert not grounded("Weather in Oslo", {"city": "Oslo", "hourly": False})
+
+
+def test_a_boolean_is_grounded_by_a_significant_word_of_its_name_only() -> None:
+    """`in_stock_only: false` for "even out of stock"; the short word "in" of the name,
+    in nearly every request, grounds nothing."""
+    tool = FunctionDoc(
+        name="search",
+        parameters={
+            "type": "dict",
+            "properties": {"q": {"type": "string"}, "in_stock_only": {"type": "boolean"}},
+            "required": ["q", "in_stock_only"],
+        },
+    )
+    tools = {"search": tool}
+
+    def ask(request: str) -> Candidate:
+        args = {"q": "yoga mats", "in_stock_only": False}
+        asked = Candidate("search", Kind.SIMPLE, request, [{"search": args}], ["search"], 0)
+        assert format_check(asked, [tool]) is None
+        return asked
+
+    assert (
+        grounding_check(ask("Show me yoga mats, even ones that are out of stock."), tools) is None
+    )
+    dropped = grounding_check(ask("Yoga mats in Oslo"), tools)
+    assert dropped is not None and "in_stock_only" in dropped.detail
 
 
 def test_near_duplicates_keep_the_first_and_existing_questions_count() -> None:

@@ -11,11 +11,14 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bfcl_action.cli import COMMANDS
+from bfcl_action.results.results_io import read_score_file
 from tests.support.installed import Installed, git, prefill_bfcl_cache, serving
+from tests.support.openai_server import OpenAIServer
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "weather-app"
@@ -192,6 +195,54 @@ def test_score_reads_bfcl_result_files(user: Installed, tmp_path: Path) -> None:
     assert "50.00%" in run.stdout
 
 
+def test_run_asks_format_sensitivity_in_its_26_prompt_configurations(
+    user: Installed, openai: OpenAIServer, tmp_path: Path
+) -> None:
+    """A prompt-mode model asked BFCL's format-sensitivity cases: one system prompt per
+    configuration, the result file in bfcl-eval's layout, and `score` reading it back."""
+
+    def python_speaker(body: dict[str, Any]) -> dict[str, Any]:
+        # writes Python calls whatever it is asked for: right in the 8 Python configurations
+        text = "[math.add(a=1, b=2)]"
+        system = str(body["messages"][0]["content"])
+        return {"content": f"<TOOLCALL>{text}</TOOLCALL>" if "<TOOLCALL>" in system else text}
+
+    openai.responder = python_speaker
+    prefill_bfcl_cache(user.home / ".cache" / "bfcl-action", tmp_path / "wheel")
+    run = user.run(
+        "bfcl-action", "run", "--dataset", "bfcl@2026.3.23", "--categories", "format_sensitivity",
+        "--mode", "prompt", "--model", "m", "--output", str(tmp_path / "run.json"),
+        "--results-dir", str(tmp_path / "result" / "m"), cwd=tmp_path,
+        env={"OPENAI_BASE_URL": openai.base_url, "OPENAI_API_KEY": "sk-local"},
+    )  # fmt: skip
+    assert run.code == 0, run
+    assert "format_sensitivity" in run.stdout and "8/26" in run.stdout
+    # 8 Python configurations at 100%, the other 18 at 0%
+    assert "Format sensitivity: max delta 100.00 pp, standard deviation 47.07 pp" in run.stdout
+    assert len({str(b["messages"][0]["content"]) for b in openai.requests}) == 26
+    written = tmp_path / "result" / "m" / "format_sensitivity"
+    assert [p.name for p in written.iterdir()] == ["BFCL_v4_format_sensitivity_result.json"]
+    score = user.run(
+        "bfcl-action", "score", "--results", str(tmp_path / "result" / "m"), "--model-name",
+        "m", "--bfcl-score-dir", str(tmp_path / "score"), cwd=tmp_path,
+    )  # fmt: skip
+    assert score.code == 0, score
+    header, _ = read_score_file(
+        tmp_path / "score" / "m" / "format_sensitivity" / "BFCL_v4_format_sensitivity_score.json"
+    )
+    assert (header["correct_count"], header["total_count"]) == (8, 26)
+    table = (tmp_path / "score" / "data_format_sensitivity.csv").read_text().splitlines()
+    row = dict(zip(table[0].split(","), table[1].split(","), strict=True))
+    assert row["Format Sensitivity Max Delta"] == "100.0"
+    fc = user.run(
+        "bfcl-action", "run", "--dataset", "bfcl@2026.3.23", "--categories", "format_sensitivity",
+        "--mode", "fc", "--model", "m", cwd=tmp_path, env={"OPENAI_BASE_URL": openai.base_url},
+    )  # fmt: skip
+    assert fc.code == 2
+    assert "--mode prompt" in fc.stderr
+    assert len(openai.requests) == 26
+
+
 def test_categories_lists_every_name(user: Installed, tmp_path: Path) -> None:
     run = user.run("bfcl-action", "categories", "--json", cwd=tmp_path)
     assert run.code == 0
@@ -289,3 +340,23 @@ def test_live_data_is_reachable_from_an_install(user: Installed, tmp_path: Path)
             "live@latest", "--categories", "live_simple", cwd=tmp_path, env=index.env(),
         )  # fmt: skip
     assert run.code == 0, run
+
+
+def test_init_and_validate_python_tool_functions(user: Installed, tmp_path: Path) -> None:
+    """A repository keeping its tools as Python functions: `init` lists them, `validate`
+    loads them through the jailed worker of the installed package."""
+    repo = tmp_path / "shop"
+    (repo / "agent").mkdir(parents=True)
+    (repo / "agent" / "tools.py").write_text(
+        "def add_to_cart(product_id: str, quantity: int = 1) -> dict:\n"
+        '    """Put a product into the cart.\n\n    Args:\n'
+        "        product_id: The id from the search.\n"
+        '        quantity: How many items.\n    """\n'
+        "    return {}\n"
+    )
+    init = user.run("bfcl-action", "init", cwd=repo)
+    assert init.code == 0 and "no tool definitions were found" not in init.stdout
+    validate = user.run("bfcl-action", "validate", cwd=repo)
+    assert validate.code == 0
+    assert "1 tool (python 1) from python: agent.tools" in validate.stdout
+    assert "0 cases: write some" in validate.stdout

@@ -196,6 +196,10 @@ def test_init_validate_generate_run_impact_compare(
     )  # fmt: skip
     assert impact.code == 0
     assert "book_room" in (tmp_path / "changed.json").read_text()
+    text = user.run("bfcl-action", "impact", "--base-ref", "main", cwd=repo, env=env)
+    assert text.code == 0
+    assert "changed  book_room" in text.stdout and "Impacted cases" in text.stdout
+    assert max(len(line) for line in text.stdout.splitlines()) <= 100
 
     head = user.run(
         "bfcl-action", "run", "--base-url", model.base_url, "--output", str(tmp_path / "head.json"),

@@ -58,6 +58,16 @@ def test_scores_follow_the_category_table_order_then_other_datasets() -> None:
     ]
 
 
+def test_numbered_suites_of_one_category_sort_as_numbers() -> None:
+    """Distractor suites by their k: 0, 4, 16, 32, as `.bfcl.yml` lists them (not k16 first)."""
+    results = [
+        r
+        for k in (32, 16, 4, 0)
+        for r in _results("own_distractors", 1, 1, suite=f"own_distractors_k{k}")
+    ]
+    assert list(score_results(results)) == [f"own_distractors_k{k}" for k in (0, 4, 16, 32)]
+
+
 def test_summary_reproduces_the_leaderboard_formulas_on_a_full_run() -> None:
     acc = {c: ok / n for c, (ok, n) in ALL_SINGLE_TURN.items()}
     count = {c: n for c, (_, n) in ALL_SINGLE_TURN.items()}

@@ -72,6 +72,64 @@ def _agentic_files() -> list[tuple[str, list[dict[str, Any]], list[dict[str, Any
     return out
 
 
+PROMPT_TEMPLATES_SOURCE = """\
+# A stand-in for bfcl_eval/constants/default_prompts.py: the same constants and placeholders,
+# our own short texts (each names its slot, so a test can tell which piece was chosen).
+UNRELATED = 20
+
+OUTPUT_FORMAT_MAPPING = {
+    "python": "[f(a=1), g(b=2)]",
+    "json": '[{"function": "f", "parameters": {"a": 1}}]',
+    "verbose_xml": '<functions><function name="f"><params>'
+    '<param name="a" value="1" type="integer"/></params></function></functions>',
+    "concise_xml": '<functions><function name="f">'
+    '<param name="a" type="integer">1</param></function></functions>',
+}
+
+_XML_TYPES = "XML-TYPES: string, integer, float, boolean, array, dict, tuple."
+PARAM_TYPE_MAPPING = {
+    "python": "",
+    "json": "",
+    "verbose_xml": _XML_TYPES,
+    "concise_xml": _XML_TYPES,
+}
+
+PROMPT_STYLE_TEMPLATES = {
+    "classic": {
+        "persona": "CLASSIC-PERSONA.",
+        "task": "CLASSIC-TASK.",
+        "tool_call_no_tag": "CLASSIC-NO-TAG {output_format}. {param_types} END.",
+        "tool_call_with_tag": "CLASSIC-TAG <TOOLCALL>{output_format}</TOOLCALL>. "
+        "{param_types} END.",
+        "multiturn_behavior": "CLASSIC-TURNS.",
+        "available_tools": "CLASSIC-TOOLS in {format}:\\n{functions}\\n",
+    },
+    "experimental": {
+        "persona": "EXPERIMENTAL-PERSONA.",
+        "task": "EXPERIMENTAL-TASK.",
+        "tool_call_no_tag": "EXPERIMENTAL-NO-TAG {output_format}. {param_types}",
+        "tool_call_with_tag": "EXPERIMENTAL-TAG <TOOLCALL>{output_format}</TOOLCALL>. "
+        "{param_types}",
+        "multiturn_behavior": "EXPERIMENTAL-TURNS.",
+        "available_tools": "EXPERIMENTAL-TOOLS ({format}):\\n{functions}\\n",
+    },
+}
+
+_PLAIN = (
+    "{persona}{task}\\n\\n{tool_call_format}\\n\\n{multiturn_behavior}\\n\\n{available_tools}"
+)
+PROMPT_TEMPLATE_MAPPING = {
+    "plaintext": _PLAIN,
+    "markdown": "{persona}\\n\\n# TASK\\n{task}\\n\\n# CALLS\\n{tool_call_format}\\n\\n"
+    "# TURNS\\n{multiturn_behavior}\\n\\n# TOOLS\\n{available_tools}",
+}
+
+LATER = "{functions}\\n" + "more"
+"""
+"""A stand-in of the file format-sensitivity prompts are built from: bfcl-eval's constant
+names and placeholders with texts of our own."""
+
+
 def _jsonl(rows: list[dict[str, Any]]) -> str:
     return "".join(json.dumps(r) + "\n" for r in rows)
 
@@ -120,6 +178,8 @@ def build_wheel(directory: Path, *, skip: tuple[str, ...] = (), environments: bo
             "bfcl_eval/data/BFCL_v4_format_sensitivity.json",
             json.dumps({"simple_python": ["simple_python_1"], "multiple": []}),
         )
+        if "prompts" not in skip:
+            archive.writestr("bfcl_eval/constants/default_prompts.py", PROMPT_TEMPLATES_SOURCE)
         archive.writestr("bfcl_eval/data/unused_datasets/BFCL_v3_sql.json", "{}\n")
         archive.writestr(
             f"bfcl_eval-{VERSION}.dist-info/METADATA",

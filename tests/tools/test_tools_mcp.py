@@ -88,6 +88,29 @@ def test_a_server_that_dies_is_an_error_at_its_config_line_with_its_stderr(
     assert "boom: no database" in issue.message and "Traceback" not in issue.message
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the jail is Linux-only")
+def test_a_wrapper_that_forks_the_server_is_told_to_start_the_program_itself(
+    tmp_path: Path,
+) -> None:
+    """`npx`, `uv run` and shell scripts fork the real server: the jail refuses that, and the
+    error says so instead of leaving the user with a shell's "Cannot fork"."""
+    entry = json.dumps({"command": ["sh", "-c", f"{sys.executable} server.py; exit 1"]})
+    with pytest.raises(ToolValidationError) as err:
+        load(repo(tmp_path, STDIO, entry))
+    [issue] = err.value.issues
+    assert (Path(issue.file).name, issue.line) == (".bfcl.yml", 3)
+    assert "fork" in issue.message.lower()
+    assert "start the server's own program" in issue.message
+    assert "npx, uvx, uv run" in issue.message
+
+
+def test_a_server_failing_for_its_own_reason_gets_no_jail_hint(tmp_path: Path) -> None:
+    server = "import sys\nsys.stderr.write('boom: no database\\n')\nsys.exit(3)\n"
+    with pytest.raises(ToolValidationError) as err:
+        load(repo(tmp_path, server, stdio_entry()))
+    assert "the jail refuses" not in err.value.issues[0].message
+
+
 def test_a_server_that_never_answers_stops_at_its_startup_timeout(tmp_path: Path) -> None:
     server = "import time\ntime.sleep(60)\n"
     with pytest.raises(ToolValidationError) as err:
