@@ -12,7 +12,12 @@ from bfcl_action.cli import main
 from bfcl_action.core.records import RunReport
 from bfcl_action.dataset import official
 from bfcl_action.results.results_io import read_score_file
-from tests.support.bfcl_wheel import ENTRIES_PER_CATEGORY, build_wheel, release_for
+from tests.support.bfcl_wheel import (
+    ENTRIES_PER_CATEGORY,
+    MATH_ADD_ANSWERS,
+    build_wheel,
+    release_for,
+)
 
 SPEC = "bfcl@2026.3.23"
 
@@ -300,16 +305,7 @@ def test_format_sensitivity_is_scored_per_prompt_configuration(
     rows = []
     for index, config in enumerate(PROMPT_CONFIGS):
         fmt = config.return_format.value
-        text = {
-            "python": "[math.add(a=1, b=2)]",
-            "json": '[{"function": "math.add", "parameters": {"a": 1, "b": 2}}]',
-            "verbose_xml": '<functions><function name="math.add"><params>'
-            '<param name="a" value="1" type="integer"/><param name="b" value="2" type="integer"/>'
-            "</params></function></functions>",
-            "concise_xml": '<functions><function name="math.add">'
-            '<param name="a" type="integer">1</param><param name="b" type="integer">2</param>'
-            "</function></functions>",
-        }[fmt]
+        text = MATH_ADD_ANSWERS[fmt]
         if config.tool_call_tag and fmt != "json":  # JSON forgets the tag: fails there
             text = f"<TOOLCALL>{text}</TOOLCALL>"
         rows.append({"id": variant_id(index, config, "simple_python_1"), "result": text})

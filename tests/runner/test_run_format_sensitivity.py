@@ -21,23 +21,14 @@ from bfcl_action.checker.variants import PROMPT_CONFIGS, PromptConfig, variant_o
 from bfcl_action.cli import main
 from bfcl_action.dataset import official
 from bfcl_action.results.results_io import read_score_file
-from tests.support.bfcl_wheel import build_wheel, release_for
+from tests.support.bfcl_wheel import MATH_ADD_ANSWERS, build_wheel, release_for
 from tests.support.openai_server import OpenAIServer
 
 SPEC = "bfcl@2026.3.23"
 ENTRY = "simple_python_1"
 """The stand-in release's one format-sensitivity entry: `math.add`, answer a=1, b=2."""
 
-CALLS = {
-    "python": "[math.add(a=1, b=2)]",
-    "json": '[{"function": "math.add", "parameters": {"a": 1, "b": 2}}]',
-    "verbose_xml": '<functions><function name="math.add"><params>'
-    '<param name="a" value="1" type="integer"/><param name="b" value="2" type="integer"/>'
-    "</params></function></functions>",
-    "concise_xml": '<functions><function name="math.add">'
-    '<param name="a" type="integer">1</param><param name="b" type="integer">2</param>'
-    "</function></functions>",
-}
+CALLS = MATH_ADD_ANSWERS
 EXAMPLES = {
     "[f(a=1), g(b=2)]": "python",
     '[{"function": "f"': "json",

@@ -196,3 +196,17 @@ def build_wheel(directory: Path, *, skip: tuple[str, ...] = (), environments: bo
 def release_for(wheel: Path) -> BfclRelease:
     data = wheel.read_bytes()
     return BfclRelease(version=VERSION, sha256=hashlib.sha256(data).hexdigest(), size=len(data))
+
+
+MATH_ADD_ANSWERS = {
+    "python": "[math.add(a=1, b=2)]",
+    "json": '[{"function": "math.add", "parameters": {"a": 1, "b": 2}}]',
+    "verbose_xml": '<functions><function name="math.add"><params>'
+    '<param name="a" value="1" type="integer"/><param name="b" value="2" type="integer"/>'
+    "</params></function></functions>",
+    "concise_xml": '<functions><function name="math.add">'
+    '<param name="a" type="integer">1</param><param name="b" type="integer">2</param>'
+    "</function></functions>",
+}
+"""The right answer to the stand-in release's format-sensitivity entry (`simple_python_1`:
+`math.add`, a=1, b=2) in each return format of the 26 prompt configurations."""
