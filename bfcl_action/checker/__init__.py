@@ -9,6 +9,7 @@ calls), `judge_decoded` (the same for an already-decoded output, with BFCL's for
 
 from bfcl_action.checker.ast_check import check_ast, check_call, expected_name
 from bfcl_action.checker.case import (
+    CheckedCase,
     Judgement,
     check_calls,
     check_case,
@@ -23,6 +24,7 @@ from bfcl_action.checker.verdict import CheckVerdict
 
 __all__ = [
     "CheckVerdict",
+    "CheckedCase",
     "Judgement",
     "check_ast",
     "check_call",

@@ -3,12 +3,16 @@
 `check_calls` judges calls already decoded; `check_case` starts from what the model returned
 (FC tool calls or prompt text) and returns a `CaseResult`. Both are pure and never raise: an
 unexpected exception becomes a failed verdict with `error_type` `checker:internal_error`.
+
+The verdict functions (`judge`, `judge_decoded`, `check_calls`) read only the fields of
+`CheckedCase`, so a caller that has them without a `TestCase` (`bfcl-action check`, one
+line at a time) passes a plain tuple instead of building a pydantic model per line.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from bfcl_action.checker.agentic import check_agentic
 from bfcl_action.checker.ast_check import check_ast
@@ -23,7 +27,15 @@ from bfcl_action.checker.verdict import (
     fail,
 )
 from bfcl_action.core.categories import CATEGORIES, Category, Checker
-from bfcl_action.core.records import Call, CaseResult, Language, Mode, TestCase
+from bfcl_action.core.records import (
+    Call,
+    CaseResult,
+    ExpectedCall,
+    FunctionDoc,
+    Language,
+    Mode,
+    TestCase,
+)
 from bfcl_action.decode import DecodeError, decode_output
 from bfcl_action.decode.errors import WRONG_OUTPUT_FORMAT
 from bfcl_action.decode.return_formats import decode_return_format
@@ -32,7 +44,22 @@ _AST, _MULTI_TURN, _AGENTIC = Checker.AST, Checker.MULTI_TURN, Checker.AGENTIC
 _PYTHON = Language.PYTHON
 
 
-def _category(case: TestCase) -> Category | CheckVerdict:
+class CheckedCase(Protocol):
+    """What the checker reads of a case (a `TestCase` has all of it)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def category(self) -> str: ...
+    @property
+    def functions(self) -> Sequence[FunctionDoc]: ...
+    @property
+    def possible_answer(self) -> Sequence[ExpectedCall]: ...
+    @property
+    def answer_texts(self) -> Sequence[str]: ...
+
+
+def _category(case: CheckedCase) -> Category | CheckVerdict:
     category = CATEGORIES.get(case.category)
     if category is None:
         return fail(UNSUPPORTED_CATEGORY, f"unknown category {case.category!r}")
@@ -43,7 +70,7 @@ def _category(case: TestCase) -> Category | CheckVerdict:
 
 def _judge(
     category: Category,
-    case: TestCase,
+    case: CheckedCase,
     calls: Sequence[Call] | None,
     decode_error: CheckVerdict | None,
     underscore_to_dot: bool,
@@ -64,7 +91,7 @@ def _judge(
 
 
 def check_calls(
-    case: TestCase, calls: Sequence[Call], *, underscore_to_dot: bool = False
+    case: CheckedCase, calls: Sequence[Call], *, underscore_to_dot: bool = False
 ) -> CheckVerdict:
     """CheckVerdict on decoded `calls` for `case`, as BFCL's checker would give it.
 
@@ -114,7 +141,7 @@ class Judgement(NamedTuple):
 
 
 def judge(
-    case: TestCase,
+    case: CheckedCase,
     model_output: Any,
     *,
     mode: Mode,
@@ -138,7 +165,7 @@ def judge(
         return Judgement(_guard_verdict(exc), None)
 
 
-def _judge_variant(case: TestCase, model_output: Any, underscore_to_dot: bool) -> Judgement:
+def _judge_variant(case: CheckedCase, model_output: Any, underscore_to_dot: bool) -> Judgement:
     """A format-sensitivity case: decoded in its configuration's return format (always
     prompt text), matched by the rules of the entry's own category."""
     variant = variant_of(case.id)
@@ -187,7 +214,7 @@ def is_call_list(output: Any) -> bool:
     )
 
 
-def judge_decoded(case: TestCase, output: Any, *, underscore_to_dot: bool = False) -> Judgement:
+def judge_decoded(case: CheckedCase, output: Any, *, underscore_to_dot: bool = False) -> Judgement:
     """Judge an output that is already decoded (`check --cases` lines, BFCL's checker input).
 
     For AST categories anything not in BFCL's decoded form is

@@ -15,18 +15,21 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from json.encoder import encode_basestring
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 import pydantic_core
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from bfcl_action.checker import judge, judge_decoded, needs_underscore_to_dot
 from bfcl_action.core.categories import Checker, get_category
 from bfcl_action.core.errors import BfclActionError, InputError
-from bfcl_action.core.records import ExpectedCall, FunctionDoc, Mode, TestCase
+from bfcl_action.core.records import ExpectedCall, FunctionDoc, Mode
 from bfcl_action.safety.budget import loads_json, within_limits
+from bfcl_action.safety.jsonl_memo import MemberMemo
 
 INPUT_ERROR = "input_error"
 
@@ -47,6 +50,17 @@ class CheckLine(BaseModel):
     mode: Mode | None = None
 
 
+class _LineCase(NamedTuple):
+    """The case a line describes, as the checker reads it (`checker.CheckedCase`); a tuple,
+    not a `TestCase`, since building a pydantic model per line cost more than parsing it."""
+
+    id: str
+    category: str
+    functions: list[FunctionDoc]
+    possible_answer: list[ExpectedCall]
+    answer_texts: tuple[str, ...] = ()
+
+
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "check",
@@ -64,26 +78,22 @@ def _is_decoded(output: Any) -> bool:
     BFCL's format check); `[{name: "<json args>"}]` is a raw FC result to decode."""
     if isinstance(output, str):
         return False
-    items = output if isinstance(output, list) else [output]
-    return not any(
-        isinstance(value, str)
-        for item in items
-        if isinstance(item, dict)
-        for value in item.values()
-    )
+    for item in output if isinstance(output, list) else [output]:  # a loop: once per line
+        if isinstance(item, dict):
+            for value in item.values():
+                if isinstance(value, str):
+                    return False
+    return True
 
 
-def check_line(raw: str | bytes, number: int) -> dict[str, Any]:
-    """The output object for one input line; never raises."""
-    from bfcl_action.checker import (  # imported here so `--help` never needs it
-        judge,
-        judge_decoded,
-        needs_underscore_to_dot,
-    )
-
+def check_line(
+    raw: str | bytes, number: int, memo: MemberMemo[list[FunctionDoc]] | None = None
+) -> dict[str, Any]:
+    """The output object for one input line; never raises. `memo` (one per run) keeps the
+    function lists of earlier lines, parsed and validated."""
     entry_id: Any = None
     try:
-        line = _fast_parse(raw)
+        line = _fast_parse(raw, memo)
         if line is None:
             try:
                 data = loads_json(raw)
@@ -106,20 +116,7 @@ def check_line(raw: str | bytes, number: int) -> dict[str, Any]:
                 "expected a list of expected calls, found none",
                 field="possible_answer",
             )
-        # every field was validated as `CheckLine`, with the types `TestCase` declares; all
-        # are given, since `model_construct` inspects a default factory's signature per call
-        case = TestCase.model_construct(
-            id=line.id,
-            category=line.category,
-            question=[],
-            functions=line.functions,
-            possible_answer=line.possible_answer or [],
-            answer_texts=[],
-            language=category.language,
-            dataset="",
-            suite="",
-            source=None,
-        )
+        case = _LineCase(line.id, line.category, line.functions, line.possible_answer or [])
         mode = line.mode or (Mode.PROMPT if isinstance(line.model_output, str) else Mode.FC)
         u2d = line.underscore_to_dot
         if u2d is None:
@@ -147,19 +144,44 @@ def check_line(raw: str | bytes, number: int) -> dict[str, Any]:
     }
 
 
-def _fast_parse(raw: str | bytes) -> CheckLine | None:
+def _fast_parse(
+    raw: str | bytes, memo: MemberMemo[list[FunctionDoc]] | None = None
+) -> CheckLine | None:
     """The line parsed by pydantic-core's JSON parser (faster than `json.loads` on these
     lines) and validated, when the parse budget's cheap check (`within_limits`) shows that
     no limit can be reached; None for anything else (over the cheap bounds, not JSON, not a
     valid line), which then takes the general path (`loads_json`, `_parse`) and gets its
-    exact error."""
-    if not within_limits(raw):
-        return None
+    exact error. With a `memo`, a line whose `functions` text was seen before is parsed
+    without it (`MemberMemo.cut` says when that means the same, and checks the budget)."""
     try:
-        data = pydantic_core.from_json(raw, cache_strings="keys")
-        return CheckLine.model_validate(data) if isinstance(data, dict) else None
+        cut = memo.cut(raw) if memo is not None and isinstance(raw, bytes) else None
+        if cut is None:
+            if not within_limits(raw):
+                return None
+            data = _from_json(raw)
+        else:
+            data = _from_json(cut[0])
+            if type(data) is not dict or data.get("functions") != []:
+                return None
+            data["functions"] = cut[1]  # validated already: passed through as they are
+        return _validate_line(data) if isinstance(data, dict) else None
     except ValueError:  # pydantic's ValidationError included
         return None
+
+
+_validate_line: Callable[[Any], CheckLine] = CheckLine.__pydantic_validator__.validate_python
+"""`CheckLine.model_validate` without its Python wrapper (the same validator, called once
+per line)."""
+
+
+def _from_json(raw: str | bytes) -> Any:
+    return pydantic_core.from_json(raw, cache_strings="keys")
+
+
+def _functions(value: Any) -> list[FunctionDoc]:
+    """A parsed `functions` value validated as the `CheckLine` field is (the memo's)."""
+    line = {"id": "", "category": "", "functions": value, "model_output": None}
+    return CheckLine.model_validate(line).functions
 
 
 def _parse(data: dict[str, Any]) -> CheckLine:
@@ -173,9 +195,10 @@ def _parse(data: dict[str, Any]) -> CheckLine:
 
 def check_lines(lines: Iterable[str | bytes]) -> Iterator[dict[str, Any]]:
     """Output objects for the non-blank input lines, in order."""
+    memo = MemberMemo("functions", _from_json, _functions)
     for number, raw in enumerate(lines, start=1):
         if raw.strip():
-            yield check_line(raw, number)
+            yield check_line(raw, number, memo)
 
 
 @contextmanager
@@ -196,11 +219,39 @@ def _open(name: str, mode: str) -> Iterator[IO[Any]]:
         yield handle
 
 
+_encode = json.JSONEncoder(ensure_ascii=False).encode
+"""`json.dumps(value, ensure_ascii=False)` without building an encoder per line."""
+_KEYS = ("id", "valid", "error_type", "error")
+
+
+def _output_line(out: dict[str, Any]) -> str:
+    """`json.dumps(out, ensure_ascii=False) + "\\n"`, the same text, put together from the
+    string encoder `json.dumps` itself uses when `out` holds what `check_line` returns (a
+    str or null id and error type, a bool, a list of str); the encoder otherwise."""
+    if tuple(out) == _KEYS:
+        valid, error = out["valid"], out["error"]
+        if (valid is True or valid is False) and type(error) is list:
+            try:
+                return (
+                    f'{{"id": {_string_or_null(out["id"])}, '
+                    f'"valid": {"true" if valid else "false"}, '
+                    f'"error_type": {_string_or_null(out["error_type"])}, '
+                    f'"error": [{", ".join([encode_basestring(e) for e in error])}]}}\n'
+                )
+            except TypeError:  # a value of another type: the encoder's own output
+                pass
+    return _encode(out) + "\n"
+
+
+def _string_or_null(value: Any) -> str:
+    return "null" if value is None else encode_basestring(value)
+
+
 def run(args: argparse.Namespace) -> int:
     counts = {"valid": 0, "invalid": 0, "malformed": 0}
     with _open(args.cases, "rb") as source, _open(args.output, "w") as sink:
         for out in check_lines(source):
-            sink.write(json.dumps(out, ensure_ascii=False) + "\n")
+            sink.write(_output_line(out))
             if out["error_type"] in {INPUT_ERROR, "internal_error"}:
                 counts["malformed"] += 1
             else:

@@ -35,6 +35,7 @@ import os
 import re
 import stat
 from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -234,34 +235,44 @@ def within_limits(raw: str | bytes, budget: ParseBudget = DEFAULT_BUDGET) -> boo
     from the text alone, so the walk over the parsed value can be skipped. Sound bounds, not
     guesses: every value starts at a character of its own (values <= characters); a value
     lies at most one level deeper than the number of `[`/`{` in the text (so the C parser's
-    recursion stays small too); an integer of more than `max_int_digits` digits needs that
-    many digit characters. One pass in C (`bytes.translate` keeps only digits and opening
-    brackets); False for a long, bracket-heavy or digit-heavy text, which then gets the
-    full walk (and `_max_bracket_depth` before parsing)."""
+    recursion stays small too), and at most one level deeper than the brackets open around
+    it, counted outside strings (`_nesting`, needed only when the count is over the limit);
+    an integer of more than `max_int_digits` digits needs that many digit characters. One
+    pass in C (`bytes.translate` keeps only digits and opening brackets); False for a long,
+    deeply nested or digit-heavy text, which then gets the full walk."""
     if len(raw) > budget.max_nodes:
         return False
     data = raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogatepass")
     kept = data.translate(None, _NOT_COUNTED)
     opens = kept.count(b"[") + kept.count(b"{")
-    return opens < budget.max_depth and len(kept) - opens <= budget.max_int_digits
+    if len(kept) - opens > budget.max_int_digits:
+        return False
+    return opens < budget.max_depth or _nesting(data) < budget.max_depth
 
 
-_BRACKETS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+_STRINGS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+"""A JSON string: to the first quote not escaped by a backslash (no newline after one)."""
+_NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
+_STEP = [1 if b in b"[{" else -1 if b in b"]}" else 0 for b in range(256)]
+
+
+def _nesting(data: bytes) -> int:
+    """The most `[`/`{` open at once outside strings: strings cut out (by `split` when no
+    backslash can escape a quote and every quote is closed, else by one regex pass), the
+    brackets kept by `translate`, the running depth summed by `accumulate`, all in C."""
+    if b"\\" in data or data.count(b'"') % 2:
+        outside = _STRINGS.sub(b"", data)
+    else:  # each quote closes the string the one before it opened
+        outside = b"".join(data.split(b'"')[::2])
+    brackets = outside.translate(None, _NOT_BRACKET)
+    return max(0, max(accumulate(map(_STEP.__getitem__, brackets)), default=0))
 
 
 def _max_bracket_depth(text: str) -> int:
     """Nesting of `[`/`{` outside strings (a cheap pre-check before the C parser recurses)."""
     if text.count("[") + text.count("{") < 64:
         return 0
-    depth = deepest = 0
-    for match in _BRACKETS.finditer(text):
-        found = match.group()
-        if found in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif found in "]}":
-            depth -= 1
-    return deepest
+    return _nesting(text.encode("utf-8", "surrogatepass"))
 
 
 class Expansion:

@@ -131,6 +131,51 @@ def test_check_gives_one_verdict_a_line(user: Installed, tmp_path: Path) -> None
     assert verdicts == {"good": True, "bad": False}
 
 
+def test_check_writes_what_each_line_alone_gives(user: Installed, tmp_path: Path) -> None:
+    """A file repeating its function lists (parsed once by the installed command) gets,
+    byte for byte, the output of each line checked on its own, the tricky lines included."""
+    from bfcl_action.commands.check import check_line
+
+    function = {
+        "name": "math.add",
+        "description": "Add two integers, a long enough description to be remembered.",
+        "parameters": {
+            "type": "dict",
+            "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+            "required": ["a", "b"],
+        },
+    }
+    base = {"category": "simple_python", "functions": [function],
+            "possible_answer": [{"math.add": {"a": [1], "b": [2]}}]}  # fmt: skip
+    outputs = [
+        "[math.add(a=1, b=2)]",
+        "[math.add(a=1, b=3)]",
+        [{"math_add": {"a": 1, "b": 2}}],
+        [{"math.add": '{"a": 1, "b": 2}'}],
+        "I cannot help",
+        "[math.add(a=1, b='é')]",
+    ]
+    text = "".join(
+        json.dumps({"id": f"t{i}", **base, "model_output": out}) + "\n"
+        for i, out in enumerate(outputs * 3)
+    )
+    whole = json.dumps({"id": "dup", **base, "model_output": outputs[0]})
+    text += whole[:-1] + ', "function\\u0073": []}\n'  # a later member that wins
+    text += '{"id": "ü\\u00fc", "category": "simple_python", "functions": [], "x": 1}\n'
+    text += "{not json\n"
+    source = tmp_path / "in.jsonl"
+    source.write_text(text, encoding="utf-8")
+    run = user.run("bfcl-action", "check", "--cases", str(source), "--output", "out.jsonl",
+                   cwd=tmp_path)  # fmt: skip
+    assert run.code == 0, run
+    expected = "".join(
+        json.dumps(check_line(raw, number), ensure_ascii=False) + "\n"
+        for number, raw in enumerate(source.read_bytes().splitlines(keepends=True), start=1)
+    )
+    assert (tmp_path / "out.jsonl").read_text(encoding="utf-8") == expected
+    assert '"id": "dup", "valid": false' in expected  # the later, empty list counted
+
+
 def test_score_reads_bfcl_result_files(user: Installed, tmp_path: Path) -> None:
     """The pinned BFCL release from the user's data cache (filled by an earlier fetch)."""
     prefill_bfcl_cache(user.home / ".cache" / "bfcl-action", tmp_path / "wheel")

@@ -92,3 +92,14 @@ def test_just_under_each_limit_loads() -> None:
     digits = "[" + "7" * 1000 + "]"
     assert loads_json(deep) is not None and loads_json(digits) == [int("7" * 1000)]
     assert within_limits(deep) and within_limits(digits)
+
+
+def test_many_brackets_nested_shallowly_are_within_the_limits() -> None:
+    """Over `max_depth` brackets in all, but few open at once (outside strings): the cheap
+    check still passes the text, and a text nested deeply behind an escaped quote does not."""
+    assert within_limits("[" + ",".join(["[1]"] * 300) + "]")
+    assert within_limits(json.dumps(["[{" * 300, {"a": ["]"] * 200}]).encode())
+    escaped = '["\\"", ' + "[" * 128 + "]" * 129
+    assert not within_limits(escaped)
+    with pytest.raises(BudgetError, match="nesting deeper"):
+        loads_json(escaped)
