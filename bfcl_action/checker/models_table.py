@@ -162,16 +162,18 @@ capitalised and do not match."""
 def needs_underscore_to_dot(model_name: str, mode: Mode = Mode.FC) -> bool:
     """Whether BFCL would expect `a_b` for a function `a.b` from this model.
 
-    Looks the name up among the official registry names (also in the `_`-for-`/` spelling of
-    BFCL result folders), then falls back to the hosted-API prefixes.
+    Looks the name up among the official registry names, then falls back to the hosted-API
+    prefixes, both also in the `_`-for-`/` spelling of BFCL result folders (a run of
+    `openai/gpt-oss-120b` sits in `result/openai_gpt-oss-120b/`).
     """
     if mode is not Mode.FC:
         return False
     name = model_name.strip()
-    for candidate in (name, name.replace("_", "/")):
+    spellings = (name, name.replace("_", "/"))
+    for candidate in spellings:
         if candidate in UNDERSCORE_TO_DOT_MODELS:
             return True
         if candidate in DOT_KEEPING_FC_MODELS:
             return False
-    base = name.rsplit("/", 1)[-1]
-    return any(base.startswith(prefix) for prefix in DOT_REJECTING_API_PREFIXES)
+    bases = {candidate.rsplit("/", 1)[-1] for candidate in spellings}
+    return any(b.startswith(prefix) for b in bases for prefix in DOT_REJECTING_API_PREFIXES)

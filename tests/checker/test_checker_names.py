@@ -46,7 +46,15 @@ def test_official_fc_models_without_the_flag(model: str) -> None:
     assert not needs_underscore_to_dot(model)
 
 
-@pytest.mark.parametrize("model", ["gpt-4.1-mini", "openai/o4-mini", "claude-3-5-haiku-latest"])
+@pytest.mark.parametrize(
+    "model",
+    [
+        "gpt-4.1-mini",
+        "openai/o4-mini",
+        "claude-3-5-haiku-latest",
+        "openai_gpt-oss-120b",  # a result folder's spelling of openai/gpt-oss-120b
+    ],
+)
 def test_hosted_api_model_ids_need_the_flag(model: str) -> None:
     assert needs_underscore_to_dot(model)
 

@@ -173,6 +173,22 @@ def test_underscore_to_dot_accepts_underscored_names(tmp_path: Path) -> None:
     assert RunReport.model_validate_json(out.read_text()).results[0].valid
 
 
+def test_a_result_folder_spelling_of_a_hosted_model_turns_underscore_to_dot_on(
+    tmp_path: Path,
+) -> None:
+    """`openai_gpt-oss-120b` is how BFCL's result folders spell `openai/gpt-oss-120b`: its
+    underscored names are right without `--underscore-to-dot` (seen scoring a published run,
+    whose `multiple` fell from 174 to 67 of 200 without the flag)."""
+    root = tmp_path / "result"
+    _write_results(
+        root, "simple_python", "non_live", [{"id": "simple_python_0", "result": _fc(0, "math_add")}]
+    )
+    out = tmp_path / "report.json"
+    argv = ["score", "--dataset", SPEC, "--results", str(root), "--output", str(out)]
+    assert main([*argv, "--model-name", "openai_gpt-oss-120b", "--mode", "fc"]) == 0
+    assert RunReport.model_validate_json(out.read_text()).results[0].valid
+
+
 def test_live_release_results_are_reported_under_the_release_label(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
