@@ -11,9 +11,11 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
+import itertools
 import json
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +99,20 @@ def _is_tool_file(path: Path, root: Path) -> int:
     return len(raws)
 
 
+def _walk(root: Path) -> Iterator[tuple[Path, list[str]]]:
+    """Each directory of the repository with its file names, in path order, never entering
+    `SKIP_DIRS` (a virtualenv or `node_modules` is pruned, not listed and then filtered)."""
+    for directory, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+        yield Path(directory), sorted(files)
+
+
+def _python_files(root: Path, limit: int) -> list[Path]:
+    """The first `limit` Python files of the repository, in path order."""
+    found = (folder / name for folder, names in _walk(root) for name in names)
+    return list(itertools.islice((p for p in found if p.suffix == ".py"), limit))
+
+
 def find_tool_files(root: Path) -> list[tuple[str, int]]:
     """Repository-relative paths (or globs) of tool files with their tool counts, by path.
 
@@ -105,11 +121,10 @@ def find_tool_files(root: Path) -> list[tuple[str, int]]:
     `GLOB_AT` of them, is proposed as one glob."""
     suffixes = YAML_SUFFIXES | JSON_SUFFIXES | JSONL_SUFFIXES | SNAPSHOT_SUFFIXES
     found: list[tuple[str, int]] = []
-    for directory, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+    for directory, files in _walk(root):
         here: dict[str, list[tuple[str, int]]] = {}
-        for name in sorted(files):
-            path = Path(directory) / name
+        for name in files:
+            path = directory / name
             if path.suffix.lower() not in suffixes or name.startswith(".bfcl"):
                 continue
             count = _is_tool_file(path, root)
@@ -118,7 +133,7 @@ def find_tool_files(root: Path) -> list[tuple[str, int]]:
             )
         for suffix, listed in here.items():
             if len(listed) >= GLOB_AT and all(n for _, n in listed):
-                rel = Path(directory).relative_to(root).as_posix()
+                rel = directory.relative_to(root).as_posix()
                 pattern = f"*{suffix}" if rel == "." else f"{rel}/*{suffix}"
                 found.append((pattern, sum(n for _, n in listed)))
             else:
@@ -134,9 +149,7 @@ def find_mcp_server(root: Path) -> list[str] | None:
     with contextlib.suppress(OSError, UnicodeDecodeError):
         text = pyproject.read_text(encoding="utf-8")[:MAX_FILE_BYTES]
         if re.search(r"""["'](mcp|fastmcp)\b""", text):
-            for path in sorted(root.rglob("*.py"))[:500]:
-                if any(part in SKIP_DIRS for part in path.relative_to(root).parts):
-                    continue
+            for path in _python_files(root, 500):
                 with contextlib.suppress(OSError, UnicodeDecodeError):
                     if MCP_SERVER_CODE.search(path.read_text(encoding="utf-8")[:MAX_FILE_BYTES]):
                         return ["python", path.relative_to(root).as_posix()]
@@ -165,9 +178,9 @@ def find_python_tools(root: Path) -> list[tuple[str, list[str]]]:
     The files are read with `ast`, never imported (a repository's code runs only inside the
     jail, when a run loads the config); test files and skipped directories are left out."""
     found: list[tuple[str, list[str]]] = []
-    for path in sorted(root.rglob("*.py"))[:2000]:
+    for path in _python_files(root, 2000):
         rel = path.relative_to(root)
-        if any(part in SKIP_DIRS or part.startswith((".", "test")) for part in rel.parts[:-1]):
+        if any(part.startswith((".", "test")) for part in rel.parts[:-1]):
             continue
         in_tools_package = len(rel.parts) > 1 and rel.parts[-2] in ("tools", "tool")
         if path.name.startswith("test") or not (
