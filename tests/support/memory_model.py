@@ -27,16 +27,22 @@ def _answer(value: str | None) -> Reply:
     return {"content": f"{{'answer': '{said}', 'context': 'from my memory'}}"}
 
 
+def _turn(body: dict[str, Any]) -> tuple[int, str, str, list[str]]:
+    """What a responder reads of a request: the step within the current question (calls
+    answered so far), the question's text, the system message and the tool results since."""
+    messages = body["messages"]
+    opening = max(i for i, m in enumerate(messages) if m["role"] == "user")
+    step = sum(1 for m in messages[opening:] if m["role"] == "assistant")
+    system = str(messages[0]["content"]) if messages[0]["role"] == "system" else ""
+    results = [str(m["content"]) for m in messages[opening:] if m["role"] == "tool"]
+    return step, str(messages[opening]["content"]), system, results
+
+
 def rememberer(backend: str) -> Callable[[dict[str, Any]], Reply]:
     """The responder for `memory_kv` (`backend="kv"`) or `memory_rec_sum` (`"rec_sum"`)."""
 
     def reply(body: dict[str, Any]) -> Reply:
-        messages = body["messages"]
-        opening = max(i for i, m in enumerate(messages) if m["role"] == "user")
-        step = sum(1 for m in messages[opening:] if m["role"] == "assistant")
-        text = str(messages[opening]["content"])
-        system = str(messages[0]["content"]) if messages[0]["role"] == "system" else ""
-        results = [str(m["content"]) for m in messages[opening:] if m["role"] == "tool"]
+        step, text, system, results = _turn(body)
         name = re.search(r"name is ([^.]+)\.", text)
         age = re.search(r"age is (\d+)", text)
         if step == 0 and name:
@@ -78,12 +84,7 @@ def vector_rememberer() -> Callable[[dict[str, Any]], Reply]:
     `archival_memory_retrieve` (the query embedded through the server's `/embeddings`)."""
 
     def reply(body: dict[str, Any]) -> Reply:
-        messages = body["messages"]
-        opening = max(i for i, m in enumerate(messages) if m["role"] == "user")
-        step = sum(1 for m in messages[opening:] if m["role"] == "assistant")
-        text = str(messages[opening]["content"])
-        system = str(messages[0]["content"]) if messages[0]["role"] == "system" else ""
-        results = [str(m["content"]) for m in messages[opening:] if m["role"] == "tool"]
+        step, text, system, results = _turn(body)
         name = re.search(r"name is ([^.]+)\.", text)
         age = re.search(r"age is (\d+)", text)
         if step == 0 and name:
