@@ -113,54 +113,54 @@ def with_line(
             path.write_text(original, encoding="utf-8")
 
 
-def test_the_checker_reaching_up_to_the_runner_breaks_the_layers(copy_of_project: Path) -> None:
-    verdict = copy_of_project / "bfcl_action" / "checker" / "verdict.py"
-    done = with_line(
-        copy_of_project, verdict, "import bfcl_action.runner.pipeline  # upward", "stage-layers"
-    )
+UPWARD = [
+    pytest.param(
+        "checker/verdict.py",
+        "import bfcl_action.runner.pipeline",
+        "stage-layers",
+        "bfcl_action.checker.verdict -> bfcl_action.runner.pipeline",
+        id="the checker reaching up to the runner",
+    ),
+    pytest.param(
+        "checker/verdict.py",
+        "from bfcl_action.safety import redact",
+        "checker-bottom",
+        "bfcl_action.checker.verdict -> bfcl_action.safety.redact",
+        id="the checker importing safety (below it, yet it needs only the core)",
+    ),
+    pytest.param(
+        "results/scoring.py",
+        "from bfcl_action.commands import run",
+        "stage-layers",
+        "bfcl_action.results.scoring -> bfcl_action.commands",
+        id="a results module importing a command",
+    ),
+    pytest.param(
+        "compare/history.py",
+        "from bfcl_action.report import charts",
+        "stage-layers",
+        "bfcl_action.compare.history -> bfcl_action.report",
+        id="the comparison reaching up to the rendering edge (as history once did for its chart)",
+    ),
+    pytest.param(
+        "core/brand_new.py",
+        "from bfcl_action.settings import resolve",
+        "stage-layers",
+        "bfcl_action.core.brand_new -> bfcl_action.settings.resolve",
+        id="a new module in core/, held to the core's layer at once (no list to extend)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("module", "line", "contract", "edge"), UPWARD)
+def test_an_upward_import_breaks_lint(
+    copy_of_project: Path, module: str, line: str, contract: str, edge: str
+) -> None:
+    path = copy_of_project / "bfcl_action" / module
+    done = with_line(copy_of_project, path, f"{line}  # upward", contract)
     assert done.returncode == 1
     assert "BROKEN" in done.stdout
-    assert "bfcl_action.checker.verdict -> bfcl_action.runner.pipeline" in done.stdout
-
-
-def test_the_checker_importing_safety_breaks_checker_bottom(copy_of_project: Path) -> None:
-    """Below it in the layers, yet not allowed: the checker needs only the core."""
-    verdict = copy_of_project / "bfcl_action" / "checker" / "verdict.py"
-    done = with_line(
-        copy_of_project, verdict, "from bfcl_action.safety import redact", "checker-bottom"
-    )
-    assert done.returncode == 1
-    assert "bfcl_action.checker.verdict -> bfcl_action.safety.redact" in done.stdout
-
-
-def test_a_results_module_importing_a_command_breaks_the_layers(copy_of_project: Path) -> None:
-    scoring = copy_of_project / "bfcl_action" / "results" / "scoring.py"
-    done = with_line(
-        copy_of_project, scoring, "from bfcl_action.commands import run  # upward", "stage-layers"
-    )
-    assert done.returncode == 1
-    assert "bfcl_action.results.scoring -> bfcl_action.commands" in done.stdout
-
-
-def test_a_stage_importing_a_later_stage_breaks_the_layers(copy_of_project: Path) -> None:
-    """The comparison reaching up to the rendering edge (as the history module once did for
-    its chart) fails lint."""
-    history = copy_of_project / "bfcl_action" / "compare" / "history.py"
-    done = with_line(
-        copy_of_project, history, "from bfcl_action.report import charts  # upward", "stage-layers"
-    )
-    assert done.returncode == 1
-    assert "bfcl_action.compare.history -> bfcl_action.report" in done.stdout
-
-
-def test_a_new_module_is_placed_by_the_package_it_lives_in(copy_of_project: Path) -> None:
-    """No list to extend: a module added to `core/` is held to the core's layer at once."""
-    new = copy_of_project / "bfcl_action" / "core" / "brand_new.py"
-    done = with_line(
-        copy_of_project, new, "from bfcl_action.settings import resolve  # upward", "stage-layers"
-    )
-    assert done.returncode == 1
-    assert "bfcl_action.core.brand_new -> bfcl_action.settings.resolve" in done.stdout
+    assert edge in done.stdout
 
 
 def test_no_test_module_imports_another_test_module() -> None:
