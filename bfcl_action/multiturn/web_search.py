@@ -46,7 +46,12 @@ from typing import Any
 
 from bfcl_action.multiturn.conversation import WEB_SEARCH_ENVIRONMENT as ENVIRONMENT
 from bfcl_action.safety.escape import log_line
-from bfcl_action.safety.http_tools import EndpointRefused, pinned_connection, resolve_endpoint
+from bfcl_action.safety.http_tools import (
+    EndpointRefused,
+    pinned_connection,
+    request_target,
+    resolve_endpoint,
+)
 from bfcl_action.safety.sandbox import EnvironmentSpec
 
 METHODS = ("search_engine_query", "fetch_url_content")
@@ -121,8 +126,7 @@ def http_get(
             )
         except EndpointRefused as exc:
             raise FetchError(f"refused: {exc}") from None
-        parts = urllib.parse.urlsplit(url)
-        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        netloc, path = request_target(url)
         left = deadline - time.monotonic()
         if left <= 0:
             raise FetchError(f"no answer within {deadline_s:g} seconds")
@@ -132,7 +136,7 @@ def http_get(
                 "GET",
                 path,
                 headers={
-                    "Host": parts.netloc,
+                    "Host": netloc,
                     "User-Agent": USER_AGENT,
                     "Accept": "text/html,application/xhtml+xml,application/json,*/*;q=0.8",
                     "Accept-Encoding": "identity",

@@ -113,6 +113,13 @@ def pinned_connection(
     return http.client.HTTPConnection(address, port, timeout=timeout)
 
 
+def request_target(url: str) -> tuple[str, str]:
+    """The `Host` header and the request target (path and query) of `url`, for a
+    connection `pinned_connection` opened to the checked address."""
+    parts = urllib.parse.urlsplit(url)
+    return parts.netloc, (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+
+
 def http_invoke(
     url: str, arguments: dict[str, Any], *, timeout: float, allow: Sequence[str] = ()
 ) -> dict[str, Any]:
@@ -124,8 +131,7 @@ def http_invoke(
         scheme, address, port, host = resolve_endpoint(url, allow)
     except EndpointRefused as exc:
         return {"ok": False, "error": f"endpoint refused: {exc}"}
-    parts = urllib.parse.urlsplit(url)
-    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    netloc, path = request_target(url)
     connection = pinned_connection(scheme, address, host, port, timeout)
     body = json.dumps(arguments).encode("utf-8")
     try:
@@ -133,7 +139,7 @@ def http_invoke(
             "POST",
             path,
             body=body,
-            headers={"Content-Type": "application/json", "Host": parts.netloc},
+            headers={"Content-Type": "application/json", "Host": netloc},
         )
         response = connection.getresponse()
         raw = response.read(MAX_BODY_BYTES + 1)
