@@ -191,7 +191,10 @@ def find_python_tools(root: Path) -> list[tuple[str, list[str]]]:
             p.isidentifier() for p in rel.with_suffix("").parts
         ):
             continue
-        with contextlib.suppress(OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        # A hostile module can exhaust the parser (`x = ------...1` is a MemoryError, deep
+        # nesting a RecursionError): such a file is not a tool module.
+        unreadable = (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError)
+        with contextlib.suppress(*unreadable, MemoryError):
             if path.stat().st_size > MAX_FILE_BYTES:
                 continue
             tree = ast.parse(path.read_text(encoding="utf-8"))

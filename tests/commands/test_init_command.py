@@ -236,3 +236,11 @@ def test_init_lists_python_tool_functions_it_finds_without_importing_them(
     ]
     config = load_config(tmp_path / ".bfcl.yml")
     assert config.tools  # the entry validates as a python source
+
+
+def test_a_module_that_exhausts_the_parser_is_skipped(tmp_path: Path) -> None:
+    """A hostile `tools.py` (200,000 unary minuses overflow Python's parser) is not a tool
+    module, and `init` still lists the others."""
+    shop(tmp_path)
+    (tmp_path / "hostile_tools.py").write_text("x = " + "-" * 200_000 + "1\n")
+    assert find_python_tools(tmp_path) == [("agent.tools", ["search_products", "track_order"])]
