@@ -156,22 +156,20 @@ def _fast_parse(
     try:
         cut = memo.cut(raw) if memo is not None and isinstance(raw, bytes) else None
         if cut is None:
-            if not within_limits(raw):
-                return None
-            data = _from_json(raw)
-        else:
-            data = _from_json(cut[0])
-            if type(data) is not dict or data.get("functions") != []:
-                return None
-            data["functions"] = cut[1]  # validated already: passed through as they are
-        return _validate_line(data) if isinstance(data, dict) else None
+            return _validate_json(raw) if within_limits(raw) else None
+        line = _validate_json(cut[0])
+        if line.functions:
+            return None
+        # validated already: passed through as they are (no `__setattr__` round)
+        line.__dict__["functions"] = cut[1]
+        return line
     except ValueError:  # pydantic's ValidationError included
         return None
 
 
-_validate_line: Callable[[Any], CheckLine] = CheckLine.__pydantic_validator__.validate_python
-"""`CheckLine.model_validate` without its Python wrapper (the same validator, called once
-per line)."""
+_validate_json: Callable[[str | bytes], CheckLine] = CheckLine.__pydantic_validator__.validate_json
+"""`CheckLine.model_validate_json` without its Python wrapper: pydantic-core's JSON parser
+(the one `_from_json` uses) reading straight into the model, called once per line."""
 
 
 def _from_json(raw: str | bytes) -> Any:
@@ -197,8 +195,11 @@ def check_lines(lines: Iterable[str | bytes]) -> Iterator[dict[str, Any]]:
     """Output objects for the non-blank input lines, in order."""
     memo = MemberMemo("functions", _from_json, _functions)
     for number, raw in enumerate(lines, start=1):
-        if raw.strip():
+        if raw and not raw.isspace():
             yield check_line(raw, number, memo)
+
+
+_READ_BUFFER = 1 << 20
 
 
 @contextmanager
@@ -209,8 +210,8 @@ def _open(name: str, mode: str) -> Iterator[IO[Any]]:
         yield getattr(sys.stdin, "buffer", sys.stdin) if "r" in mode else sys.stdout
         return
     try:
-        if "b" in mode:
-            handle: IO[Any] = Path(name).open(mode)  # noqa: SIM115 - closed below
+        if "b" in mode:  # a large buffer: lines are read one by one, often kilobytes each
+            handle: IO[Any] = Path(name).open(mode, buffering=_READ_BUFFER)  # noqa: SIM115
         else:
             handle = Path(name).open(mode, encoding="utf-8")  # noqa: SIM115
     except OSError as exc:

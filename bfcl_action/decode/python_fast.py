@@ -31,6 +31,7 @@ text whatever it holds.
 
 from __future__ import annotations
 
+import functools
 import keyword
 import re
 from typing import Any, Final
@@ -61,13 +62,17 @@ def _trie(words: list[str]) -> str:
 
 _RESERVED = [*keyword.kwlist, "__debug__"]
 """Names Python refuses as names (or, `__debug__`, may refuse in some positions)."""
+_VALUE_RESERVED = [word for word in _RESERVED if word not in ("True", "False", "None")]
+"""Of those, the ones no value can be either."""
 
-_NAME = rf"(?!{_trie(_RESERVED)}(?![A-Za-z0-9_]))[A-Za-z_][A-Za-z0-9_]*+"
+_WORD = r"[A-Za-z_][A-Za-z0-9_]*+"
+_NAME = rf"(?!{_trie(_RESERVED)}(?![A-Za-z0-9_])){_WORD}"
+"""A name Python accepts where it names something (a call part, a keyword argument)."""
 _DOTTED = rf"{_NAME}(?:\.{_NAME})*+"
 _WS = r"[ \t\n]*+"
 _STR = r"""(?:'[^'\\\x00-\x1f\x7f\ud800-\udfff]*+'|"[^"\\\x00-\x1f\x7f\ud800-\udfff]*+")"""
 _NUM = r"(?:-?+(?:0|[1-9][0-9]{0,17}+)(?:\.[0-9]{1,40}+)?+(?:[eE][-+]?+[0-9]{1,4}+)?+)"
-_ATOM = rf"(?>{_STR}|{_NUM}|True|False|None|\.\.\.|{_NAME})"
+_ATOM = rf"(?>{_STR}|{_NUM}|True|False|None|\.\.\.|{_WORD})"
 
 
 def _items(open_: str, item: str, close: str) -> str:
@@ -86,13 +91,32 @@ def _value(depth: int) -> str:
 
 _VALUE = _value(_NESTING)
 _STRING = r"""(?:'[^']*+'|"[^"]*+")"""
-_CONTAINER = rf"(?=[\[{{]){_VALUE}"
-_KWARG = rf"{_NAME}{_WS}={_WS}{_VALUE}"
-_ARGUMENTS = rf"\({_WS}(?:{_VALUE}{_WS}(?:,|(?=\))){_WS})*+(?:{_KWARG}{_WS}(?:,|(?=\))){_WS})*+\)"
+
+
+def _skip(depth: int) -> str:
+    """A list or dict of validated text, to its matching bracket, nested `depth` more levels
+    (brackets balance there and strings hold no quote of their own, so only those count)."""
+    inner = "" if depth == 0 else "|" + _skip(depth - 1)
+    return rf"""[\[{{](?:{_STRING}|[^\[\]{{}}'"]++{inner})*+[\]}}]"""
+
+
+_CONTAINER = _skip(_NESTING - 1)
+_ARGUMENTS = rf"\({_WS}(?:(?:{_NAME}{_WS}={_WS})?+{_VALUE}{_WS}(?:,|(?=\))){_WS})*+\)"
+"""Positional and keyword arguments in any order, one copy of `_VALUE`; a positional one
+after a keyword one (a syntax error) is refused while extracting."""
 _CALL = rf"{_DOTTED}{_WS}{_ARGUMENTS}"
 
 _VALID = re.compile(_items(r"\[", _CALL, r"\]"))
-"""The whole text must match this (`fullmatch`) before anything is extracted."""
+"""The whole text must match this (`fullmatch`), and `_NO_RESERVED`, before anything is
+extracted."""
+
+_NO_RESERVED = re.compile(
+    rf"""(?:[^'"A-Za-z_]++|{_STRING}|(?!{_trie(_VALUE_RESERVED)}(?![A-Za-z0-9_])){_WORD})*+"""
+)
+"""Text with no word outside strings in `_VALUE_RESERVED` (`fullmatch`): checked once over
+the text instead of at every value of the grammar, whose patterns stay small to compile
+(`_ATOM` reads any `_WORD`; call parts and keyword names are `_NAME`s already). On text in
+the grammar a word outside strings is a name, or the exponent of a number (`e5`)."""
 
 _TOKENS = re.compile(
     rf"[ \t\n,)]*+(?:([A-Za-z_][A-Za-z0-9_.]*+){_WS}"
@@ -114,7 +138,7 @@ _NUMBER_START = frozenset("-0123456789")
 def decode_python_fast(source: str) -> list[tuple[str, dict[str, Any]]] | None:
     """`(name, arguments)` per call of bracketed text, or `None` when the text is not in
     the simple grammar above (the caller then parses it with `ast`)."""
-    if _VALID.fullmatch(source) is None:
+    if _VALID.fullmatch(source) is None or _NO_RESERVED.fullmatch(source) is None:
         return None
     calls: list[tuple[str, dict[str, Any]]] = []
     arguments: dict[str, Any] = {}
@@ -133,6 +157,8 @@ def decode_python_fast(source: str) -> list[tuple[str, dict[str, Any]]] | None:
         elif name:
             arguments = {}
             calls.append((name, arguments))
+        elif arguments:  # a positional value after a keyword argument
+            return None
     return calls
 
 
@@ -188,8 +214,12 @@ def _container(text: str) -> Any:
     return root
 
 
-_VALUES_ONLY = re.compile(_items(r"\[", _VALUE, r"\]"))
-"""A list of plain values and no call: it parses, and its first element is not a call."""
+@functools.cache
+def _values_only() -> re.Pattern[str]:
+    """A list of plain values and no call (with `_NO_RESERVED`): it parses, and its first
+    element is not a call. Compiled when first needed: most runs never ask."""
+    return re.compile(_items(r"\[", _VALUE, r"\]"))
+
 
 _FIRST_ELEMENT = re.compile(rf"\[{_WS}(?!\])(?:(-)|(\[)|(\{{)|({_NAME}))?")
 _ELEMENT_NODES = ("Constant", "UnaryOp", "List", "Dict", "Name")
@@ -219,7 +249,7 @@ def not_a_call_list(source: str) -> str | None:
         name, space = opening.group(1, 2)
         if space != "" or name.lower() not in _STRING_PREFIXES:
             return "not a Python call list: SyntaxError: invalid syntax (prose, not code)"
-    if _VALUES_ONLY.fullmatch(source) is not None:
+    if _values_only().fullmatch(source) is not None and _NO_RESERVED.fullmatch(source):
         first = _FIRST_ELEMENT.match(source)
         if first is not None:
             kind = first.lastindex or 0

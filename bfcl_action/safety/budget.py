@@ -238,15 +238,19 @@ def within_limits(raw: str | bytes, budget: ParseBudget = DEFAULT_BUDGET) -> boo
     recursion stays small too), and at most one level deeper than the brackets open around
     it, counted outside strings (`_nesting`, needed only when the count is over the limit);
     an integer of more than `max_int_digits` digits needs that many digit characters. One
-    pass in C (`bytes.translate` keeps only digits and opening brackets); False for a long,
-    deeply nested or digit-heavy text, which then gets the full walk."""
+    pass in C (`bytes.translate` keeps only digits and opening brackets; a text no longer than
+    `max_int_digits` cannot hold too many digits, so only its brackets are counted); False for
+    a long, deeply nested or digit-heavy text, which then gets the full walk."""
     if len(raw) > budget.max_nodes:
         return False
     data = raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogatepass")
-    kept = data.translate(None, _NOT_COUNTED)
-    opens = kept.count(b"[") + kept.count(b"{")
-    if len(kept) - opens > budget.max_int_digits:
-        return False
+    if len(data) <= budget.max_int_digits:
+        opens = data.count(b"[") + data.count(b"{")
+    else:
+        kept = data.translate(None, _NOT_COUNTED)
+        opens = kept.count(b"[") + kept.count(b"{")
+        if len(kept) - opens > budget.max_int_digits:
+            return False
     return opens < budget.max_depth or _nesting(data) < budget.max_depth
 
 

@@ -51,6 +51,8 @@ _NOT_SPECIAL = bytes(b for b in range(256) if b not in b'"\\[]{}')
 """Deleted by `translate`, to leave the quotes, backslashes and brackets of a text."""
 _ASCII_ESCAPE = re.compile(rb"\\u00[0-7]")
 """An escape that could spell an ASCII character of a key."""
+_DECODER = json.JSONDecoder()
+"""Finds where an array text ends (`raw_decode`); holds no state between calls."""
 
 
 class MemberMemo(Generic[Value]):
@@ -98,10 +100,12 @@ class MemberMemo(Generic[Value]):
             if learnt is None:
                 return None
             text, value = learnt
-        rest = raw[start + len(text) :]
-        if self._key in rest or (b"\\u00" in rest and _ASCII_ESCAPE.search(rest)):
+        end = start + len(text)  # the rest is searched in place, not copied
+        if raw.find(self._key, end) >= 0 or (
+            raw.find(b"\\u00", end) >= 0 and _ASCII_ESCAPE.search(raw, end)
+        ):
             return None
-        line = raw[:start] + b"[]" + rest
+        line = raw[:start] + b"[]" + raw[end:]
         return (line, value) if within_limits(line) else None
 
     def _learn(self, raw: bytes, start: int) -> tuple[bytes, Value] | None:
@@ -112,7 +116,7 @@ class MemberMemo(Generic[Value]):
             return None
         try:
             tail = raw[start:].decode("utf-8")
-            _, end = json.JSONDecoder().raw_decode(tail)
+            _, end = _DECODER.raw_decode(tail)
             text = tail[:end].encode("utf-8")
             value = self._validate(self._parse(text))
         except (ValueError, RecursionError):  # not UTF-8, not JSON, not valid

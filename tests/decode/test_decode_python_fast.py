@@ -205,6 +205,7 @@ COMMON = [
     "[f(a=1)\t,\tg(b=2)]",
     "[f (a = 1)]",
     "[f(a=123456789012345678)]",
+    "[f(True, None, a=[True, {'k': None}], b=False)]",
 ]
 
 
@@ -247,6 +248,10 @@ FALLBACKS = {
     "__debug__ as argument name": "[f(__debug__=1)]",
     "__debug__ as value": "[f(a=__debug__)]",
     "keyword as value": "[f(a=not)]",
+    "keyword in a list value": "[f(a=[1, 'x', if])]",
+    "keyword as a dict value": "[f(a={'k': lambda})]",
+    "keyword as positional value": "[f(pass, a=1)]",
+    "keyword in a later call": "[f(a=1), g(b=yield)]",
     "non-ASCII name (NFKC-normalised by Python)": "[ﬁle(a=1)]",
     "spaces around a dot": "[a . b(c=1)]",
     "leading zeros": "[f(a=01)]",
@@ -293,12 +298,19 @@ def test_fast_path_falls_back(text: str) -> None:
     assert fast(text) is None
 
 
-POSITIONAL_AFTER_KEYWORD = "[f(a=1, 'x')]"
+POSITIONAL_AFTER_KEYWORD = [
+    "[f(a=1, 'x')]",
+    "[f(a=1, x)]",
+    "[f(a=1, [2])]",
+    "[g(), f(b=2, c=3, -1)]",
+    "[f(a=1), g(b=2, {'k': 1})]",
+]
 
 
-def test_positional_after_keyword_is_left_to_ast_which_rejects_it() -> None:
-    assert fast(POSITIONAL_AFTER_KEYWORD) is None
-    assert reference(POSITIONAL_AFTER_KEYWORD) is None
+@pytest.mark.parametrize("text", POSITIONAL_AFTER_KEYWORD)
+def test_positional_after_keyword_is_left_to_ast_which_rejects_it(text: str) -> None:
+    assert fast(text) is None
+    assert reference(text) is None
 
 
 # -- hostile input ---------------------------------------------------------------------------
