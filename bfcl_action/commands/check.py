@@ -13,9 +13,8 @@ Use `-` for stdin or stdout.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from json.encoder import encode_basestring
 from pathlib import Path
@@ -32,6 +31,7 @@ from bfcl_action.safety.budget import loads_json, within_limits
 from bfcl_action.safety.jsonl_memo import MemberMemo
 
 INPUT_ERROR = "input_error"
+INTERNAL_ERROR = "internal_error"
 
 
 class CheckLine(BaseModel):
@@ -86,12 +86,23 @@ def _is_decoded(output: Any) -> bool:
     return True
 
 
+Outcome = tuple[str | None, bool, str | None, Sequence[str]]
+"""One output line's values, in order: id (None when the line has none), valid, error type,
+error messages."""
+
+
 def check_line(
     raw: str | bytes, number: int, memo: MemberMemo[list[FunctionDoc]] | None = None
 ) -> dict[str, Any]:
     """The output object for one input line; never raises. `memo` (one per run) keeps the
     function lists of earlier lines, parsed and validated."""
-    entry_id: Any = None
+    entry_id, valid, error_type, error = _outcome(raw, number, memo)
+    return {"id": entry_id, "valid": valid, "error_type": error_type, "error": list(error)}
+
+
+def _outcome(raw: str | bytes, number: int, memo: MemberMemo[list[FunctionDoc]] | None) -> Outcome:
+    """`check_line`'s values as a tuple (no dict per line on the way to the output text)."""
+    entry_id: str | None = None
     try:
         line = _fast_parse(raw, memo)
         if line is None:
@@ -105,19 +116,19 @@ def check_line(
             line = _parse(data)
         entry_id = line.id
         category = get_category(line.category)
-        if category.checker is Checker.MULTI_TURN:
+        if category.checker is _MULTI_TURN:
             raise InputError(
                 f"multi-turn category {line.category!r} cannot be checked per line",
                 field="category",
             )
-        if line.possible_answer is None and category.checker is Checker.AST:
+        if line.possible_answer is None and category.checker is _AST:
             raise InputError(
                 f"category {line.category!r} is checked against an answer: "
                 "expected a list of expected calls, found none",
                 field="possible_answer",
             )
-        case = _LineCase(line.id, line.category, line.functions, line.possible_answer or [])
-        mode = line.mode or (Mode.PROMPT if isinstance(line.model_output, str) else Mode.FC)
+        case = _new_case((line.id, line.category, line.functions, line.possible_answer or [], ()))
+        mode = line.mode or (_PROMPT if isinstance(line.model_output, str) else _FC)
         u2d = line.underscore_to_dot
         if u2d is None:
             u2d = needs_underscore_to_dot(line.model_name or "", mode)
@@ -127,21 +138,16 @@ def check_line(
         else:
             verdict = judge(case, line.model_output, mode=mode, underscore_to_dot=u2d).verdict
     except BfclActionError as exc:
-        message = f"line {number}: {exc.render()}"
-        return {"id": entry_id, "valid": False, "error_type": INPUT_ERROR, "error": [message]}
+        return entry_id, False, INPUT_ERROR, (f"line {number}: {exc.render()}",)
     except Exception as exc:  # one bad line must not stop the run
-        return {
-            "id": entry_id,
-            "valid": False,
-            "error_type": "internal_error",
-            "error": [f"line {number}: {type(exc).__name__}: {exc}"],
-        }
-    return {
-        "id": line.id,
-        "valid": verdict.valid,
-        "error_type": verdict.error_type,
-        "error": list(verdict.error),
-    }
+        return entry_id, False, INTERNAL_ERROR, (f"line {number}: {type(exc).__name__}: {exc}",)
+    return entry_id, verdict.valid, verdict.error_type, verdict.error
+
+
+_MULTI_TURN, _AST = Checker.MULTI_TURN, Checker.AST
+_PROMPT, _FC = Mode.PROMPT, Mode.FC
+_new_case = _LineCase._make
+"""`_LineCase` from a tuple, in C (its keyword constructor is a Python function)."""
 
 
 def _fast_parse(
@@ -191,12 +197,12 @@ def _parse(data: dict[str, Any]) -> CheckLine:
         raise InputError(first["msg"], field=where) from None
 
 
-def check_lines(lines: Iterable[str | bytes]) -> Iterator[dict[str, Any]]:
-    """Output objects for the non-blank input lines, in order."""
+def check_lines(lines: Iterable[str | bytes]) -> Iterator[Outcome]:
+    """Output values for the non-blank input lines, in order."""
     memo = MemberMemo("functions", _from_json, _functions)
     for number, raw in enumerate(lines, start=1):
         if raw and not raw.isspace():
-            yield check_line(raw, number, memo)
+            yield _outcome(raw, number, memo)
 
 
 _READ_BUFFER = 1 << 20
@@ -220,43 +226,37 @@ def _open(name: str, mode: str) -> Iterator[IO[Any]]:
         yield handle
 
 
-_encode = json.JSONEncoder(ensure_ascii=False).encode
-"""`json.dumps(value, ensure_ascii=False)` without building an encoder per line."""
-_KEYS = ("id", "valid", "error_type", "error")
+def output_text(outcome: Outcome) -> str:
+    """The output line of `outcome`: `json.dumps(check_line(...), ensure_ascii=False)` and a
+    newline, the same text, put together with the string encoder `json.dumps` itself uses."""
+    entry_id, valid, error_type, error = outcome
+    shown_id = "null" if entry_id is None else encode_basestring(entry_id)
+    shown_type = "null" if error_type is None else encode_basestring(error_type)
+    return (
+        f'{{"id": {shown_id}, "valid": {"true" if valid else "false"}, '
+        f'"error_type": {shown_type}, "error": [{", ".join(map(encode_basestring, error))}]}}\n'
+    )
 
 
-def _output_line(out: dict[str, Any]) -> str:
-    """`json.dumps(out, ensure_ascii=False) + "\\n"`, the same text, put together from the
-    string encoder `json.dumps` itself uses when `out` holds what `check_line` returns (a
-    str or null id and error type, a bool, a list of str); the encoder otherwise."""
-    if tuple(out) == _KEYS:
-        valid, error = out["valid"], out["error"]
-        if (valid is True or valid is False) and type(error) is list:
-            try:
-                return (
-                    f'{{"id": {_string_or_null(out["id"])}, '
-                    f'"valid": {"true" if valid else "false"}, '
-                    f'"error_type": {_string_or_null(out["error_type"])}, '
-                    f'"error": [{", ".join([encode_basestring(e) for e in error])}]}}\n'
-                )
-            except TypeError:  # a value of another type: the encoder's own output
-                pass
-    return _encode(out) + "\n"
-
-
-def _string_or_null(value: Any) -> str:
-    return "null" if value is None else encode_basestring(value)
+_BATCH = 512
+"""Output lines written at once."""
+_MALFORMED = frozenset({INPUT_ERROR, INTERNAL_ERROR})
 
 
 def run(args: argparse.Namespace) -> int:
     counts = {"valid": 0, "invalid": 0, "malformed": 0}
     with _open(args.cases, "rb") as source, _open(args.output, "w") as sink:
-        for out in check_lines(source):
-            sink.write(_output_line(out))
-            if out["error_type"] in {INPUT_ERROR, "internal_error"}:
+        batch: list[str] = []
+        for outcome in check_lines(source):
+            batch.append(output_text(outcome))
+            if len(batch) == _BATCH:
+                sink.write("".join(batch))
+                batch.clear()
+            if outcome[2] in _MALFORMED:
                 counts["malformed"] += 1
             else:
-                counts["valid" if out["valid"] else "invalid"] += 1
+                counts["valid" if outcome[1] else "invalid"] += 1
+        sink.write("".join(batch))
     print(
         f"checked {sum(counts.values())} lines: {counts['valid']} valid, "
         f"{counts['invalid']} invalid, {counts['malformed']} malformed",

@@ -11,7 +11,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bfcl_action.commands.check import _from_json, _functions, _output_line, check_line
+from bfcl_action.commands.check import Outcome, _from_json, _functions, check_line, output_text
 from bfcl_action.safety.jsonl_memo import MemberMemo
 
 LONG = "A description long enough that the list is memoised (over 64 bytes of JSON)."
@@ -122,16 +122,15 @@ def test_the_memo_starts_over_when_full() -> None:
 
 
 def test_output_lines_are_what_json_dumps_writes() -> None:
-    outs: list[dict[str, Any]] = [
-        {"id": "a", "valid": True, "error_type": None, "error": []},
-        {"id": None, "valid": False, "error_type": "x", "error": ['é "q" \\ \n \u2028 \x00', "b"]},
-        {"id": 1, "valid": False, "error_type": None, "error": []},
-        {"id": "a", "valid": 1, "error_type": None, "error": []},
-        {"id": "a", "valid": False, "error_type": None, "error": [1]},
-        {"valid": False, "id": "a", "error_type": None, "error": []},
+    outcomes: list[Outcome] = [
+        ("a", True, None, ()),
+        (None, False, "x", ('é "q" \\ \n \u2028 \x00', "b")),
+        ("\ud800 lone surrogate", False, None, ["</script>", "\U0001f600"]),
     ]
-    for out in outs:
-        assert _output_line(out) == json.dumps(out, ensure_ascii=False) + "\n"
+    for entry_id, valid, error_type, error in outcomes:
+        out = {"id": entry_id, "valid": valid, "error_type": error_type, "error": list(error)}
+        text = output_text((entry_id, valid, error_type, error))
+        assert text == json.dumps(out, ensure_ascii=False) + "\n"
 
 
 def test_the_parse_budget_holds_for_a_list_nested_to_the_limit() -> None:
