@@ -17,11 +17,12 @@ from bfcl_action.cases.suites import (
     DatasetSource,
     derive_distractors,
     derive_irrelevance,
-    distractor_pool,
+    distractor_functions,
     load_own,
-    pool_cases,
+    pool_entries,
 )
 from bfcl_action.core.categories import Checker
+from bfcl_action.dataset.bfcl_format import entry_functions
 from bfcl_action.settings.config import load_config
 from bfcl_action.tools import load_tools
 
@@ -70,12 +71,12 @@ def main() -> dict[str, Any]:
         figures["tools_128_load_s"] = _median(lambda: load_tools(["*.json"], base_dir=Path(tmp)))
     tools, own = load_own(config, base_dir=EXAMPLE)
     source = DatasetSource(EXAMPLE)
-    irrelevance = pool_cases(source, [SPEC], Checker.IRRELEVANCE)
-    everything = pool_cases(source, [SPEC], None)
+    irrelevance = pool_entries(source, [SPEC], Checker.IRRELEVANCE)
+    everything = entry_functions(pool_entries(source, [SPEC], None))
     kept = derive_irrelevance(
         tools.functions, irrelevance, count=len(irrelevance), seed=0, max_similarity=90
     )
-    functions = distractor_pool(everything)
+    functions = distractor_functions(everything)
     figures.update(
         {
             "pool_irrelevance_questions": len(irrelevance),
@@ -87,7 +88,7 @@ def main() -> dict[str, Any]:
                 runs=3,
             ),
             "pool_distractor_functions": len(functions),
-            "distractor_pool_s": _median(lambda: distractor_pool(everything), runs=3),
+            "distractor_pool_s": _median(lambda: distractor_functions(everything), runs=3),
             "derive_distractors_s": _median(
                 lambda: derive_distractors(own, functions, ks=[0, 4, 16, 32], seed=0)
             ),

@@ -42,9 +42,9 @@ from bfcl_action.core.categories import (
 )
 from bfcl_action.core.errors import ConfigError, DatasetError, LiveUnavailable
 from bfcl_action.core.fingerprint import sha256_hex
-from bfcl_action.core.records import ExecutionData, FunctionDoc, SourceLocation, TestCase
-from bfcl_action.dataset import dataset_categories, load_dataset, load_pool_functions
-from bfcl_action.dataset.bfcl_format import PoolFunction
+from bfcl_action.core.records import ExecutionData, FunctionDoc, Message, SourceLocation, TestCase
+from bfcl_action.dataset import dataset_categories, load_dataset, load_pool_entries
+from bfcl_action.dataset.bfcl_format import PoolEntry, PoolFunction, entry_functions
 from bfcl_action.safety.globs import glob_files
 from bfcl_action.settings.config import BfclConfig
 from bfcl_action.tools.configured import load_configured
@@ -69,9 +69,9 @@ class CaseSource(Protocol):
 
     def load(self, spec: str, categories: Sequence[str] | None = None) -> list[TestCase]: ...
 
-    def pool_functions(self, spec: str, categories: Sequence[str]) -> list[PoolFunction]:
-        """The functions of those categories' entries, in the compact form a distractor
-        pool reads (no case built per entry)."""
+    def pool_entries(self, spec: str, categories: Sequence[str]) -> list[PoolEntry]:
+        """The entries of those categories, in the compact form the derived suites' pools
+        read (no case built per entry)."""
         ...
 
 
@@ -79,20 +79,34 @@ class DatasetSource:
     """The default source: local BFCL JSONL files (relative to the config), else datasets.
 
     Dataset specs (`bfcl@2026.3.23`, `live@latest`) go to `bfcl_action.dataset`, imported
-    only when a spec needs it.
+    only when a spec needs it. Each pool (a dataset's category, a local file by its resolved
+    path) is parsed once per source and kept: the irrelevance and distractor pools share
+    their files, and `at` hands the parsed pools to the source of another tree of the same
+    run (the merge-base's cases beside the head's). Memory is bounded by the pools the
+    configs name; a new source starts empty, so nothing outlives the run that made it.
     """
 
     def __init__(self, base_dir: Path) -> None:
         self.base_dir = base_dir
-        self._files: dict[str, list[TestCase]] = {}
+        self._files: dict[Path, list[TestCase]] = {}
+        self._entries: dict[tuple[str, str], list[PoolEntry]] = {}
+
+    def at(self, base_dir: Path) -> DatasetSource:
+        """A source for the config directory `base_dir` sharing the pools parsed so far
+        (and from now on) with this one."""
+        other = DatasetSource(base_dir)
+        other._files = self._files
+        other._entries = self._entries
+        return other
 
     def _local(self, spec: str) -> list[TestCase] | None:
         path = self.base_dir / spec
         if not path.is_file():
             return None
-        if spec not in self._files:
-            self._files[spec] = read_pool_file(path, spec)
-        return self._files[spec]
+        key = path.resolve()
+        if key not in self._files:
+            self._files[key] = read_pool_file(path, spec)
+        return self._files[key]
 
     def categories(self, spec: str) -> list[str]:
         local = self._local(spec)
@@ -106,16 +120,27 @@ class DatasetSource:
             return [c for c in local if categories is None or c.category in categories]
         return list(load_dataset(spec, categories))
 
-    def pool_functions(self, spec: str, categories: Sequence[str]) -> list[PoolFunction]:
+    def pool_entries(self, spec: str, categories: Sequence[str]) -> list[PoolEntry]:
         local = self._local(spec)
         if local is not None:
-            return compact_functions(c for c in local if c.category in categories)
-        return load_pool_functions(spec, categories)
+            return compact_entries(c for c in local if c.category in categories)
+        out: list[PoolEntry] = []
+        for category in categories:
+            key = (spec, category)
+            if key not in self._entries:
+                self._entries[key] = load_pool_entries(spec, [category])
+            out.extend(self._entries[key])
+        return out
+
+
+def compact_entries(cases: Iterable[TestCase]) -> list[PoolEntry]:
+    """Cases in the compact pool form (already validated)."""
+    return [PoolEntry(c.id, c.question, list(c.functions), "", 0, c.source) for c in cases]
 
 
 def compact_functions(cases: Iterable[TestCase]) -> list[PoolFunction]:
     """Cases' functions in the compact pool form (already validated)."""
-    return [PoolFunction(c.id, fn, "", 0) for c in cases for fn in c.functions]
+    return entry_functions(compact_entries(cases))
 
 
 def _category_of(entry: dict[str, Any]) -> str:
@@ -183,12 +208,13 @@ def tool_vocabulary(fn: FunctionDoc) -> list[str]:
     return sorted({w for w in words if w not in GENERIC_WORDS and len(w) > 2})
 
 
-def _user_text(case: TestCase) -> str:
-    return " ".join(m.content or "" for turn in case.question for m in turn if m.role == "user")
+def _user_text(messages: Sequence[Message]) -> str:
+    return " ".join(m.content or "" for m in messages if m.role == "user")
 
 
-def question_words(case: TestCase) -> list[str]:
-    return [w for w in _words(_user_text(case)) if w not in GENERIC_WORDS and len(w) > 2]
+def question_words(text: str) -> list[str]:
+    """Distinctive words of a question's user text (generic words left out)."""
+    return [w for w in _words(text) if w not in GENERIC_WORDS and len(w) > 2]
 
 
 def closeness(words: Sequence[str], vocabulary: Sequence[str]) -> float:
@@ -232,7 +258,7 @@ def rank(*parts: object) -> str:
 
 def derive_irrelevance(
     tools: Sequence[FunctionDoc],
-    pool: Sequence[TestCase],
+    pool: Sequence[PoolEntry],
     *,
     count: int,
     seed: int,
@@ -242,48 +268,74 @@ def derive_irrelevance(
     """`count` pool questions asked with `tools`; none close to a tool.
 
     Each question's place in the draw is `rank(seed, question id)`, a function of that
-    question alone; the `count` best-ranked questions that are not close to one of the
-    offered tools are asked. Editing a tool can only swap out the questions that become (or
-    stop being) close to it; every other question stays. A question is close when one of its
-    content words has a rapidfuzz ratio of at least `max_similarity` with a distinctive word
-    of a tool's name or description.
+    question alone; the `count` best-ranked single-turn questions that are not close to one
+    of the offered tools are asked. Editing a tool can only swap out the questions that
+    become (or stop being) close to it; every other question stays. A question is close when
+    one of its content words has a rapidfuzz ratio of at least `max_similarity` with a
+    distinctive word of a tool's name or description.
+
+    The pool is read in its compact form: only the questions the draw looks at are
+    validated, and a case is built only for those asked.
     """
     vocabularies = [tool_vocabulary(t) for t in tools]
     texts = [tool_text(t) for t in tools]
     tool_concepts = set().union(*(concepts(t) for t in texts)) if texts else set()
     tool_bigrams = [bigrams(t) for t in texts]
     excluded = set(exclude_ids)
-    unique: dict[str, TestCase] = {}
-    for case in sorted(pool, key=lambda c: c.id):
-        if case.id in excluded or len(case.question) != 1:
+    unique: dict[str, PoolEntry] = {}
+    for entry in sorted(pool, key=lambda e: e.case_id):  # stable: of one id, the first entry
+        if entry.case_id in excluded or len(entry.question) != 1:
             continue
-        unique.setdefault(case.id, case)
-    ranked = sorted(unique.values(), key=lambda c: rank(seed, "own_irrelevance", c.id))
-    picked: list[TestCase] = []
-    for case in ranked:
+        unique.setdefault(entry.case_id, entry)
+    ranked = sorted(unique.values(), key=lambda e: rank(seed, "own_irrelevance", e.case_id))
+    picked: list[tuple[PoolEntry, list[Message]]] = []
+    for entry in ranked:
         if len(picked) >= count:
             break
-        words = question_words(case)
+        messages = _messages(entry)
+        text = _user_text(messages)
+        words = question_words(text)
         if any(closeness(words, v) >= max_similarity for v in vocabularies):
             continue
-        text = _user_text(case)
         if concepts(text) & tool_concepts or any(character_overlap(text, b) for b in tool_bigrams):
             continue
-        picked.append(case)
+        picked.append((entry, messages))
     out = []
-    for case in sorted(picked, key=lambda c: c.id):
+    for entry, messages in sorted(picked, key=lambda p: p[0].case_id):
         out.append(
             TestCase(
-                id=f"own_irrelevance__{case.id}",
+                id=f"own_irrelevance__{entry.case_id}",
                 category="own_irrelevance",
-                question=[[m.model_copy() for m in case.question[0]]],
+                question=[messages],
                 functions=[t.model_copy(deep=True) for t in tools],
                 possible_answer=[],
                 dataset="own",
                 suite="own_irrelevance",
-                source=case.source,
+                source=entry.location(),
             )
         )
+    return out
+
+
+def _messages(entry: PoolEntry) -> list[Message]:
+    """The messages of a single-turn pool entry, validated here (fresh copies: a kept pool
+    is never shared with a case)."""
+    (turn,) = entry.question
+    out: list[Message] = []
+    for index, message in enumerate(turn):
+        if isinstance(message, Message):
+            out.append(message.model_copy())
+            continue
+        try:
+            out.append(Message.model_validate(message))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            raise DatasetError(
+                f"entry {entry.case_id!r} does not match BFCL's format: {first['msg']}",
+                file=entry.file,
+                line=entry.line,
+                field=".".join(["question", "0", str(index), *(str(p) for p in first["loc"])]),
+            ) from None
     return out
 
 
@@ -380,24 +432,25 @@ def derive_distractors(
 # ---------------------------------------------------------------------- build
 
 
-def pool_cases(
+def pool_entries(
     source: CaseSource,
     specs: Sequence[str],
     checker: Checker | None,
     *,
     asked: SourceLocation | None = None,
     field: str = "pools",
-) -> list[TestCase]:
-    """Pool cases of every spec.
+) -> list[PoolEntry]:
+    """The single-turn entries of every spec (of `checker`'s categories, all when None), in
+    the compact form.
 
     A Live release that cannot be had (`LiveUnavailable`: not known to this install, not
     downloadable) is left out quietly when the pools are the defaults (`asked` None: nobody
     asked for Live data); when the repository wrote the pools (`asked`, where `field` is),
     it is an error naming the version and the fix. Any other DatasetError (a corrupt or
     tampered release) is an error."""
-    out: list[TestCase] = []
+    out: list[PoolEntry] = []
     for spec, wanted in _pool_categories(source, specs, checker, asked=asked, field=field):
-        out.extend(source.load(spec, wanted))
+        out.extend(source.pool_entries(spec, wanted))
     return out
 
 
@@ -409,11 +462,8 @@ def pool_functions(
     field: str = "pools",
 ) -> list[PoolFunction]:
     """The functions of every spec's single-turn entries, in the compact form (the
-    distractor pool; what `pool_cases` selects, without a case per entry)."""
-    out: list[PoolFunction] = []
-    for spec, wanted in _pool_categories(source, specs, None, asked=asked, field=field):
-        out.extend(source.pool_functions(spec, wanted))
-    return out
+    distractor pool)."""
+    return entry_functions(pool_entries(source, specs, None, asked=asked, field=field))
 
 
 def _pool_categories(
@@ -424,7 +474,7 @@ def _pool_categories(
     asked: SourceLocation | None,
     field: str,
 ) -> list[tuple[str, list[str]]]:
-    """Each available spec with its pool categories (see `pool_cases`)."""
+    """Each available spec with its pool categories (see `pool_entries`)."""
     out: list[tuple[str, list[str]]] = []
     for spec in specs:
         try:
@@ -577,7 +627,7 @@ def _derived(
     out: list[TestCase] = []
     irr = config.derived.irrelevance
     if irr.enabled and irr.count and "own_irrelevance" in own_categories:
-        pool = pool_cases(
+        pool = pool_entries(
             src,
             irr.pools,
             Checker.IRRELEVANCE,

@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from bfcl_action.cases.suites import build_cases
+from bfcl_action.cases.suites import DatasetSource, build_cases
 from bfcl_action.compare.git_files import tools_at_ref, tree_at_ref
 from bfcl_action.compare.impact import (
     describe_tool_changes,
@@ -78,13 +78,15 @@ def _tools_in(directory: Path, config: BfclConfig) -> ToolSet:
 
 
 def _base_cases(
-    args: argparse.Namespace, config: BfclConfig, config_dir: Path, tmp: Path
+    args: argparse.Namespace, config: BfclConfig, source: DatasetSource, tmp: Path
 ) -> tuple[list[TestCase], BfclConfig | None, ToolSet]:
     """The base side: its cases (built from the base's own config, tools, cases and pools
-    when the base is a git ref) and its tools."""
+    when the base is a git ref) and its tools. `source` is the head's: the two sides parse
+    each pool once between them."""
+    config_dir = source.base_dir
     if not args.base_ref:
         base_tools = _tools_in(args.base_tools, config)
-        cases = _build(config, config_dir, base_tools, args.own_only)
+        cases = _build(config, source, base_tools, args.own_only)
         return cases, config, base_tools
     base_dir = tree_at_ref(config_dir, args.base_ref, config_dir, tmp)
     if config.tool_globs == config.tools:
@@ -104,14 +106,20 @@ def _base_cases(
     base_config = load_config(found, display=f"{args.base_ref}:{found.name}")
     if not base_config.tools:
         return [], base_config, base_tools
-    return _build(base_config, base_dir, None, args.own_only), base_config, base_tools
+    cases = _build(base_config, source.at(base_dir), None, args.own_only)
+    return cases, base_config, base_tools
 
 
 def _build(
-    config: BfclConfig, base_dir: Path, tools: ToolSet | None, own_only: bool
+    config: BfclConfig, source: DatasetSource, tools: ToolSet | None, own_only: bool
 ) -> list[TestCase]:
     return build_cases(
-        config, base_dir=base_dir, derived=not own_only, external=not own_only, tools=tools
+        config,
+        base_dir=source.base_dir,
+        source=source,
+        derived=not own_only,
+        external=not own_only,
+        tools=tools,
     )
 
 
@@ -159,11 +167,12 @@ def _predict(
 def run(args: argparse.Namespace) -> int:
     config, config_dir = _config(args.config)
     head = _tools_in(args.head_tools or config_dir, config)
+    source = DatasetSource(config_dir)
     with tempfile.TemporaryDirectory(prefix="bfcl-impact-") as tmp:
-        base_cases, base_config, base = _base_cases(args, config, config_dir, Path(tmp))
+        base_cases, base_config, base = _base_cases(args, config, source, Path(tmp))
     base_name = args.base_ref or str(args.base_tools)
     changes = tool_changes(base.functions, head.functions)
-    cases = _build(config, config_dir, head, args.own_only)
+    cases = _build(config, source, head, args.own_only)
     hit, new_keys, per_model = _predict(config, base_config, cases, base_cases)
     if args.changed_tools_out:
         records = [c.model_dump() for c in describe_tool_changes(base.functions, head.functions)]

@@ -23,9 +23,9 @@ from bfcl_action.core.categories import (
 from bfcl_action.core.errors import ConfigError, DatasetError
 from bfcl_action.core.records import ExecutionData, TestCase
 from bfcl_action.dataset import live, official
-from bfcl_action.dataset.bfcl_format import PoolFunction
+from bfcl_action.dataset.bfcl_format import PoolEntry
 
-__all__ = ["dataset_categories", "load_dataset", "parse_spec"]
+__all__ = ["dataset_categories", "load_dataset", "load_pool_entries", "parse_spec"]
 
 
 def parse_spec(spec: str) -> tuple[str, str]:
@@ -104,21 +104,21 @@ def load_dataset(
     return live.load_live(version, chosen, root=live_dir)
 
 
-def load_pool_functions(
+def load_pool_entries(
     spec: str,
     categories: Sequence[str],
     *,
     wheel: Path | None = None,
     cache_dir: Path | None = None,
     live_dir: Path | None = None,
-) -> list[PoolFunction]:
-    """The functions of a dataset's single-turn `categories` (names as `dataset_categories`
-    gives them), in the compact form a distractor pool reads: no case is built."""
+) -> list[PoolEntry]:
+    """The entries of a dataset's single-turn `categories` (names as `dataset_categories`
+    gives them), in the compact form the derived suites' pools read: no case is built."""
     name, version = parse_spec(spec)
     if name == "bfcl":
         release = official.get_release(version)
-        return official.load_official_functions(release, categories, wheel=wheel, cache=cache_dir)
-    return live.load_live_functions(version, categories, root=live_dir)
+        return official.load_official_entries(release, categories, wheel=wheel, cache=cache_dir)
+    return live.load_live_entries(version, categories, root=live_dir)
 
 
 def _with_environments(

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from bfcl_action.core.categories import FORMAT_SENSITIVITY, get_category
 from bfcl_action.core.errors import DatasetError
-from bfcl_action.core.records import TestCase
+from bfcl_action.core.records import SourceLocation, TestCase
 from bfcl_action.safety import jsonl
 
 VERSION_PREFIX = "BFCL_v4"
@@ -107,6 +107,29 @@ def parse_entries(
     return cases
 
 
+class PoolEntry(NamedTuple):
+    """One entry of a pool as read (not yet a `TestCase`): the compact form the derived suites
+    read a whole dataset in. `suites.derive_irrelevance` validates only the questions it looks
+    at and builds a case only for those it asks; `suites.distractor_functions` validates only
+    the functions it keeps."""
+
+    case_id: str
+    question: Any
+    """The entry's turns as read (a list of lists of message objects), or validated ones."""
+    functions: list[Any]
+    """The entry's function objects as read, or `FunctionDoc`s already validated."""
+    file: str
+    line: int
+    source: SourceLocation | None = None
+    """Where a case of this entry points: given for an entry read as a case; else `file` and
+    `line` (none when `file` is empty)."""
+
+    def location(self) -> SourceLocation | None:
+        if self.source is not None or not self.file:
+            return self.source
+        return SourceLocation(file=self.file, line=self.line)
+
+
 class PoolFunction(NamedTuple):
     """One function of a pool entry, as read (not yet a `FunctionDoc`): the compact form
     the distractor suite reads a whole dataset in (`suites.distractor_functions`), which
@@ -119,29 +142,42 @@ class PoolFunction(NamedTuple):
     line: int
 
 
-def read_pool_functions(
+def entry_functions(entries: Sequence[PoolEntry]) -> list[PoolFunction]:
+    """Every function of `entries`, in order, with its entry's id and place."""
+    return [PoolFunction(e.case_id, fn, e.file, e.line) for e in entries for fn in e.functions]
+
+
+def read_pool_entries(
     root: Path,
     category: str,
     *,
     display: str,
     expected_sha256: dict[str, str] | None = None,
-) -> tuple[list[PoolFunction], int]:
-    """Every function of `<root>/BFCL_v4_<category>.json` with its entry's id (as
-    `read_category` names it), and the number of entries; the possible answers are not
-    read. An entry without a string id, or whose `function` is not a list of named
-    objects, is a `DatasetError`, as `read_category` makes it."""
+) -> list[PoolEntry]:
+    """Every entry of `<root>/BFCL_v4_<category>.json` in the compact pool form, with its id
+    as `read_category` names it; the possible answers are not read. An entry without a string
+    id, whose `question` is not a list of turns (lists), or whose `function` is not a list of
+    named objects, is a `DatasetError`, as `read_category` makes it; the messages and the
+    functions' schemas are validated by whoever keeps them."""
     known = get_category(category)
     name = entry_file_name(known.data_file or category)
     data = _read(root, name, display=display, expected_sha256=expected_sha256)
     file = f"{display}{name}"
-    out: list[PoolFunction] = []
-    rows = read_jsonl(data, file=file)
-    for number, row in rows:
+    out: list[PoolEntry] = []
+    for number, row in read_jsonl(data, file=file):
         entry_id = row.get("id")
         if not isinstance(entry_id, str):
             raise DatasetError("missing string 'id'", file=file, line=number, field="id")
         if known.data_file and entry_id.startswith(known.data_file):
             entry_id = category + entry_id[len(known.data_file) :]
+        question = row.get("question")
+        if not isinstance(question, list) or not all(isinstance(t, list) for t in question):
+            raise DatasetError(
+                f"entry {entry_id!r} does not match BFCL's format: expected a list of turns",
+                file=file,
+                line=number,
+                field="question",
+            )
         functions = row.get("function", [])
         if not isinstance(functions, list) or not all(
             isinstance(fn, dict) and isinstance(fn.get("name"), str) for fn in functions
@@ -153,8 +189,8 @@ def read_pool_functions(
                 line=number,
                 field="functions",
             )
-        out.extend(PoolFunction(entry_id, fn, file, number) for fn in functions)
-    return out, len(rows)
+        out.append(PoolEntry(entry_id, question, functions, file, number))
+    return out
 
 
 def read_category(

@@ -37,7 +37,7 @@ from bfcl_action.core.categories import CATEGORIES, Checker
 from bfcl_action.core.errors import DatasetError, LiveUnavailable
 from bfcl_action.core.records import TestCase
 from bfcl_action.dataset import official
-from bfcl_action.dataset.bfcl_format import PoolFunction, read_category, read_pool_functions
+from bfcl_action.dataset.bfcl_format import PoolEntry, read_category, read_pool_entries
 
 LIVE_DIR_ENV = "BFCL_ACTION_LIVE_DIR"
 VERSION_RE = re.compile(r"^(\d{4})-W(\d{2})$")
@@ -230,36 +230,36 @@ def load_live(
     return cases
 
 
-def load_live_functions(
+def load_live_entries(
     version: str, categories: Sequence[str], *, root: Path | None = None
-) -> list[PoolFunction]:
-    """The functions of every entry of `categories` of one release, in the compact form a
-    distractor pool reads (`bfcl_format.read_pool_functions`); the manifest's entry counts
-    are checked as `load_live` checks them."""
+) -> list[PoolEntry]:
+    """Every entry of `categories` of one release, in the compact form a pool reads
+    (`bfcl_format.read_pool_entries`); the manifest's entry counts are checked as
+    `load_live` checks them."""
     base = live_root(root)
     resolved = resolve_version(version, base)
     path = release_path(resolved, base)
     manifest = read_manifest(path)
     available = [c for c in CATEGORIES if c in manifest["categories"]]
     dataset = f"live@{resolved}"
-    out: list[PoolFunction] = []
+    out: list[PoolEntry] = []
     for category in categories:
         if category not in available:
             raise DatasetError(
                 f"category {category!r} is not in {dataset}; available: {', '.join(available)}",
                 field="categories",
             )
-        functions, entries = read_pool_functions(
+        entries = read_pool_entries(
             path, category, display=f"{dataset}:", expected_sha256=manifest.get("files", {})
         )
         expected = manifest["categories"][category]
-        if isinstance(expected, int) and expected != entries:
+        if isinstance(expected, int) and expected != len(entries):
             raise DatasetError(
-                f"{category}: manifest lists {expected} entries, the file has {entries}",
+                f"{category}: manifest lists {expected} entries, the file has {len(entries)}",
                 file=str(path / "MANIFEST.json"),
                 field="categories",
             )
-        out.extend(functions)
+        out.extend(entries)
     return out
 
 

@@ -43,11 +43,11 @@ from bfcl_action.core.categories import (
 from bfcl_action.core.errors import DatasetError
 from bfcl_action.core.records import TestCase
 from bfcl_action.dataset.bfcl_format import (
-    PoolFunction,
+    PoolEntry,
     entry_file_name,
     read_category,
     read_format_sensitivity,
-    read_pool_functions,
+    read_pool_entries,
 )
 from bfcl_action.dataset.multi_turn import read_multi_turn, with_agentic_functions
 from bfcl_action.dataset.prompt_templates import SOURCE_FILE, read_prompt_templates
@@ -236,18 +236,18 @@ def load_official(
     return cases
 
 
-def load_official_functions(
+def load_official_entries(
     release: BfclRelease,
     categories: Sequence[str],
     *,
     wheel: Path | None = None,
     cache: Path | None = None,
-) -> list[PoolFunction]:
-    """The functions of every entry of `categories` (single-turn ones), in the compact form
-    a distractor pool reads (`bfcl_format.read_pool_functions`)."""
+) -> list[PoolEntry]:
+    """Every entry of `categories` (single-turn ones), in the compact form a pool reads
+    (`bfcl_format.read_pool_entries`)."""
     root = ensure_extracted(release, wheel=wheel, cache=cache)
     files: dict[str, str] = _read_manifest(root)["files"]
-    out: list[PoolFunction] = []
+    out: list[PoolEntry] = []
     for category in categories:
         if category not in SINGLE_TURN_OFFICIAL and category not in AGENTIC_OFFICIAL:
             raise DatasetError(
@@ -255,10 +255,9 @@ def load_official_functions(
                 f"available: {', '.join(SINGLE_TURN_OFFICIAL)}",
                 field="categories",
             )
-        functions, _ = read_pool_functions(
-            root, category, display=f"{release.spec}:", expected_sha256=files
+        out.extend(
+            read_pool_entries(root, category, display=f"{release.spec}:", expected_sha256=files)
         )
-        out.extend(functions)
     return out
 
 

@@ -9,14 +9,14 @@ import pytest
 
 from bfcl_action.cases.suites import (
     build_cases,
-    compact_functions,
+    compact_entries,
     derive_distractors,
     derive_irrelevance,
     distractor_pool,
 )
 from bfcl_action.core.errors import DatasetError
 from bfcl_action.core.records import FunctionDoc, Message, TestCase
-from bfcl_action.dataset.bfcl_format import PoolFunction
+from bfcl_action.dataset.bfcl_format import PoolEntry
 from bfcl_action.settings.config import load_config, parse_config
 from bfcl_action.tools import load_tools
 
@@ -52,6 +52,7 @@ POOL = [
         fn("weather.get_forecast", "Forecast."),
     ),
 ]
+ENTRIES = compact_entries(POOL)
 
 
 class FixtureSource:
@@ -68,8 +69,8 @@ class FixtureSource:
         self.loaded.append((spec, tuple(categories) if categories else None))
         return [c for c in self.cases if categories is None or c.category in categories]
 
-    def pool_functions(self, spec: str, categories: Sequence[str]) -> list[PoolFunction]:
-        return compact_functions(self.load(spec, categories))
+    def pool_entries(self, spec: str, categories: Sequence[str]) -> list[PoolEntry]:
+        return compact_entries(self.load(spec, categories))
 
 
 @pytest.fixture(scope="module")
@@ -78,14 +79,14 @@ def tools() -> list[FunctionDoc]:
 
 
 def test_irrelevance_drops_questions_close_to_a_tool(tools) -> None:
-    cases = derive_irrelevance(tools, POOL, count=50, seed=0, max_similarity=90)
+    cases = derive_irrelevance(tools, ENTRIES, count=50, seed=0, max_similarity=90)
     ids = [c.id for c in cases]
     assert "own_irrelevance__irrelevance_1" not in ids  # "forecast": a tool word
     assert "own_irrelevance__irrelevance_0" in ids
 
 
 def test_irrelevance_cases_offer_every_tool_and_expect_no_call(tools) -> None:
-    (case,) = derive_irrelevance(tools, POOL[:1], count=1, seed=0, max_similarity=90)
+    (case,) = derive_irrelevance(tools, ENTRIES[:1], count=1, seed=0, max_similarity=90)
     assert case.category == "own_irrelevance"
     assert case.possible_answer == []
     assert [f.name for f in case.functions] == [t.name for t in tools]
@@ -94,7 +95,7 @@ def test_irrelevance_cases_offer_every_tool_and_expect_no_call(tools) -> None:
 
 def test_irrelevance_excluded_ids_are_never_drawn(tools) -> None:
     cases = derive_irrelevance(
-        tools, POOL, count=50, seed=0, max_similarity=90, exclude_ids=["irrelevance_0"]
+        tools, ENTRIES, count=50, seed=0, max_similarity=90, exclude_ids=["irrelevance_0"]
     )
     assert "own_irrelevance__irrelevance_0" not in [c.id for c in cases]
 
@@ -102,7 +103,7 @@ def test_irrelevance_excluded_ids_are_never_drawn(tools) -> None:
 def test_irrelevance_sample_is_fixed_by_the_seed(tools) -> None:
     def draw(seed: int) -> list[str]:
         return [
-            c.id for c in derive_irrelevance(tools, POOL, count=3, seed=seed, max_similarity=90)
+            c.id for c in derive_irrelevance(tools, ENTRIES, count=3, seed=seed, max_similarity=90)
         ]
 
     assert draw(1) == draw(1)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bfcl_action.cases.relevance import bigrams, may_answer, tool_text
-from bfcl_action.cases.suites import derive_irrelevance
+from bfcl_action.cases.suites import compact_entries, derive_irrelevance
 from bfcl_action.core.records import FunctionDoc, Message, TestCase
 from bfcl_action.tools import load_tools
 from bfcl_action.tools.validate import ToolLimits
@@ -80,7 +80,9 @@ def test_the_derived_suite_drops_the_answerable_pool_questions() -> None:
         case("p3", "How hot is it now in Riga?"),
         case("p4", "Tell me a joke"),
     ]
-    picked = derive_irrelevance([WEATHER_ZH], pool, count=10, seed=0, max_similarity=90.0)
+    picked = derive_irrelevance(
+        [WEATHER_ZH], compact_entries(pool), count=10, seed=0, max_similarity=90.0
+    )
     assert sorted(c.id for c in picked) == ["own_irrelevance__p2", "own_irrelevance__p4"]
 
 

@@ -14,7 +14,12 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bfcl_action.cases.suites import derive_distractors, derive_irrelevance, distractor_pool
+from bfcl_action.cases.suites import (
+    compact_entries,
+    derive_distractors,
+    derive_irrelevance,
+    distractor_pool,
+)
 from bfcl_action.core.records import FunctionDoc, Message, TestCase
 
 _WORDS = (
@@ -48,6 +53,7 @@ def _pool(size: int) -> list[TestCase]:
 
 POOL = _pool(120)
 FUNCTIONS = distractor_pool(POOL)
+ENTRIES = compact_entries(POOL)
 
 tool_names = st.lists(
     st.sampled_from(WORDS).map(lambda w: f"do_{w}"), min_size=2, max_size=6, unique=True
@@ -115,8 +121,8 @@ def test_the_pool_order_does_not_move_any_derived_case() -> None:
     tools = [FunctionDoc(name="do_weather", description="forecast for a city")]
     shuffled = list(POOL)
     random.Random(1).shuffle(shuffled)
-    assert _json(derive_irrelevance(tools, POOL, count=20, seed=1, max_similarity=90)) == _json(
-        derive_irrelevance(tools, shuffled, count=20, seed=1, max_similarity=90)
+    assert _json(derive_irrelevance(tools, ENTRIES, count=20, seed=1, max_similarity=90)) == _json(
+        derive_irrelevance(tools, compact_entries(shuffled), count=20, seed=1, max_similarity=90)
     )
     assert _json(derive_distractors(_own_cases(tools), distractor_pool(POOL), ks=[8], seed=1)) == (
         _json(derive_distractors(_own_cases(tools), distractor_pool(shuffled), ks=[8], seed=1))
@@ -143,7 +149,7 @@ def test_editing_one_tool_keeps_every_irrelevance_question_not_close_to_either_v
 
     def ids(tools: list[FunctionDoc], count: int) -> set[str]:
         return {
-            c.id for c in derive_irrelevance(tools, POOL, count=count, seed=9, max_similarity=90)
+            c.id for c in derive_irrelevance(tools, ENTRIES, count=count, seed=9, max_similarity=90)
         }
 
     base, head = ids(base_tools, 15), ids(head_tools, 15)

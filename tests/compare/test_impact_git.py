@@ -149,3 +149,34 @@ def test_changed_tools_are_written_for_the_comparison_report(tmp_path: Path) -> 
         "description changed",
     )
     assert record["after"]["description"] == "Get weather information for a city."
+
+
+def test_impact_parses_each_pool_once_for_the_base_and_the_head(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Both sides name the same dataset pools: the base's build reuses what the head's
+    parsed (one source for the run), and the irrelevance and distractor pools share files."""
+    from bfcl_action.cases import suites
+    from tests.support.runner import LIVE
+
+    monkeypatch.setenv("BFCL_ACTION_LIVE_DIR", str(LIVE))
+    config = repo / ".bfcl.yml"
+    config.write_text(config.read_text().replace("[pools/pool.jsonl]", "[live@latest]"))
+    git.Repo(repo).index.add([".bfcl.yml"])
+    git.Repo(repo).index.commit("live pools", author=git.Actor("t", "t@example.com"))
+    loads: list[tuple[str, tuple[str, ...]]] = []
+    real = suites.load_pool_entries
+
+    def counted(spec: str, categories: list[str]) -> list[object]:
+        loads.append((spec, tuple(categories)))
+        return real(spec, categories)  # type: ignore[return-value]
+
+    monkeypatch.setattr(suites, "load_pool_entries", counted)
+    assert main(["impact", "--config", str(config), "--base-ref", "HEAD", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["changes"]["changed"] == ["get_forecast"]
+    assert any(i.startswith("own_irrelevance__live_irrelevance") for i in report["impacted"])
+    assert sorted(loads) == [
+        ("live@latest", ("live_irrelevance",)),
+        ("live@latest", ("live_simple",)),
+    ]
