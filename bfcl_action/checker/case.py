@@ -12,6 +12,7 @@ line at a time) passes a plain tuple instead of building a pydantic model per li
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any, NamedTuple, Protocol
 
 from bfcl_action.checker.agentic import check_agentic
@@ -140,6 +141,11 @@ class Judgement(NamedTuple):
     decoded: list[Call] | None
 
 
+_new_judgement = partial(tuple.__new__, Judgement)
+"""`Judgement` from a tuple of both fields, in C (the named tuple's constructor is a Python
+function; `judge` makes one per case)."""
+
+
 def judge(
     case: CheckedCase,
     model_output: Any,
@@ -159,8 +165,10 @@ def judge(
             return _judge_variant(case, model_output, underscore_to_dot)
         outcome = decode_for(category, model_output, mode)
         if isinstance(outcome, list):
-            return Judgement(_judge(category, case, outcome, None, underscore_to_dot), outcome)
-        return Judgement(_judge(category, case, None, outcome, underscore_to_dot), None)
+            judged = _judge(category, case, outcome, None, underscore_to_dot)
+            return _new_judgement((judged, outcome))
+        judged = _judge(category, case, None, outcome, underscore_to_dot)
+        return _new_judgement((judged, None))
     except Exception as exc:
         return Judgement(_guard_verdict(exc), None)
 
@@ -208,10 +216,15 @@ def check_case(
 
 def is_call_list(output: Any) -> bool:
     """BFCL's format check for decoded output: `[{function: {parameter: value}}, ...]`."""
-    return type(output) is list and all(
-        type(item) is dict and len(item) == 1 and type(next(iter(item.values()))) is dict
-        for item in output
-    )
+    if type(output) is not list:
+        return False
+    for item in output:  # a loop, not all() over a generator: once per checked line
+        if type(item) is not dict or len(item) != 1:
+            return False
+        for value in item.values():
+            if type(value) is not dict:
+                return False
+    return True
 
 
 def judge_decoded(case: CheckedCase, output: Any, *, underscore_to_dot: bool = False) -> Judgement:

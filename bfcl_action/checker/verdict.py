@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, NamedTuple
 
 # BFCL's own error types (the official checker's names, so verdicts compare one to one).
@@ -56,9 +57,13 @@ class CheckVerdict(NamedTuple):
 
 PASS = CheckVerdict(True)
 
+_new_verdict = partial(tuple.__new__, CheckVerdict)
+"""`CheckVerdict` from a tuple of all its fields, in C (the named tuple's own constructor is
+a Python function, and `fail` runs for every failing case)."""
+
 
 def fail(error_type: str, *messages: str) -> CheckVerdict:
-    return CheckVerdict(False, error_type, messages)
+    return _new_verdict((False, error_type, messages))
 
 
 def show(value: Any, limit: int = 200) -> str:

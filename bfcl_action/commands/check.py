@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from json.encoder import encode_basestring
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
-import pydantic_core
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bfcl_action.checker import judge, judge_decoded, needs_underscore_to_dot
@@ -146,8 +146,9 @@ def _outcome(raw: str | bytes, number: int, memo: MemberMemo[list[FunctionDoc]] 
 
 _MULTI_TURN, _AST = Checker.MULTI_TURN, Checker.AST
 _PROMPT, _FC = Mode.PROMPT, Mode.FC
-_new_case = _LineCase._make
-"""`_LineCase` from a tuple, in C (its keyword constructor is a Python function)."""
+_new_case = partial(tuple.__new__, _LineCase)
+"""`_LineCase` from a tuple of all its fields, in C (the named tuple's own constructor is a
+Python function)."""
 
 
 def _fast_parse(
@@ -175,11 +176,7 @@ def _fast_parse(
 
 _validate_json: Callable[[str | bytes], CheckLine] = CheckLine.__pydantic_validator__.validate_json
 """`CheckLine.model_validate_json` without its Python wrapper: pydantic-core's JSON parser
-(the one `_from_json` uses) reading straight into the model, called once per line."""
-
-
-def _from_json(raw: str | bytes) -> Any:
-    return pydantic_core.from_json(raw, cache_strings="keys")
+reading straight into the model, called once per line."""
 
 
 def _functions(value: Any) -> list[FunctionDoc]:
@@ -195,14 +192,6 @@ def _parse(data: dict[str, Any]) -> CheckLine:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or None
         raise InputError(first["msg"], field=where) from None
-
-
-def check_lines(lines: Iterable[str | bytes]) -> Iterator[Outcome]:
-    """Output values for the non-blank input lines, in order."""
-    memo = MemberMemo("functions", _from_json, _functions)
-    for number, raw in enumerate(lines, start=1):
-        if raw and not raw.isspace():
-            yield _outcome(raw, number, memo)
 
 
 _READ_BUFFER = 1 << 20
@@ -245,9 +234,13 @@ _MALFORMED = frozenset({INPUT_ERROR, INTERNAL_ERROR})
 
 def run(args: argparse.Namespace) -> int:
     counts = {"valid": 0, "invalid": 0, "malformed": 0}
+    memo = MemberMemo("functions", _functions)
     with _open(args.cases, "rb") as source, _open(args.output, "w") as sink:
         batch: list[str] = []
-        for outcome in check_lines(source):
+        for number, raw in enumerate(source, start=1):
+            if not raw or raw.isspace():
+                continue
+            outcome = _outcome(raw, number, memo)
             batch.append(output_text(outcome))
             if len(batch) == _BATCH:
                 sink.write("".join(batch))

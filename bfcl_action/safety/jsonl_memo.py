@@ -28,9 +28,12 @@ line within them, where it sat at the same depth (a top-level member) and held a
 line's digits; an integer lies in one of the two parts, so the bounds hold for the whole
 line. The cut saves that check over the array's bytes too.
 
-A text is learnt from a line that could be cut but was not known: parsed alone (its end
-found by the standard library's decoder, its value read by the caller's parser) and
-validated by the caller's function. The memo holds at most `max_bytes` of text and starts
+A text is learnt from a line that could be cut but was not known: parsed alone by the
+standard library's decoder (which finds where it ends) and validated by the caller's
+function. The caller's parser may be another one (`check` reads lines with pydantic-core's):
+both read the JSON text they accept to equal values, and a line the caller's parser refuses
+is read by `json` in the end (`check`'s general path), so the memoised value is the value
+either way. The memo holds at most `max_bytes` of text and starts
 over when full, so distinct arrays cost bounded memory.
 """
 
@@ -52,7 +55,7 @@ _NOT_SPECIAL = bytes(b for b in range(256) if b not in b'"\\[]{}')
 _ASCII_ESCAPE = re.compile(rb"\\u00[0-7]")
 """An escape that could spell an ASCII character of a key."""
 _DECODER = json.JSONDecoder()
-"""Finds where an array text ends (`raw_decode`); holds no state between calls."""
+"""Reads an array text and where it ends (`raw_decode`); holds no state between calls."""
 
 
 class MemberMemo(Generic[Value]):
@@ -62,17 +65,15 @@ class MemberMemo(Generic[Value]):
     def __init__(
         self,
         member: str,
-        parse: Callable[[bytes], Any],
         validate: Callable[[Any], Value],
         *,
         max_bytes: int = 16 * 1024 * 1024,
     ) -> None:
-        """`member` is an ASCII key without quotes or backslashes; `parse` reads JSON text as
-        the caller reads lines; `validate` turns a parsed array into the caller's value. Both
-        raise `ValueError` (pydantic's `ValidationError` is one) for what they refuse."""
+        """`member` is an ASCII key without quotes or backslashes; `validate` turns a parsed
+        array into the caller's value, raising `ValueError` (pydantic's `ValidationError` is
+        one) for what it refuses."""
         self._key = json.dumps(member).encode("ascii")
         self._opening = self._key + b": ["
-        self._parse = parse
         self._validate = validate
         self._max_bytes = max_bytes
         self._known: dict[bytes, tuple[bytes, Value]] = {}
@@ -116,9 +117,9 @@ class MemberMemo(Generic[Value]):
             return None
         try:
             tail = raw[start:].decode("utf-8")
-            _, end = _DECODER.raw_decode(tail)
+            parsed, end = _DECODER.raw_decode(tail)
             text = tail[:end].encode("utf-8")
-            value = self._validate(self._parse(text))
+            value = self._validate(parsed)
         except (ValueError, RecursionError):  # not UTF-8, not JSON, not valid
             return None
         if len(text) >= _HEAD:

@@ -11,7 +11,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bfcl_action.commands.check import Outcome, _from_json, _functions, check_line, output_text
+from bfcl_action.commands.check import Outcome, _functions, check_line, output_text
 from bfcl_action.safety.jsonl_memo import MemberMemo
 
 LONG = "A description long enough that the list is memoised (over 64 bytes of JSON)."
@@ -78,7 +78,7 @@ def lines(draw: st.DrawFn) -> bytes:
 @given(st.lists(lines(), min_size=1, max_size=12))
 @settings(max_examples=300, deadline=None)
 def test_a_cut_line_gets_the_output_of_the_whole_line(raws: list[bytes]) -> None:
-    memo = MemberMemo("functions", _from_json, _functions, max_bytes=600)
+    memo = MemberMemo("functions", _functions, max_bytes=600)
     for number, raw in enumerate(raws, start=1):
         assert check_line(raw, number, memo) == check_line(raw, number), raw
 
@@ -90,7 +90,7 @@ def test_a_repeated_list_is_validated_once_and_reused() -> None:
         seen.append(value)
         return _functions(value)
 
-    memo = MemberMemo("functions", _from_json, validate)
+    memo = MemberMemo("functions", validate)
     line = {"id": "x", "category": "simple_python", "functions": FUNCTION_LISTS[0]}
     first = memo.cut(json.dumps({**line, "model_output": "[f(a=1)]"}).encode())
     second = memo.cut(json.dumps({**line, "model_output": "[f(a=2)]"}).encode())
@@ -100,7 +100,7 @@ def test_a_repeated_list_is_validated_once_and_reused() -> None:
 
 
 def test_lines_whose_first_functions_key_may_not_be_the_one_that_counts_stay_whole() -> None:
-    memo = MemberMemo("functions", _from_json, _functions)
+    memo = MemberMemo("functions", _functions)
     listed = json.dumps(FUNCTION_LISTS[0])
     head = '{"id": "x", "functions": ' + listed
     assert memo.cut((head + "}").encode()) is not None
@@ -114,7 +114,7 @@ def test_lines_whose_first_functions_key_may_not_be_the_one_that_counts_stay_who
 
 
 def test_the_memo_starts_over_when_full() -> None:
-    memo = MemberMemo("functions", _from_json, _functions, max_bytes=400)
+    memo = MemberMemo("functions", _functions, max_bytes=400)
     for index in range(20):
         functions = [_function(f"f{index}")]
         assert memo.cut(json.dumps({"id": "x", "functions": functions}).encode()) is not None
@@ -136,7 +136,7 @@ def test_output_lines_are_what_json_dumps_writes() -> None:
 def test_the_parse_budget_holds_for_a_list_nested_to_the_limit() -> None:
     """A list whose values reach the line's `max_depth` (128) is memoised and reused; one
     level more is an input error, with or without the memo, the second time too."""
-    memo = MemberMemo("functions", _from_json, _functions)
+    memo = MemberMemo("functions", _functions)
     for extra, over in ((124, False), (125, True)):
         deep: Any = 1
         for _ in range(extra):

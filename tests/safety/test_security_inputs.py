@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bfcl_action.cli import main
-from bfcl_action.commands.check import check_lines
+from bfcl_action.commands.check import check_line
 from bfcl_action.core.errors import InputError
 from bfcl_action.dataset import official
 from bfcl_action.runner.replay import load_recorded_answers
@@ -34,7 +34,7 @@ BAD_LINES = {
 
 @pytest.mark.parametrize("raw", BAD_LINES.values(), ids=BAD_LINES.keys())
 def test_check_answers_a_bad_line_with_an_input_error(raw: bytes) -> None:
-    [out] = list(check_lines([raw]))
+    out = check_line(raw, 1)
     assert out["error_type"] == "input_error", out
 
 
