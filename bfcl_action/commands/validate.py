@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from bfcl_action.cases.suites import build_cases, load_multi_turn, load_own
 from bfcl_action.commands.impact import _config
+from bfcl_action.core.categories import natural_key
 from bfcl_action.safety.logstream import emit_command
 from bfcl_action.settings.config import BfclConfig, MatrixModel
 from bfcl_action.tools.issues import Severity, ToolIssue, ToolValidationError
@@ -100,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         "formats": dict(sorted(formats.items())),
         "files": tools.files,
         "cases": len(cases),
-        "suites": dict(sorted(suites.items())),
+        "suites": dict(sorted(suites.items(), key=lambda item: natural_key(item[0]))),
         "warnings": len(tools.warnings),
     }
     defining = {f.source.file for f in tools.functions if f.source is not None}

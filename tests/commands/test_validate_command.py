@@ -20,6 +20,12 @@ def test_summary_of_the_example(capsys) -> None:
     ]
 
 
+def test_derived_suites_are_listed_in_numeric_order(capsys) -> None:
+    assert main(["validate", "--derived", "--config", str(EXAMPLE / ".bfcl.yml")]) == 0
+    cases = capsys.readouterr().out.splitlines()[1]
+    assert "own_distractors_k0 7, own_distractors_k4 7, own_distractors_k16 7, " in cases
+
+
 def test_errors_exit_2_with_annotations_on_the_files(tmp_path: Path, capsys, monkeypatch) -> None:
     shutil.copy(FIXTURES / "malformed" / "anthropic_bad.yaml", tmp_path / "tools.yaml")
     (tmp_path / ".bfcl.yml").write_text("tools: [tools.yaml]\n")
