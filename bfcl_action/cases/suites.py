@@ -90,6 +90,7 @@ class DatasetSource:
         self.base_dir = base_dir
         self._files: dict[Path, list[TestCase]] = {}
         self._entries: dict[tuple[str, str], list[PoolEntry]] = {}
+        self._datasets: dict[str, list[str] | LiveUnavailable] = {}
 
     def at(self, base_dir: Path) -> DatasetSource:
         """A source for the config directory `base_dir` sharing the pools parsed so far
@@ -97,6 +98,7 @@ class DatasetSource:
         other = DatasetSource(base_dir)
         other._files = self._files
         other._entries = self._entries
+        other._datasets = self._datasets
         return other
 
     def _local(self, spec: str) -> list[TestCase] | None:
@@ -109,10 +111,21 @@ class DatasetSource:
         return self._files[key]
 
     def categories(self, spec: str) -> list[str]:
+        """A dataset's categories, asked once per source: a Live release that cannot be had
+        (its wheel not downloadable here) is tried once, not once per pool and tree."""
         local = self._local(spec)
         if local is not None:
             return sorted({c.category for c in local})
-        return list(dataset_categories(spec))
+        known = self._datasets.get(spec)
+        if known is None:
+            try:
+                known = list(dataset_categories(spec))
+            except LiveUnavailable as exc:
+                known = exc
+            self._datasets[spec] = known
+        if isinstance(known, LiveUnavailable):
+            raise known
+        return list(known)
 
     def load(self, spec: str, categories: Sequence[str] | None = None) -> list[TestCase]:
         local = self._local(spec)

@@ -27,7 +27,7 @@ from bfcl_action.cases.suites import (
     pool_functions,
 )
 from bfcl_action.core.categories import CATEGORIES, Checker
-from bfcl_action.core.errors import DatasetError
+from bfcl_action.core.errors import DatasetError, LiveUnavailable
 from bfcl_action.core.records import FunctionDoc, TestCase
 from bfcl_action.dataset import dataset_categories, load_dataset, load_pool_entries
 from bfcl_action.dataset.bfcl_format import entry_functions, read_pool_entries
@@ -314,3 +314,28 @@ def test_a_local_pool_file_is_read_once_by_its_resolved_path(
     assert distractor_functions(pool_functions(other, ["p.jsonl"])) == distractor_functions(
         pool_functions(DatasetSource(tmp_path / "two"), ["p.jsonl"])
     )
+
+
+def test_a_live_release_that_cannot_be_had_is_tried_once_per_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Installed without the Live data wheel reachable, every ask used to try the download
+    again (twice per build, four times for `impact`'s two trees); now one source, and the
+    sources it hands to other trees, ask once and give the same answer after."""
+    monkeypatch.setenv("BFCL_ACTION_LIVE_DIR", str(tmp_path / "no-live-here"))
+    asked: list[str] = []
+    real = suites.dataset_categories
+
+    def counting(spec: str) -> list[str]:
+        asked.append(spec)
+        return real(spec)
+
+    monkeypatch.setattr(suites, "dataset_categories", counting)
+    source = DatasetSource(EXAMPLE)
+    for each in (source, source, source.at(tmp_path)):
+        with pytest.raises(LiveUnavailable, match="live@latest"):
+            each.categories("live@latest")
+    assert asked == ["live@latest"]
+    # as a default pool (nobody asked for it) it is left out quietly, without a new try
+    assert pool_entries(source, ["live@latest", "pools/pool.jsonl"], None)
+    assert asked == ["live@latest"]
