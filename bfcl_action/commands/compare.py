@@ -70,7 +70,8 @@ def register(subparsers: Any) -> None:
         type=Path,
         metavar="TOOLS.json",
         help="JSON list of changed tool definitions ({name, kind, summary, before, "
-        "after}) to show next to regressions",
+        "after}) to show next to regressions, as `bfcl-action impact --changed-tools-out` "
+        "writes it",
     )
     p.add_argument("--full-report-url", help="where the full report is (default: this run)")
     p.add_argument("--title", default="BFCL function-calling check")
@@ -157,7 +158,11 @@ def _changed_tools(path: Path | None) -> list[ToolChange]:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
-        raise InputError(first["msg"], file=str(path), field=where) from None
+        raise InputError(
+            f"{first['msg']} (write this file with `bfcl-action impact --changed-tools-out`)",
+            file=str(path),
+            field=where or None,
+        ) from None
 
 
 def _default_run_url() -> str | None:

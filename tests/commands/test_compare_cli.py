@@ -111,6 +111,19 @@ def test_head_that_is_not_a_report_is_an_input_error(
     assert "head.json: results: not a bfcl-action run report" in capsys.readouterr().err
 
 
+def test_changed_tools_in_another_shape_says_which_command_writes_them(
+    tmp_path: Path, runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, head = runs
+    wrong = tmp_path / "impact.json"  # `impact --json`, not `--changed-tools-out`
+    wrong.write_text('{"base": "main", "changes": []}')
+    args = ["compare", "--base", str(base), "--head", str(head), "--changed-tools", str(wrong)]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "impact.json: Input should be a valid array" in err
+    assert "bfcl-action impact --changed-tools-out" in err
+
+
 def test_console_summary_cannot_issue_workflow_commands(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
