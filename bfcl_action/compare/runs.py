@@ -190,6 +190,12 @@ class FlippedCase(BaseModel):
     expected: str | None = None
     got: str | None = None
     functions: list[str] = Field(default_factory=list)
+    cluster: str = ""
+    """The case this one derives from (a distractor variant's own case); empty: its own."""
+
+    @property
+    def cluster_id(self) -> str:
+        return self.cluster or self.id
 
 
 class UnansweredCase(BaseModel):
@@ -706,6 +712,7 @@ def _flip(case_id: str, label: str, base: _Suite, head: _Suite, failing: bool) -
         flipped.errors = list(loser.error)
         flipped.got = format_got(loser)
     if context is not None:
+        flipped.cluster = context.cluster
         flipped.question = context.question
         flipped.functions = list(context.functions or [])
         if context.expected is not None:

@@ -279,22 +279,48 @@ def template(name: str) -> jinja2.Template:
 
 
 @dataclass
+class _ShownFlip:
+    flip: FlippedCase
+    same_as: str | None = None
+    """Another listed case of the same question that flipped the same way with the same
+    answer and reasons: this one is then a line, not a repeat of its details."""
+
+
+@dataclass
 class _FlipGroup:
     suite: str
-    flips: list[FlippedCase]
+    flips: list[_ShownFlip]
 
 
 def _flip_groups(comparison: Comparison, limit: int | None) -> tuple[list[_FlipGroup], int]:
-    """Flipped cases by suite, newly failing first (regressed suites first), up to `limit`."""
+    """Flipped cases by suite, newly failing first (regressed suites first), up to `limit`.
+
+    A question's distractor variants usually flip with it, the same way and with the same
+    answer: those are listed in one line each, pointing at the case shown in full (the
+    question's own case when it is listed, else the first variant), and their suites come
+    after the suites with cases shown in full."""
     rank = {Verdict.REGRESSION: 0}
     suites = sorted(comparison.suites, key=lambda s: (rank.get(s.verdict, 1), natural_key(s.suite)))
     ordered = [f for s in suites for f in s.flipped if f.direction == "newly_failing"]
     ordered += [f for s in suites for f in s.flipped if f.direction == "newly_passing"]
     shown = ordered if limit is None else ordered[:limit]
+
+    def same(flip: FlippedCase) -> tuple[object, ...]:
+        return (flip.cluster_id, flip.direction, flip.error_type, flip.got, tuple(flip.errors))
+
+    full: dict[tuple[object, ...], FlippedCase] = {}
+    for flip in shown:  # the question's own case first, else the first listed
+        key = same(flip)
+        if key not in full or flip.id == flip.cluster_id:
+            full[key] = flip
     groups: dict[str, _FlipGroup] = {}
     for flip in shown:
-        groups.setdefault(flip.suite, _FlipGroup(flip.suite, [])).flips.append(flip)
-    return list(groups.values()), len(shown)
+        first = full[same(flip)]
+        entry = _ShownFlip(flip, None if first is flip else first.id)
+        groups.setdefault(flip.suite, _FlipGroup(flip.suite, [])).flips.append(entry)
+    # suites with cases shown in full before those whose cases only point at them
+    listed = sorted(groups.values(), key=lambda g: all(e.same_as for e in g.flips))
+    return listed, len(shown)
 
 
 def _render(

@@ -63,6 +63,25 @@ def test_one_question_regressing_in_every_variant_is_one_cluster_not_a_regressio
     assert comparison.overall.within_noise
 
 
+def test_the_comment_shows_a_question_once_and_its_variants_as_one_line_each() -> None:
+    """A question failing in its own case and every variant, with the same answer: the own
+    case in full, first; each variant a line pointing at it. A variant that failed with
+    another answer is shown in full."""
+    head = team_run({3: EVERYWHERE})
+    other = next(r for r in head.results if r.id == "own_distractors_k32__q3")
+    other.model_output = [{"get_value": {"x": 5}}]
+    other.decoded = None
+    comment = render_comment(compare_runs(team_run(), head))
+    flips = comment[comment.index("Flipped cases") :]
+    assert flips.index("#### `own_simple`") < flips.index("#### `own_distractors_k0`")
+    assert "Question: What is the value for case q3?" in flips
+    assert flips.count("Question:") == 2  # the own case's and the k32 variant's
+    pointer = "· same question and answer as `q3`"
+    for k in (0, 2, 4, 8, 16):
+        assert f"`own_distractors_k{k}__q3` · `value_error:others` {pointer}" in flips
+    assert f"`own_distractors_k32__q3` · `value_error:others` {pointer}" not in flips
+
+
 def test_one_question_everywhere_beside_two_single_flips_is_three_clusters() -> None:
     head = team_run({3: EVERYWHERE, 5: {"own_distractors_k16"}, 9: {"own_simple"}})
     comparison = compare_runs(team_run(), head)
