@@ -342,14 +342,22 @@ def _messages(entry: PoolEntry) -> list[Message]:
         try:
             out.append(Message.model_validate(message))
         except ValidationError as exc:
-            first = exc.errors()[0]
-            raise DatasetError(
-                f"entry {entry.case_id!r} does not match BFCL's format: {first['msg']}",
-                file=entry.file,
-                line=entry.line,
-                field=".".join(["question", "0", str(index), *(str(p) for p in first["loc"])]),
-            ) from None
+            raise _entry_error(entry, exc, "question", "0", str(index)) from None
     return out
+
+
+def _entry_error(
+    entry: PoolEntry | PoolFunction, exc: ValidationError, *where: str
+) -> DatasetError:
+    """A pool entry that does not validate, naming its file, line and field (`where` is the
+    path to the validated part)."""
+    first = exc.errors()[0]
+    return DatasetError(
+        f"entry {entry.case_id!r} does not match BFCL's format: {first['msg']}",
+        file=entry.file,
+        line=entry.line,
+        field=".".join([*where, *(str(p) for p in first["loc"])]),
+    )
 
 
 def distractor_pool(pool: Sequence[TestCase]) -> list[FunctionDoc]:
@@ -380,13 +388,7 @@ def _function_doc(entry: PoolFunction) -> FunctionDoc:
     try:
         return FunctionDoc.model_validate(entry.raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        raise DatasetError(
-            f"entry {entry.case_id!r} does not match BFCL's format: {first['msg']}",
-            file=entry.file,
-            line=entry.line,
-            field=".".join(["functions", *(str(p) for p in first["loc"])]),
-        ) from None
+        raise _entry_error(entry, exc, "functions") from None
 
 
 def derive_distractors(
