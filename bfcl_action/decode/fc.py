@@ -152,6 +152,8 @@ def _decode_arguments(arguments: Any, name: str) -> dict[str, Any]:
             arguments = json.loads(arguments)
         except (ValueError, RecursionError) as exc:
             raise failed(f"arguments of {name!r} are not valid JSON: {exc}") from None
+        if type(arguments) is dict:  # a new dict whose keys JSON made strings
+            return arguments
     elif not isinstance(arguments, Mapping):
         raise failed(f"arguments of {name!r} are a {type(arguments).__name__}, not JSON text")
     if not isinstance(arguments, Mapping):

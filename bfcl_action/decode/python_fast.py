@@ -113,20 +113,22 @@ extracted."""
 _NO_RESERVED = re.compile(
     rf"""(?:[^'"A-Za-z_]++|{_STRING}|(?!{_trie(_VALUE_RESERVED)}(?![A-Za-z0-9_])){_WORD})*+"""
 )
-"""Text with no word outside strings in `_VALUE_RESERVED` (`fullmatch`): checked once over
-the text instead of at every value of the grammar, whose patterns stay small to compile
-(`_ATOM` reads any `_WORD`; call parts and keyword names are `_NAME`s already). On text in
-the grammar a word outside strings is a name, or the exponent of a number (`e5`)."""
+"""Text with no word outside strings in `_VALUE_RESERVED` (`fullmatch`; for
+`not_a_call_list`: `decode_python_fast` refuses those values as it reads them). `_ATOM`
+reads any `_WORD`, so the grammar's patterns stay small to compile; call parts and keyword
+names are `_NAME`s already. On text in the grammar a word outside strings is a name, or the
+exponent of a number (`e5`)."""
+_REFUSED_VALUES = frozenset(_VALUE_RESERVED)
 
 _TOKENS = re.compile(
     rf"[ \t\n,)]*+(?:([A-Za-z_][A-Za-z0-9_.]*+){_WS}"
     rf"""(?:={_WS}({_STRING}|[^\s,)\[{{'"]++|{_CONTAINER})|\()"""
-    rf"""|{_STRING}|{_CONTAINER}|[^\s,()'"\[\]{{}}=]++)"""
+    rf"""|({_STRING}|{_CONTAINER}|[^\s,()'"\[\]{{}}=]++))"""
 )
 """Run inside the outer brackets of validated text, each match starts where the last one
 ended (separators are consumed up front) and is one of: a keyword argument (name, value
-text), a call head (name, ``) or a positional value (``, ``). A match consumes a whole
-string or container, so their contents are never read as syntax."""
+text, ``), a call head (name, ``, ``) or a positional value (``, ``, its text). A match
+consumes a whole string or container, so their contents are never read as syntax."""
 
 _PIECES = re.compile(r"""'[^']*+'|"[^"]*+"|[\[\]{}]|[^\s,:\[\]{}'"]++""")
 """On a validated list or dict: brackets and atoms, in order (`,` `:` and spaces skipped)."""
@@ -138,28 +140,39 @@ _NUMBER_START = frozenset("-0123456789")
 def decode_python_fast(source: str) -> list[tuple[str, dict[str, Any]]] | None:
     """`(name, arguments)` per call of bracketed text, or `None` when the text is not in
     the simple grammar above (the caller then parses it with `ast`)."""
-    if _VALID.fullmatch(source) is None or _NO_RESERVED.fullmatch(source) is None:
+    if _VALID.fullmatch(source) is None:
         return None
     calls: list[tuple[str, dict[str, Any]]] = []
     arguments: dict[str, Any] = {}
     # Trailing separators hold no token; left in, each of their positions would restart a
     # failing `_TOKENS` match that scans them all again (quadratic on `[f(a=1)    ...   ]`).
     inner_end = max(1, min(len(source) - 1, _inner_end(source)))
-    for name, text in _TOKENS.findall(source, 1, inner_end):
-        if text:
-            first = text[0]
-            if first == "'" or first == '"':
-                arguments[name] = text[1:-1]
-            elif first == "[" or first == "{":
-                arguments[name] = _container(text)
-            else:
-                arguments[name] = _atom(text)
-        elif name:
-            arguments = {}
-            calls.append((name, arguments))
-        elif arguments:  # a positional value after a keyword argument
-            return None
+    try:
+        for name, text, positional in _TOKENS.findall(source, 1, inner_end):
+            if text:
+                first = text[0]
+                if first == "'" or first == '"':
+                    arguments[name] = text[1:-1]
+                elif first == "[" or first == "{":
+                    arguments[name] = _container(text)
+                else:
+                    arguments[name] = _atom(text)
+            elif name:
+                arguments = {}
+                calls.append((name, arguments))
+            elif arguments:  # a positional value after a keyword argument
+                return None
+            elif positional.startswith(("[", "{")):
+                _container(positional)  # dropped, once read for reserved words
+            elif positional in _REFUSED_VALUES:
+                return None
+    except _ReservedValue:
+        return None
     return calls
+
+
+class _ReservedValue(Exception):
+    """A value that is a reserved word (`if`, `not`): Python refuses the text."""
 
 
 def _inner_end(source: str) -> int:
@@ -178,6 +191,8 @@ def _atom(text: str) -> Any:
         if text.isdigit() or (first == "-" and text[1:].isdigit()):
             return int(text)
         return float(text)
+    if text in _REFUSED_VALUES:
+        raise _ReservedValue(text)
     return _CONSTANTS.get(text, text)
 
 
