@@ -80,9 +80,9 @@ class DatasetSource:
 
     Dataset specs (`bfcl@2026.3.23`, `live@latest`) go to `bfcl_action.dataset`, imported
     only when a spec needs it. Each pool (a dataset's category, a local file by its resolved
-    path) is parsed once per source and kept: the irrelevance and distractor pools share
-    their files, and `at` hands the parsed pools to the source of another tree of the same
-    run (the merge-base's cases beside the head's). Memory is bounded by the pools the
+    path) and each official or Live suite is parsed once per source and kept: the
+    irrelevance and distractor pools share their files, and `at` hands what was parsed to the
+    source of another tree of the same run (the merge-base's cases beside the head's). Memory is bounded by the pools the
     configs name; a new source starts empty, so nothing outlives the run that made it.
     """
 
@@ -91,14 +91,16 @@ class DatasetSource:
         self._files: dict[Path, list[TestCase]] = {}
         self._entries: dict[tuple[str, str], list[PoolEntry]] = {}
         self._datasets: dict[str, list[str] | LiveUnavailable] = {}
+        self._loaded: dict[tuple[str, tuple[str, ...] | None], list[TestCase]] = {}
 
     def at(self, base_dir: Path) -> DatasetSource:
-        """A source for the config directory `base_dir` sharing the pools parsed so far
-        (and from now on) with this one."""
+        """A source for the config directory `base_dir` sharing the pools and datasets
+        parsed so far (and from now on) with this one."""
         other = DatasetSource(base_dir)
         other._files = self._files
         other._entries = self._entries
         other._datasets = self._datasets
+        other._loaded = self._loaded
         return other
 
     def _local(self, spec: str) -> list[TestCase] | None:
@@ -128,10 +130,15 @@ class DatasetSource:
         return list(known)
 
     def load(self, spec: str, categories: Sequence[str] | None = None) -> list[TestCase]:
+        """A dataset's cases of `categories`, parsed once per source (the official and Live
+        suites of both trees `impact` builds); the cases are shared, never changed."""
         local = self._local(spec)
         if local is not None:
             return [c for c in local if categories is None or c.category in categories]
-        return list(load_dataset(spec, categories))
+        key = (spec, None if categories is None else tuple(categories))
+        if key not in self._loaded:
+            self._loaded[key] = list(load_dataset(spec, categories))
+        return list(self._loaded[key])
 
     def pool_entries(self, spec: str, categories: Sequence[str]) -> list[PoolEntry]:
         local = self._local(spec)

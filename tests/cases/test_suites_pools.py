@@ -339,3 +339,26 @@ def test_a_live_release_that_cannot_be_had_is_tried_once_per_source(
     # as a default pool (nobody asked for it) it is left out quietly, without a new try
     assert pool_entries(source, ["live@latest", "pools/pool.jsonl"], None)
     assert asked == ["live@latest"]
+
+
+def test_a_dataset_suite_is_parsed_once_for_both_trees(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`impact` builds the official and Live suites of the merge-base and of the head: one
+    parse, the same cases as a fresh source's."""
+    monkeypatch.setenv("BFCL_ACTION_LIVE_DIR", str(LIVE))
+    loads: list[tuple[str, tuple[str, ...] | None]] = []
+    real = suites.load_dataset
+
+    def counting(spec: str, categories: list[str] | None = None) -> list[TestCase]:
+        loads.append((spec, None if categories is None else tuple(categories)))
+        return real(spec, categories)
+
+    monkeypatch.setattr(suites, "load_dataset", counting)
+    source = DatasetSource(EXAMPLE)
+    first = source.load("live@latest", ["live_simple"])
+    again = source.at(tmp_path).load("live@latest", ["live_simple"])
+    assert loads == [("live@latest", ("live_simple",))]
+    fresh = DatasetSource(EXAMPLE).load("live@latest", ["live_simple"])
+    assert first and dumped(again) == dumped(first) == dumped(fresh)
+    assert again is not first  # a list of its own; the cases are shared
