@@ -82,8 +82,9 @@ class DatasetSource:
     only when a spec needs it. Each pool (a dataset's category, a local file by its resolved
     path) and each official or Live suite is parsed once per source and kept: the
     irrelevance and distractor pools share their files, and `at` hands what was parsed to the
-    source of another tree of the same run (the merge-base's cases beside the head's). Memory is bounded by the pools the
-    configs name; a new source starts empty, so nothing outlives the run that made it.
+    source of another tree of the same run (the merge-base's cases beside the head's).
+    Memory is bounded by the pools and suites the configs name; a new source starts empty,
+    so nothing outlives the run that made it.
     """
 
     def __init__(self, base_dir: Path) -> None:
