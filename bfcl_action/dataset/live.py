@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from bfcl_action.core.categories import CATEGORIES, Checker
 from bfcl_action.core.errors import DatasetError, LiveUnavailable
@@ -192,40 +192,61 @@ def live_categories(version: str, root: Path | None = None) -> list[str]:
     return [c for c in CATEGORIES if c in categories]
 
 
-def load_live(
-    version: str, categories: Sequence[str] | None, *, root: Path | None = None
-) -> list[TestCase]:
-    """Cases of one Live release; `dataset` is the resolved `live@<version>` (never
-    `live@latest`), so a report always says which release it ran."""
+class _Release(NamedTuple):
+    """One opened release: where it is, its manifest, its categories, its resolved name."""
+
+    path: Path
+    manifest: dict[str, Any]
+    available: list[str]
+    dataset: str
+
+    def check_category(self, category: str) -> None:
+        if category not in self.available:
+            raise DatasetError(
+                f"category {category!r} is not in {self.dataset}; "
+                f"available: {', '.join(self.available)}",
+                field="categories",
+            )
+
+    def check_count(self, category: str, found: int) -> None:
+        """The manifest's entry count of `category` against what its file held."""
+        expected = self.manifest["categories"][category]
+        if isinstance(expected, int) and expected != found:
+            raise DatasetError(
+                f"{category}: manifest lists {expected} entries, the file has {found}",
+                file=str(self.path / "MANIFEST.json"),
+                field="categories",
+            )
+
+
+def _open_release(version: str, root: Path | None) -> _Release:
     base = live_root(root)
     resolved = resolve_version(version, base)
     path = release_path(resolved, base)
     manifest = read_manifest(path)
     available = [c for c in CATEGORIES if c in manifest["categories"]]
-    chosen = list(categories) if categories is not None else available
-    dataset = f"live@{resolved}"
+    return _Release(path, manifest, available, f"live@{resolved}")
+
+
+def load_live(
+    version: str, categories: Sequence[str] | None, *, root: Path | None = None
+) -> list[TestCase]:
+    """Cases of one Live release; `dataset` is the resolved `live@<version>` (never
+    `live@latest`), so a report always says which release it ran."""
+    release = _open_release(version, root)
+    dataset = release.dataset
     cases: list[TestCase] = []
-    for category in chosen:
-        if category not in available:
-            raise DatasetError(
-                f"category {category!r} is not in {dataset}; available: {', '.join(available)}",
-                field="categories",
-            )
+    for category in list(categories) if categories is not None else release.available:
+        release.check_category(category)
         loaded = read_category(
-            path,
+            release.path,
             category,
             dataset=dataset,
             suite=suite_label(dataset, category),
             display=f"{dataset}:",
-            expected_sha256=manifest.get("files", {}),
+            expected_sha256=release.manifest.get("files", {}),
         )
-        expected = manifest["categories"][category]
-        if isinstance(expected, int) and expected != len(loaded):
-            raise DatasetError(
-                f"{category}: manifest lists {expected} entries, the file has {len(loaded)}",
-                file=str(path / "MANIFEST.json"),
-                field="categories",
-            )
+        release.check_count(category, len(loaded))
         cases.extend(loaded)
     return cases
 
@@ -236,29 +257,17 @@ def load_live_entries(
     """Every entry of `categories` of one release, in the compact form a pool reads
     (`bfcl_format.read_pool_entries`); the manifest's entry counts are checked as
     `load_live` checks them."""
-    base = live_root(root)
-    resolved = resolve_version(version, base)
-    path = release_path(resolved, base)
-    manifest = read_manifest(path)
-    available = [c for c in CATEGORIES if c in manifest["categories"]]
-    dataset = f"live@{resolved}"
+    release = _open_release(version, root)
     out: list[PoolEntry] = []
     for category in categories:
-        if category not in available:
-            raise DatasetError(
-                f"category {category!r} is not in {dataset}; available: {', '.join(available)}",
-                field="categories",
-            )
+        release.check_category(category)
         entries = read_pool_entries(
-            path, category, display=f"{dataset}:", expected_sha256=manifest.get("files", {})
+            release.path,
+            category,
+            display=f"{release.dataset}:",
+            expected_sha256=release.manifest.get("files", {}),
         )
-        expected = manifest["categories"][category]
-        if isinstance(expected, int) and expected != len(entries):
-            raise DatasetError(
-                f"{category}: manifest lists {expected} entries, the file has {len(entries)}",
-                file=str(path / "MANIFEST.json"),
-                field="categories",
-            )
+        release.check_count(category, len(entries))
         out.extend(entries)
     return out
 
